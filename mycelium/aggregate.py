@@ -1,0 +1,165 @@
+"""From per-example statistics to per-example, micro and macro values.
+
+This module is the single place where undefined values (``0/0``) are decided:
+``zero_division`` for precision and recall, the metric's fixed value where it has one
+(IoU of two empty sets is 1.0). Everything that aggregates — `mycelium.evaluate`, the
+dataframe faces, groups — goes through these functions.
+
+Rules
+    - A measure is ``numerator / denominator`` of the metric's statistics.
+    - Undefined precision/recall take ``zero_division`` (0.0, 1.0 or NaN for ``"nan"``).
+    - F1 of P = a/b and R = c/d is ``2ac / (ad + bc)`` (one rounding: P = 1, R = 0.6
+      gives exactly 0.75); 0.0 when P + R = 0; NaN when P or R is NaN.
+    - macro = mean over examples of the per-example values; under ``"nan"`` an undefined
+      example is left out, and a mean over no values is NaN.
+    - micro = the measure computed from the batch sums of the statistics.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from .metrics import METRICS, resolve_params
+
+__all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
+
+AVERAGES = ("macro", "micro")
+
+
+def resolve_zero_division(value) -> float:
+    """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan)."""
+    if isinstance(value, str) and value.lower() == "nan":
+        return math.nan
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)):
+        if math.isnan(value):
+            return math.nan
+        if value in (0, 1):
+            return float(value)
+    raise ValueError(f"zero_division={value!r} is not supported; expected 0.0, 1.0 or "
+                     "'nan' (the value of an undefined precision or recall).")
+
+
+def zero_division_label(value: float) -> Any:
+    """The public spelling of a resolved ``zero_division`` (for meta and signatures)."""
+    return "nan" if math.isnan(value) else float(value)
+
+
+def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=0.0,
+                params=None) -> dict[str, dict[str, np.ndarray]]:
+    """Per-example measure values for every metric in ``stats``.
+
+    Parameters
+    ----------
+    stats : mapping
+        ``{metric: {statistic: array}}`` as returned by `mycelium.statistics`.
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall.
+    params : mapping, optional
+        Metric parameters (``{"deteval_1d": {...}}``); defaults where absent.
+
+    Returns
+    -------
+    dict
+        ``{metric: {measure: float64 array}}``.
+    """
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    return {name: _measures(name, st, full.get(name, {}), zd) for name, st in stats.items()}
+
+
+def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
+              zero_division=0.0, params=None) -> dict[str, dict[str, float]]:
+    """Micro or macro values for every metric in ``stats`` (see the module rules).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = {"character": {"tp": np.array([6, 3]), "fp": np.array([0, 0]),
+    ...                     "fn": np.array([4, 0])}}
+    >>> aggregate(st, average="micro")["character"]
+    {'precision': 1.0, 'recall': 0.6923076923076923, 'f1': 0.8181818181818182}
+    >>> aggregate(st, average="macro")["character"]["recall"]
+    0.8
+    """
+    if average not in AVERAGES:
+        raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    out = {}
+    for name, st in stats.items():
+        if average == "micro" and name in METRICS:
+            values = _measures(name, sum_statistics(st), full.get(name, {}), zd)
+            out[name] = {m: float(v[0]) for m, v in values.items()}
+        else:
+            values = _measures(name, st, full.get(name, {}), zd)
+            out[name] = {m: mean(v) for m, v in values.items()}
+    return out
+
+
+def mean(values: np.ndarray) -> float:
+    """Mean of the defined (non-NaN) values; NaN when there are none."""
+    values = np.asarray(values, dtype=np.float64)
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if defined.size else math.nan
+
+
+def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Batch sums as length-1 arrays.
+
+    Integer sums are exact Python ints (object arrays), so micro measures are computed
+    in exact integer arithmetic with one final rounding, however large the batch.
+    """
+    out = {}
+    for key, arr in st.items():
+        arr = np.asarray(arr)
+        if arr.dtype.kind in "iu":
+            bound = int(np.abs(arr).max()) * arr.size if arr.size else 0
+            total = int(arr.sum(dtype=np.int64)) if bound < 2**63 else sum(
+                int(x) for x in arr.tolist())
+            out[key] = np.array([total], dtype=object)
+        else:
+            out[key] = np.array([arr.sum()], dtype=np.float64)
+    return out
+
+
+def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
+    if name not in METRICS:  # a metric that is already a per-example value
+        return {key: np.asarray(v, dtype=np.float64) for key, v in st.items()}
+    metric = METRICS[name]
+    ratios = metric.ratios(st, params)
+    out = {}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if "precision" in ratios:
+            a, b = _fill(*ratios["precision"], zd)
+            c, d = _fill(*ratios["recall"], zd)
+            den = a * d + b * c
+            f1 = np.where(den == 0, 0.0, (2 * a * c) / np.where(den == 0, 1, den))
+            out = {"precision": a / b, "recall": c / d, "f1": f1}
+        else:
+            for measure, (num, den) in ratios.items():
+                fixed = metric.fixed_undefined.get(measure, zd)
+                a, b = _fill(num, den, fixed)
+                out[measure] = a / b
+    return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+
+
+def _fill(num, den, value: float):
+    """Replace an undefined ``0/0`` ratio by ``value / 1``.
+
+    Per-example arrays are computed in float64 (exact for counts below 2**26, so F1 is
+    rounded once); exact Python-int sums (micro) stay exact until the final division.
+    """
+    num, den = _exact(num), _exact(den)
+    undefined = den == 0
+    if not undefined.any():
+        return num, den
+    return np.where(undefined, value, num), np.where(undefined, 1, den)
+
+
+def _exact(x) -> np.ndarray:
+    x = np.asarray(x)
+    return x if x.dtype == object else x.astype(np.float64, copy=False)

@@ -1,0 +1,248 @@
+"""The orchestration behind `mycelium.evaluate` and `mycelium.statistics`.
+
+inputs → validated canonical `SpanBatch` per side → per-example statistics of each
+metric → `mycelium.aggregate` → a plain dict. The dataframe faces reuse `prepare` and
+`compute_statistics`, so every face computes the same numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .aggregate import aggregate, per_example
+from .errors import SpanValidationError
+from .inputs import Side, convert, text_lengths
+from .metrics import METRICS, Workspace
+from .settings import Settings, resolve_settings
+from .spans import SpanBatch, canonicalize, validate
+
+__all__ = ["evaluate", "statistics"]
+
+OFFSET_CONVENTION = "half-open [start, end)"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Both sides of a batch, validated and canonical, with the examples kept."""
+
+    refs: SpanBatch
+    preds: SpanBatch
+    kept: np.ndarray          # bool per input example
+    single: bool
+    text_lengths: np.ndarray | None  # per kept example, -1 when unknown
+
+    @property
+    def n_input(self) -> int:
+        return self.kept.size
+
+
+def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
+    """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8)."""
+    ref = convert(references, "references")
+    pred = convert(predictions, "predictions")
+    _same_form(ref, pred)
+    n = ref.batch.n_examples
+    lengths = text_lengths(text, single=ref.single, n_examples=n)
+    kept = _apply_missing(ref, pred, missing)
+    for side, name in ((ref, "references"), (pred, "predictions")):
+        validate(side.batch, name, lengths)
+    refs, preds = ref.batch, pred.batch
+    if not kept.all():
+        refs, preds = refs.take(kept), preds.take(kept)
+        lengths = None if lengths is None else lengths[kept]
+    return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths)
+
+
+def _same_form(ref: Side, pred: Side) -> None:
+    if ref.single != pred.single:
+        forms = {True: "one example (a list of spans)", False: "a batch (a list of span lists)"}
+        raise ValueError(
+            f"references are {forms[ref.single]} but predictions are {forms[pred.single]}; "
+            "pass both sides in the same form (wrap a single example as [spans] to make it "
+            "a batch of one).")
+    nr, np_ = ref.batch.n_examples, pred.batch.n_examples
+    if nr != np_:
+        raise ValueError(f"references have {nr} examples but predictions have {np_}; both "
+                         "sides must have one span set per example, in the same order.")
+
+
+def _apply_missing(ref: Side, pred: Side, missing: str) -> np.ndarray:
+    """Examples kept under the ``missing`` policy; raise for nulls under ``"error"``."""
+    if missing == "error":
+        for side, name in ((ref, "references"), (pred, "predictions")):
+            if side.nulls.any():
+                k = int(np.flatnonzero(side.nulls)[0])
+                raise SpanValidationError(
+                    f"{name} example {k} is null (None/NaN) instead of a span list; pass "
+                    "missing='empty' to score it as an example without spans, or "
+                    "missing='drop' to leave it out (it is then counted in "
+                    "meta['dropped']).", side=name, example=k)
+    if missing == "drop":
+        return ~(ref.nulls | pred.nulls)
+    return np.ones(ref.batch.n_examples, dtype=bool)
+
+
+def compute_statistics(refs: SpanBatch, preds: SpanBatch, metrics, params
+                       ) -> dict[str, dict[str, np.ndarray]]:
+    """Per-example statistics of each span metric over one shared `Workspace`."""
+    ws = Workspace(refs, preds)
+    return {m: METRICS[m].compute(ws, params.get(m, {})) for m in metrics if m in METRICS}
+
+
+def statistics(references, predictions, *, text=None, metrics=None, params=None,
+               missing="error") -> dict[str, dict[str, np.ndarray]]:
+    """Per-example sufficient statistics of each metric.
+
+    Takes the same inputs as `evaluate`. Every aggregate mycelium reports is a function
+    of these arrays: micro sums them, macro finalises each example, groups and
+    resampling re-sum them.
+
+    Returns
+    -------
+    dict
+        ``{metric: {statistic: numpy array of length n_examples}}`` in input order
+        (examples dropped by ``missing="drop"`` are left out).
+
+    Examples
+    --------
+    >>> st = statistics([[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]], metrics=["iou"])
+    >>> st["iou"]["inter"].tolist(), st["iou"]["union"].tolist()
+    ([6, 3], [10, 3])
+    """
+    settings = resolve_settings(metrics=metrics, params=params, missing=missing)
+    prepared = prepare(references, predictions, text=text, missing=missing)
+    return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                              settings.params)
+
+
+def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
+             average=None, zero_division=None, include_per_example=False,
+             soft_references=None, soft_predictions=None, params=None,
+             missing="error") -> dict[str, Any]:
+    """Score predicted hallucination spans against reference spans.
+
+    Parameters
+    ----------
+    references, predictions : spans of one example or a batch
+        One example is a sequence of spans (``[[0, 10], [12, 15]]``; ``[]`` has no
+        spans); a batch is a sequence of span sets, an Arrow array, or a pandas / Polars
+        Series. A span is ``[start, end]``, ``(start, end)`` or ``{"start", "end"}``:
+        half-open ``[start, end)`` code-point offsets.
+    text : str, sequence of str or None
+        The output text(s); when given, every span must end within it.
+    profile : {"mu_shroom", "ragtruth"}, Profile or None
+        Benchmark conventions; explicit arguments win over the profile.
+    metrics : str or sequence of str, optional
+        Any of ``exact_span``, ``iou``, ``character``, ``deteval_1d``, ``cleval_1d``,
+        ``span_coverage`` (and ``soft_spearman`` with soft labels). Default: all.
+    average : {"macro", "micro"}, optional
+        macro: mean of per-example values; micro: computed from summed statistics.
+        Default: the profile's, else macro.
+    zero_division : {0.0, 1.0, "nan"}, optional
+        Value of an undefined (0/0) precision or recall; "nan" leaves the example out
+        of macro means. Default: the profile's, else 0.0.
+    include_per_example : bool
+        Add ``report["per_example"]``: one dict per input example (None if dropped).
+    soft_references, soft_predictions : optional
+        Soft labels (``{start, end, prob}`` lists) for ``soft_spearman``; both or none.
+    params : dict, optional
+        Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
+    missing : {"error", "empty", "drop"}
+        What a null span list in a batch means.
+
+    Returns
+    -------
+    dict
+        ``{metric: {measure: float}}`` for each metric, then ``meta`` (examples,
+        average, offset_convention, profile, zero_division, params, version,
+        signature, missing, dropped).
+
+    Raises
+    ------
+    SpanValidationError
+        Bad spans or nulls (message names side, example and span).
+    ValueError
+        Bad option values, or sides of different lengths.
+    TypeError
+        Inputs of the wrong type.
+
+    Notes
+    -----
+    Each metric's module docstring (``mycelium.metrics.<name>``) gives its exact
+    definition, its statistics and its undefined cases. F1 of P = a/b and R = c/d is
+    ``2ac / (ad + bc)``; macro F1 is the mean of per-example F1 values.
+
+    Examples
+    --------
+    >>> r = evaluate([[0, 10]], [[2, 8]], text="0123456789", metrics=["iou", "character"])
+    >>> r["iou"], r["character"]
+    ({'score': 0.6}, {'precision': 1.0, 'recall': 0.6, 'f1': 0.75})
+    >>> evaluate([[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]], metrics="iou",
+    ...          average="micro")["iou"]["score"]
+    0.6923076923076923
+    """
+    soft = _soft_given(soft_references, soft_predictions)
+    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                zero_division=zero_division, params=params,
+                                missing=missing, soft=soft)
+    prepared = prepare(references, predictions, text=text, missing=missing)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    if soft:
+        from .metrics.soft_spearman import soft_statistics
+
+        stats["soft_spearman"] = soft_statistics(
+            soft_references, soft_predictions, prepared, text=text)
+    return build_report(stats, settings, prepared, include_per_example)
+
+
+def _soft_given(soft_references, soft_predictions) -> bool:
+    if (soft_references is None) != (soft_predictions is None):
+        given = "soft_references" if soft_references is not None else "soft_predictions"
+        raise ValueError(f"{given} was given alone; soft_spearman needs both "
+                         "soft_references and soft_predictions.")
+    return soft_references is not None
+
+
+def build_report(stats, settings: Settings, prepared: Prepared,
+                 include_per_example: bool) -> dict[str, Any]:
+    """The report dict: metric values in registry order, then ``meta``."""
+    values = aggregate(stats, average=settings.average,
+                       zero_division=settings.zero_division, params=settings.params)
+    report: dict[str, Any] = {m: values[m] for m in settings.metrics}
+    report["meta"] = _meta(settings, prepared)
+    if include_per_example:
+        report["per_example"] = _per_example_dicts(stats, settings, prepared)
+    return report
+
+
+def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
+    meta = {
+        "examples": int(prepared.kept.sum()),
+        "average": settings.average,
+        "offset_convention": OFFSET_CONVENTION,
+        "profile": settings.profile.name if settings.profile else None,
+        "zero_division": settings.zero_division_label,
+        "params": settings.used_params(),
+        "version": __version__,
+        "signature": settings.signature(),
+        "missing": settings.missing,
+        "dropped": int((~prepared.kept).sum()),
+    }
+    if "soft_spearman" in settings.metrics:
+        meta["soft_spearman_average"] = "macro"
+    return meta
+
+
+def _per_example_dicts(stats, settings: Settings, prepared: Prepared) -> list:
+    values = per_example(stats, zero_division=settings.zero_division,
+                         params=settings.params)
+    lists = {m: {k: v.tolist() for k, v in values[m].items()} for m in settings.metrics}
+    rows: list = [None] * prepared.n_input
+    for i, pos in enumerate(np.flatnonzero(prepared.kept).tolist()):
+        rows[pos] = {m: {k: v[i] for k, v in meas.items()} for m, meas in lists.items()}
+    return rows

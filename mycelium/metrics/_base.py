@@ -1,0 +1,152 @@
+"""What a metric is (`Metric`), its parameters (`Param`), and the shared `Workspace`.
+
+A metric is a name, the names of its per-example sufficient statistics, the names of
+its measures, a vectorised ``statistics(workspace, params)`` and a vectorised
+``ratios(stats, params)`` that states each measure as ``numerator / denominator``.
+Undefined values (``0/0``) are decided in one place, `mycelium.aggregate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from ..spans import SpanBatch
+from . import _intervals as iv
+
+Stats = Mapping[str, np.ndarray]
+Ratios = dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A named metric parameter with its default and its valid range (for errors)."""
+
+    name: str
+    default: Any
+    check: Callable[[Any], bool]
+    expected: str
+    allow_none: bool = False
+
+    def validate(self, metric: str, value: Any) -> Any:
+        if value is None and self.allow_none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"params['{metric}']['{self.name}'] is "
+                            f"{type(value).__name__} {value!r}; expected {self.expected}.")
+        if not self.check(float(value)):
+            raise ValueError(f"params['{metric}']['{self.name}'] = {value!r} is out of "
+                             f"range; expected {self.expected}.")
+        return float(value)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A span metric defined by per-example sufficient statistics."""
+
+    name: str
+    statistics: tuple[str, ...]
+    measures: tuple[str, ...]
+    compute: Callable[["Workspace", Mapping[str, Any]], dict[str, np.ndarray]]
+    ratios: Callable[[Stats, Mapping[str, Any]], Ratios]
+    params: tuple[Param, ...] = ()
+    #: value of a measure whose denominator is 0 when it is *not* governed by
+    #: ``zero_division`` (IoU of two empty sets is 1.0, as the official Mu-SHROOM scorer).
+    fixed_undefined: Mapping[str, float] = field(default_factory=dict)
+    summary: str = ""
+
+    def default_params(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+
+def prf_ratios(p_num, p_den, r_num, r_den) -> Ratios:
+    """Precision and recall as ratios; F1 is derived from them by the aggregator."""
+    return {"precision": (p_num, p_den), "recall": (r_num, r_den)}
+
+
+class Workspace:
+    """The two canonical sides of a batch and the interval products metrics share.
+
+    Products (order keys, merged masks, overlapping pairs) are computed on first use and
+    reused by every metric of the same call, so asking for six metrics costs much less
+    than six separate calls.
+    """
+
+    def __init__(self, refs: SpanBatch, preds: SpanBatch) -> None:
+        if refs.n_examples != preds.n_examples:
+            raise ValueError("internal: sides of different sizes")
+        self.refs, self.preds = refs, preds
+        self.n = refs.n_examples
+
+    @cached_property
+    def keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Order keys (ref starts, ref ends, pred starts, pred ends) in one key space."""
+        r, p = self.refs, self.preds
+        rs, re_, ps, pe = iv.order_keys(
+            [r.example_ids, r.example_ids, p.example_ids, p.example_ids],
+            [r.starts, r.ends, p.starts, p.ends], self.n)
+        return rs, re_, ps, pe
+
+    @cached_property
+    def merged(self) -> tuple[SpanBatch, SpanBatch, tuple[np.ndarray, ...]]:
+        """Character masks: each side's overlapping and touching spans merged."""
+        rs, re_, ps, pe = self.keys
+        mr, mrs, mre = _merge(self.refs, rs, re_)
+        mp, mps, mpe = _merge(self.preds, ps, pe)
+        return mr, mp, (mrs, mre, mps, mpe)
+
+    @cached_property
+    def pairs(self) -> "Pairs":
+        """Every overlapping (reference, prediction) pair of the canonical spans."""
+        rs, re_, ps, pe = self.keys
+        return Pairs.of(self.refs, self.preds, rs, re_, ps, pe)
+
+    @cached_property
+    def merged_pairs(self) -> "Pairs":
+        """Every overlapping pair of merged reference and prediction intervals."""
+        mr, mp, (mrs, mre, mps, mpe) = self.merged
+        if mr is self.refs and mp is self.preds:
+            return self.pairs
+        return Pairs.of(mr, mp, mrs, mre, mps, mpe)
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Overlapping span pairs: indices into each side, their example and overlap length."""
+
+    ref: np.ndarray
+    pred: np.ndarray
+    example: np.ndarray
+    overlap: np.ndarray
+
+    @classmethod
+    def of(cls, refs: SpanBatch, preds: SpanBatch, rs, re_, ps, pe) -> "Pairs":
+        ig, jd = iv.overlap_pairs(rs, re_, ps, pe)
+        ov = (np.minimum(refs.ends[ig], preds.ends[jd])
+              - np.maximum(refs.starts[ig], preds.starts[jd]))
+        return cls(ig, jd, refs.example_ids[ig], ov)
+
+    def select(self, mask: np.ndarray) -> "Pairs":
+        return Pairs(self.ref[mask], self.pred[mask], self.example[mask], self.overlap[mask])
+
+
+def _merge(batch: SpanBatch, ks: np.ndarray, ke: np.ndarray):
+    """Merge a canonical side into disjoint runs; return the batch and its order keys."""
+    runs = iv.merge_runs(ks, ke)
+    if runs.size == batch.n_spans:
+        return batch, ks, ke
+    last = np.empty_like(runs)
+    last[:-1] = runs[1:] - 1
+    if runs.size:
+        last[-1] = batch.n_spans - 1
+    reach = np.maximum.accumulate(ke) if ke.size else ke
+    starts = batch.starts[runs]
+    ends = np.maximum.reduceat(batch.ends, runs) if runs.size else batch.ends[:0]
+    counts = np.bincount(batch.example_ids[runs], minlength=batch.n_examples)
+    offsets = np.zeros(batch.n_examples + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    merged = SpanBatch(offsets, starts, ends, True)
+    return merged, ks[runs], reach[last]

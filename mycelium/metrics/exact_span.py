@@ -1,0 +1,47 @@
+"""``exact_span``: strict instance matching — a predicted span counts only if identical to a reference span.
+
+Statistics (per example)
+    ``tp``      number of spans present on both sides, ``|G ∩ P|`` as sets of ``(start, end)``
+    ``n_pred``  number of distinct non-empty predicted spans
+    ``n_ref``   number of distinct non-empty reference spans
+
+Measures
+    precision = tp / n_pred, recall = tp / n_ref, F1 their harmonic mean.
+
+Edge cases
+    Each side is a set: exact duplicates count once and zero-length spans are dropped.
+    No prediction → precision is 0/0; no reference → recall is 0/0: both are decided by
+    ``zero_division``. Overlap without identity earns nothing (``[0, 10)`` vs ``[0, 9)``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _intervals as iv
+from ._base import Metric, Workspace, prf_ratios
+
+
+def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
+    rs, _, ps, _ = ws.keys
+    # Candidates share the start: a contiguous run of the sorted reference starts.
+    lo = np.searchsorted(rs, ps, side="left")
+    hi = np.searchsorted(rs, ps, side="right")
+    jp, ig = iv.expand_ranges(lo, hi)
+    same = ws.refs.ends[ig] == ws.preds.ends[jp]
+    tp = iv.count(ws.preds.example_ids[jp[same]], ws.n)
+    return {"tp": tp, "n_pred": ws.preds.counts.copy(), "n_ref": ws.refs.counts.copy()}
+
+
+def ratios(st, params):
+    return prf_ratios(st["tp"], st["n_pred"], st["tp"], st["n_ref"])
+
+
+METRIC = Metric(
+    name="exact_span",
+    statistics=("tp", "n_pred", "n_ref"),
+    measures=("precision", "recall", "f1"),
+    compute=statistics,
+    ratios=ratios,
+    summary="Exact instance precision, recall and F1",
+)

@@ -1,0 +1,54 @@
+"""``iou``: intersection over union of the merged character masks (official Mu-SHROOM IoU).
+
+Statistics (per example)
+    ``inter``  characters marked on both sides, ``|mask(G) ∩ mask(P)|``
+    ``union``  characters marked on either side, ``|mask(G) ∪ mask(P)|``
+
+Measures
+    score = inter / union. Macro (the Mu-SHROOM procedure) averages the per-example scores;
+    micro is ``Σ inter / Σ union``.
+
+Edge cases
+    Both sides empty → score 1.0, as the official Mu-SHROOM scorer (and micro is 1.0 when
+    ``Σ union = 0``); this is *not* governed by ``zero_division``. Exactly one side empty
+    → 0.0. Duplicate, overlapping and adjacent spans collapse into one mask, so the
+    metric depends only on which characters are marked. Costs depend on the number of
+    spans, not their lengths.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _intervals as iv
+from ._base import Metric, Workspace
+
+
+def mask_statistics(ws: Workspace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example; shared with ``character``."""
+    mr, mp, _ = ws.merged
+    g = iv.segment_sum(mr.lengths, mr.offsets)
+    p = iv.segment_sum(mp.lengths, mp.offsets)
+    pairs = ws.merged_pairs
+    inter = iv.group_sum(pairs.example, pairs.overlap, ws.n)
+    return g, p, inter
+
+
+def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
+    g, p, inter = mask_statistics(ws)
+    return {"inter": inter, "union": g + p - inter}
+
+
+def ratios(st, params):
+    return {"score": (st["inter"], st["union"])}
+
+
+METRIC = Metric(
+    name="iou",
+    statistics=("inter", "union"),
+    measures=("score",),
+    compute=statistics,
+    ratios=ratios,
+    fixed_undefined={"score": 1.0},
+    summary="Character intersection-over-union",
+)

@@ -1,0 +1,67 @@
+"""``span_coverage``: directional instance metric that accepts more specific predictions.
+
+Statistics (per example)
+    ``n_pred_contained``  predictions fully inside at least one single reference span
+                          (``g.start <= p.start and p.end <= g.end``)
+    ``n_pred``            number of distinct non-empty predicted spans
+    ``n_ref_covered``     reference spans that contain at least one prediction
+    ``n_ref``             number of distinct non-empty reference spans
+
+Measures
+    precision = n_pred_contained / n_pred, recall = n_ref_covered / n_ref, F1 their
+    harmonic mean.
+
+Edge cases
+    Containment is asymmetric: a prediction reaching past its reference is not accepted,
+    and containment in the *union* of two touching references does not count. One
+    contained character per reference already gives a perfect score, so report this
+    metric beside an overlap-sensitive one such as ``iou``. 0/0 is decided by
+    ``zero_division``. Linear in the number of spans: no pair is enumerated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _intervals as iv
+from ._base import Metric, Workspace, prf_ratios
+
+
+def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
+    rs, re_, ps, pe = ws.keys
+    n = ws.n
+    contained = np.zeros(ps.size, dtype=bool)
+    covered = np.zeros(rs.size, dtype=bool)
+    if rs.size and ps.size:
+        # A prediction is contained iff the references starting at or before it reach
+        # its end: prefix maxima of reference ends (keys never mix examples).
+        reach = np.maximum.accumulate(re_)
+        last = np.searchsorted(rs, ps, side="right") - 1
+        ok = last >= 0
+        contained[ok] = reach[last[ok]] >= pe[ok]
+        # A reference is covered iff the predictions starting at or after it end
+        # within it: suffix minima of prediction ends.
+        low = np.minimum.accumulate(pe[::-1])[::-1]
+        first = np.searchsorted(ps, rs, side="left")
+        ok = first < ps.size
+        covered[ok] = low[first[ok]] <= re_[ok]
+    return {
+        "n_pred_contained": iv.count(ws.preds.example_ids[contained], n),
+        "n_pred": ws.preds.counts.copy(),
+        "n_ref_covered": iv.count(ws.refs.example_ids[covered], n),
+        "n_ref": ws.refs.counts.copy(),
+    }
+
+
+def ratios(st, params):
+    return prf_ratios(st["n_pred_contained"], st["n_pred"], st["n_ref_covered"], st["n_ref"])
+
+
+METRIC = Metric(
+    name="span_coverage",
+    statistics=("n_pred_contained", "n_pred", "n_ref_covered", "n_ref"),
+    measures=("precision", "recall", "f1"),
+    compute=statistics,
+    ratios=ratios,
+    summary="Directional Span Coverage precision, recall and F1",
+)

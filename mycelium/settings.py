@@ -1,0 +1,68 @@
+"""Resolution of scoring options: explicit arguments over the profile over the defaults.
+
+`Settings` is the frozen result every face (evaluate, frames, CLI) scores with; it is
+what the signature string records and what `parse_signature` gives back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+from .aggregate import AVERAGES, resolve_zero_division, zero_division_label
+from .metrics import METRICS, resolve_metrics, resolve_params
+from .profiles import Profile, get_profile
+
+MISSING = ("error", "empty", "drop")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determines the numbers of a scoring call."""
+
+    profile: Profile | None
+    average: str
+    zero_division: float
+    metrics: tuple[str, ...]
+    params: dict[str, dict[str, Any]]
+    missing: str = "error"
+
+    @property
+    def span_metrics(self) -> tuple[str, ...]:
+        return tuple(m for m in self.metrics if m in METRICS)
+
+    @property
+    def zero_division_label(self):
+        return zero_division_label(self.zero_division)
+
+    def used_params(self) -> dict[str, dict[str, Any]]:
+        """Parameters of the selected metrics only."""
+        return {m: dict(v) for m, v in self.params.items() if m in self.metrics}
+
+    def signature(self) -> str:
+        from .signature import format_signature
+
+        return format_signature(self)
+
+
+def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
+                     params=None, missing="error", soft=False) -> Settings:
+    """Validate every option and apply the precedence explicit > profile > default."""
+    prof = get_profile(profile)
+    if average is None:
+        average = prof.average if prof else "macro"
+    if average not in AVERAGES:
+        raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
+    if zero_division is None:
+        zero_division = prof.zero_division if prof else 0.0
+    zd = resolve_zero_division(zero_division)
+    if metrics is None and prof is not None and prof.metrics is not None:
+        metrics = [m for m in prof.metrics if m in METRICS or soft]
+    names = resolve_metrics(metrics, soft=soft)
+    full = resolve_params(prof.params if prof else None, params)
+    if missing not in MISSING:
+        raise ValueError(f"missing={missing!r} is not supported; expected one of "
+                         f"{', '.join(map(repr, MISSING))}.")
+    return Settings(prof, average, zd, names, full, missing)
+
