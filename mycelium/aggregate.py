@@ -96,7 +96,10 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
             out[name] = {m: float(v[0]) for m, v in values.items()}
         else:
             values = _measures(name, st, full.get(name, {}), zd)
-            out[name] = {m: mean(v) for m, v in values.items()}
+            # Per-example scores outside the statistics registry (soft_spearman) keep
+            # NaN in their mean, as the official Mu-SHROOM file mean does.
+            avg = mean if name in METRICS else _plain_mean
+            out[name] = {m: avg(v) for m, v in values.items()}
     return out
 
 
@@ -105,6 +108,11 @@ def mean(values: np.ndarray) -> float:
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
     return float(defined.mean()) if defined.size else math.nan
+
+
+def _plain_mean(values: np.ndarray) -> float:
+    values = np.asarray(values, dtype=np.float64)
+    return float(values.mean()) if values.size else math.nan
 
 
 def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -1,0 +1,119 @@
+"""``soft_spearman``: the official Mu-SHROOM "Cor" between per-character soft labels.
+
+Per example, each side becomes a vector of ``len(text)`` zeros; every soft span
+``{start, end, prob}`` writes its ``prob`` over its characters **in list order, the last
+writer winning**. Then:
+
+- if either vector is constant after Python ``round(x, 8)``, the score is 1.0 when both
+  are constant and 0.0 otherwise — even when the two constants differ;
+- otherwise it is Spearman's rho with average ranks, computed on the unrounded values;
+- an empty text gives NaN (and so does the file mean, as in the official scorer).
+
+The score is always a mean over examples, whatever ``average`` says (meta records it).
+Per-character vectors are inherent to this definition, so it needs the text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ..errors import SpanValidationError
+
+MEASURES = ("score",)
+
+
+def soft_statistics(soft_references, soft_predictions, prepared, *, text) -> dict:
+    """Per-example Cor for the examples kept by ``prepared`` (a `Prepared`)."""
+    if text is None:
+        raise ValueError("soft_spearman needs the text of every example (its soft-label "
+                         "vectors have one entry per character); pass text=...")
+    lengths = prepared.text_lengths
+    if lengths is not None and (lengths < 0).any():
+        k = int(np.flatnonzero(lengths < 0)[0])
+        raise ValueError(f"soft_spearman needs the text of every example; text of kept "
+                         f"example {k} is None.")
+    refs = _examples(soft_references, "soft_references", prepared)
+    preds = _examples(soft_predictions, "soft_predictions", prepared)
+    positions = np.flatnonzero(prepared.kept).tolist()
+    scores = np.empty(len(positions), dtype=np.float64)
+    for i, pos in enumerate(positions):
+        n = int(lengths[i])
+        a = soft_vector(refs[pos], n, "soft_references", pos)
+        b = soft_vector(preds[pos], n, "soft_predictions", pos)
+        scores[i] = cor(a, b)
+    return {"score": scores}
+
+
+def _examples(obj, side: str, prepared) -> list:
+    if prepared.single:
+        obj = [obj]
+    if isinstance(obj, (str, bytes, Mapping)) or not isinstance(obj, Sequence):
+        if hasattr(obj, "tolist"):
+            obj = obj.tolist()
+        else:
+            raise TypeError(f"{side} is a {type(obj).__name__}; expected a list of "
+                            "[{start, end, prob}, ...] per example.")
+    if len(obj) != prepared.n_input:
+        raise ValueError(f"{side} has {len(obj)} examples but the spans have "
+                         f"{prepared.n_input}; pass one soft-label list per example.")
+    return list(obj)
+
+
+def soft_vector(spans, n: int, side: str, k: int) -> np.ndarray:
+    """The per-character probability vector of one example (last writer wins)."""
+    vec = np.zeros(n, dtype=np.float64)
+    if spans is None:
+        raise SpanValidationError(f"{side} example {k} is None; expected a list of "
+                                  "{start, end, prob} (use [] for no soft labels).",
+                                  side=side, example=k)
+    for j, span in enumerate(spans):
+        where = f"{side} example {k}, span {j}"
+        if not isinstance(span, Mapping) or not {"start", "end", "prob"} <= set(span):
+            raise SpanValidationError(f"{where}: expected {{'start', 'end', 'prob'}}, "
+                                      f"got {span!r}.", side=side, example=k, span=j)
+        s, e, p = span["start"], span["end"], span["prob"]
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                   for v in (s, e)):
+            raise SpanValidationError(f"{where}: start and end must be integers, got "
+                                      f"{s!r}, {e!r}.", side=side, example=k, span=j)
+        if not 0 <= s <= e <= n:
+            raise SpanValidationError(
+                f"{where}: [{s}, {e}) is not within the text (len {n}); expected "
+                "0 <= start <= end <= len(text).", side=side, example=k, span=j)
+        if isinstance(p, bool) or not isinstance(p, (int, float, np.number)) \
+                or not 0.0 <= float(p) <= 1.0:
+            raise SpanValidationError(f"{where}: prob {p!r} is not a probability in "
+                                      "[0, 1].", side=side, example=k, span=j)
+        vec[s:e] = float(p)
+    return vec
+
+
+def cor(a: np.ndarray, b: np.ndarray) -> float:
+    """Official Mu-SHROOM Cor of two per-character vectors (see module docstring)."""
+    if a.size == 0:
+        return math.nan  # Quirk of the official scorer: spearmanr([], []) is NaN.
+    # Quirk of the official Mu-SHROOM scorer: constancy is tested on Python round(x, 8)
+    # and two constant vectors score 1.0 even when their constants differ.
+    const_a = len({round(x, 8) for x in a.tolist()}) == 1
+    const_b = len({round(x, 8) for x in b.tolist()}) == 1
+    if const_a or const_b:
+        return 1.0 if const_a and const_b else 0.0
+    rho = np.corrcoef(average_ranks(a), average_ranks(b))[0, 1]
+    return float(rho)
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties given their average rank (scipy's ``rankdata`` default)."""
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    new = np.ones(x.size, dtype=bool)
+    new[1:] = xs[1:] != xs[:-1]
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, x.size))
+    avg = starts + (counts - 1) / 2.0 + 1.0
+    ranks = np.empty(x.size, dtype=np.float64)
+    ranks[order] = np.repeat(avg, counts)
+    return ranks
