@@ -132,7 +132,39 @@ def _is_null(x) -> bool:
 # ------------------------------------------------------------------ Python path
 
 def from_python(examples, side: str, *, single: bool = False) -> tuple[SpanBatch, np.ndarray]:
-    """Convert a sequence of span sets (Python objects) into a raw `SpanBatch`."""
+    """Convert a sequence of span sets (Python objects) into a raw `SpanBatch`.
+
+    Well-formed lists take Arrow's C converter (several times faster than a Python
+    loop); anything it cannot type, or any bad value, goes through the checked Python
+    loop, whose errors name the side, example and span precisely.
+    """
+    fast = _via_arrow(examples, side)
+    if fast is not None:
+        return fast
+    return _checked_loop(examples, side, single)
+
+
+def _via_arrow(examples, side: str):
+    try:
+        arr = pa.array(examples)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    t = arr.type
+    if not pa.types.is_list(t):
+        return None
+    child = t.value_type
+    ok = (pa.types.is_struct(child)
+          or (pa.types.is_list(child) and (pa.types.is_integer(child.value_type)
+                                           or pa.types.is_floating(child.value_type))))
+    if not ok:
+        return None
+    try:
+        return from_arrow(arr, side)
+    except (SpanValidationError, TypeError):
+        return None  # let the checked loop report it in the user's terms
+
+
+def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndarray]:
     starts: list[int] = []
     ends: list[int] = []
     counts = np.zeros(len(examples), dtype=np.int64)
@@ -351,3 +383,45 @@ def _text_len(t, k: int) -> int:
         return -1
     raise TypeError(f"text example {k} is a {type(t).__name__}; expected a str (or None "
                     "when the text is unknown).")
+
+
+# ---------------------------------------------------------------------- to_spans
+
+def to_spans(obj) -> pa.Array:
+    """Convert span lists of any accepted form into a ``pa.Array`` of `SPAN_TYPE`.
+
+    Parameters
+    ----------
+    obj : batch of span sets
+        Lists of pairs or dicts, JSON strings, numpy object arrays, pandas or Polars
+        Series, or Arrow arrays (``list``/``large_list``, int32 fields, extra struct
+        fields such as RAGTruth's ``label_type``, Parquet's ``element`` child name).
+        A single example (a list of spans) gives an array of length one.
+
+    Returns
+    -------
+    pyarrow.ListArray
+        ``list<struct<start: int64, end: int64>>``; spans keep the order given (nothing
+        is sorted, merged or dropped); null span lists stay null.
+
+    Raises
+    ------
+    SpanValidationError
+        Malformed spans, negative starts or ``start > end`` (with example and span).
+
+    Examples
+    --------
+    >>> to_spans([[[0, 4], {"start": 6, "end": 9}], [], None]).to_pylist()
+    [[{'start': 0, 'end': 4}, {'start': 6, 'end': 9}], [], None]
+    """
+    from .spans import SPAN_TYPE, validate
+
+    side = convert(obj, "spans")
+    validate(side.batch, "spans", None)
+    b = side.batch
+    values = pa.StructArray.from_arrays([pa.array(b.starts, pa.int64()),
+                                         pa.array(b.ends, pa.int64())], names=["start", "end"])
+    offsets = pa.array(b.offsets.astype(np.int32), pa.int32())
+    arr = pa.ListArray.from_arrays(offsets, values, type=SPAN_TYPE,
+                                   mask=pa.array(side.nulls) if side.nulls.any() else None)
+    return arr
