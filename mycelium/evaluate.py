@@ -23,6 +23,8 @@ from .spans import SpanBatch, canonicalize, validate
 __all__ = ["evaluate", "statistics"]
 
 OFFSET_CONVENTION = "half-open [start, end)"
+#: Metrics that enumerate every overlapping span pair (the others can reuse them).
+PAIR_METRICS = ("deteval_1d", "cleval_1d")
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ def _apply_missing(ref: Side, pred: Side, missing: str) -> np.ndarray:
 def compute_statistics(refs: SpanBatch, preds: SpanBatch, metrics, params
                        ) -> dict[str, dict[str, np.ndarray]]:
     """Per-example statistics of each span metric over one shared `Workspace`."""
-    ws = Workspace(refs, preds)
+    ws = Workspace(refs, preds, share_pairs=any(m in PAIR_METRICS for m in metrics))
     return {m: METRICS[m].compute(ws, params.get(m, {})) for m in metrics if m in METRICS}
 
 

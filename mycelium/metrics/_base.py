@@ -75,11 +75,14 @@ class Workspace:
     than six separate calls.
     """
 
-    def __init__(self, refs: SpanBatch, preds: SpanBatch) -> None:
+    def __init__(self, refs: SpanBatch, preds: SpanBatch, *, share_pairs: bool = False) -> None:
         if refs.n_examples != preds.n_examples:
             raise ValueError("internal: sides of different sizes")
         self.refs, self.preds = refs, preds
         self.n = refs.n_examples
+        #: True when a requested metric needs every overlapping pair anyway; the
+        #: cheaper metrics then derive their statistics from those pairs.
+        self.share_pairs = share_pairs
 
     @cached_property
     def keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -105,12 +108,30 @@ class Workspace:
         return Pairs.of(self.refs, self.preds, rs, re_, ps, pe)
 
     @cached_property
-    def merged_pairs(self) -> "Pairs":
-        """Every overlapping pair of merged reference and prediction intervals."""
+    def mask_overlap(self) -> np.ndarray:
+        """``|mask(G) ∩ mask(P)|`` per example: summed overlaps of merged intervals.
+
+        Where merging changed neither side of an example, its merged pairs are its raw
+        pairs; when those are computed anyway, only the changed examples are re-paired.
+        """
         mr, mp, (mrs, mre, mps, mpe) = self.merged
         if mr is self.refs and mp is self.preds:
-            return self.pairs
-        return Pairs.of(mr, mp, mrs, mre, mps, mpe)
+            return iv.group_sum(self.pairs.example, self.pairs.overlap, self.n)
+        if not self.share_pairs:
+            pairs = Pairs.of(mr, mp, mrs, mre, mps, mpe)
+            return iv.group_sum(pairs.example, pairs.overlap, self.n)
+        changed = (mr.counts != self.refs.counts) | (mp.counts != self.preds.counts)
+        raw = self.pairs
+        keep = ~changed[raw.example]
+        inter = iv.group_sum(raw.example[keep], raw.overlap[keep], self.n)
+        sub_r, sub_p = mr.take(changed), mp.take(changed)
+        keys = iv.order_keys([sub_r.example_ids, sub_r.example_ids, sub_p.example_ids,
+                              sub_p.example_ids],
+                             [sub_r.starts, sub_r.ends, sub_p.starts, sub_p.ends],
+                             sub_r.n_examples)
+        sub = Pairs.of(sub_r, sub_p, *keys)
+        inter[changed] = iv.group_sum(sub.example, sub.overlap, sub_r.n_examples)
+        return inter
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,9 @@ Edge cases
     an example with references and no predictions, where F1 is 0 either way.)
 
 Implementation
-    Passes 1-3 are vectorised over the batch. A pass is order-dependent only when a span
-    is a candidate of two spans being processed in the same pass; such examples are
-    detected and re-scored by an exact sequential transcription (`_sequential`).
+    Passes 1-3 are vectorised over the batch; the greedy passes 2 and 3 run in rounds
+    that reproduce the sequential order exactly (see `_group_pass`). `_sequential` is
+    the literal transcription, used only for pathological chains of competing spans.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ import numpy as np
 
 from . import _intervals as iv
 from ._base import Metric, Param, Pairs, Workspace, prf_ratios
+
+#: Rounds of the vectorised split/merge passes before the sequential fallback.
+MAX_ROUNDS = 32
 
 STATS = ("n_ref", "n_pred", "n_one_to_one", "n_split_refs", "n_split_preds",
          "n_merge_refs", "n_merge_preds")
@@ -108,30 +111,52 @@ def _group_pass(pairs: Pairs, cand, *, by, other, by_examples, n_other, single_o
                 length, threshold, n):
     """Pass 2 (``by`` = references) or pass 3 (``by`` = predictions), vectorised.
 
-    Valid where no ``other`` span is a candidate of two ``by`` spans; the examples where
-    one is are flagged in ``conflict`` and must be re-scored sequentially.
+    The sequential pass visits ``by`` spans in canonical order and each claims its
+    candidates. A span's decision depends only on earlier spans that share one of its
+    candidates, so the pass runs in rounds: every undecided span that no earlier
+    undecided span competes with is decided at once, its claims are applied, and the
+    rest wait for the next round. This is the sequential result exactly; chains longer
+    than `MAX_ROUNDS` (adversarial nesting) fall back to `_sequential`.
     """
     n_by = by_examples.size
-    shared = iv.count(other[cand], n_other) >= 2
-    conflict = np.zeros(n, dtype=bool)
-    conflict[pairs.example[cand & shared[other]]] = True
-    n_cand = iv.count(by[cand], n_by)
-    sum_ov = iv.group_sum(by[cand], pairs.overlap[cand], n_by)
-    single = cand & (n_cand[by] == 1) & single_ok
+    out = {"conflict": np.zeros(n, dtype=bool),
+           "matched_by": np.zeros(n_by, dtype=bool),
+           "matched_other": np.zeros(n_other, dtype=bool),
+           "one": np.zeros(n, dtype=np.int64),
+           "groups": np.zeros(n, dtype=np.int64),
+           "members": np.zeros(n, dtype=np.int64)}
+    idx = np.flatnonzero(cand)
+    for _ in range(MAX_ROUNDS):
+        if idx.size == 0:
+            return out
+        b, o = by[idx], other[idx]
+        first = np.full(n_other, n_by, dtype=np.int64)
+        np.minimum.at(first, o, b)
+        waiting = np.zeros(n_by, dtype=bool)
+        waiting[b[first[o] != b]] = True
+        ready = ~waiting[b]
+        _decide(pairs, idx[ready], by, other, by_examples, single_ok, length,
+                threshold, n, out)
+        idx = idx[~ready]
+        idx = idx[~out["matched_other"][other[idx]]]
+    out["conflict"][pairs.example[idx]] = True
+    return out
+
+
+def _decide(pairs, sel, by, other, by_examples, single_ok, length, threshold, n, out):
+    """Decide the ``by`` spans owning the candidate pairs ``sel`` (none compete)."""
+    b = by[sel]
+    n_cand = iv.count(b, by_examples.size)
+    sum_ov = iv.group_sum(b, pairs.overlap[sel], by_examples.size)
+    single = (n_cand[b] == 1) & single_ok[sel]
     multi_by = (n_cand >= 2) & iv.passes(sum_ov, np.maximum(length, 1), threshold)
-    multi = cand & multi_by[by]
-    matched_by = np.zeros(n_by, dtype=bool)
-    matched_by[by[single | multi]] = True
-    matched_other = np.zeros(n_other, dtype=bool)
-    matched_other[other[single | multi]] = True
-    return {
-        "conflict": conflict,
-        "matched_by": matched_by,
-        "matched_other": matched_other,
-        "one": iv.count(pairs.example[single], n),
-        "groups": iv.count(by_examples[multi_by], n),
-        "members": iv.count(pairs.example[multi], n),
-    }
+    multi = multi_by[b]
+    claim = sel[single | multi]
+    out["matched_by"][by[claim]] = True
+    out["matched_other"][other[claim]] = True
+    out["one"] += iv.count(pairs.example[sel[single]], n)
+    out["groups"] += iv.count(by_examples[multi_by], n)
+    out["members"] += iv.count(pairs.example[sel[multi]], n)
 
 
 def _rescore_sequentially(ws, pairs, conflict, out, tr, tp) -> None:

@@ -23,13 +23,17 @@ from ._base import Metric, Workspace, prf_ratios
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
-    rs, _, ps, _ = ws.keys
-    # Candidates share the start: a contiguous run of the sorted reference starts.
-    lo = np.searchsorted(rs, ps, side="left")
-    hi = np.searchsorted(rs, ps, side="right")
-    jp, ig = iv.expand_ranges(lo, hi)
-    same = ws.refs.ends[ig] == ws.preds.ends[jp]
-    tp = iv.count(ws.preds.example_ids[jp[same]], ws.n)
+    refs, preds = ws.refs, ws.preds
+    if ws.share_pairs:
+        ig, jp = ws.pairs.ref, ws.pairs.pred
+    else:
+        # Candidates share the start: a contiguous run of the sorted reference starts.
+        rs, _, ps, _ = ws.keys
+        lo = np.searchsorted(rs, ps, side="left")
+        hi = np.searchsorted(rs, ps, side="right")
+        jp, ig = iv.expand_ranges(lo, hi)
+    same = (refs.starts[ig] == preds.starts[jp]) & (refs.ends[ig] == preds.ends[jp])
+    tp = iv.count(preds.example_ids[jp[same]], ws.n)
     return {"tp": tp, "n_pred": ws.preds.counts.copy(), "n_ref": ws.refs.counts.copy()}
 
 

@@ -29,9 +29,7 @@ def mask_statistics(ws: Workspace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     mr, mp, _ = ws.merged
     g = iv.segment_sum(mr.lengths, mr.offsets)
     p = iv.segment_sum(mp.lengths, mp.offsets)
-    pairs = ws.merged_pairs
-    inter = iv.group_sum(pairs.example, pairs.overlap, ws.n)
-    return g, p, inter
+    return g, p, ws.mask_overlap
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:

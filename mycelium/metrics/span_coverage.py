@@ -28,8 +28,34 @@ from ._base import Metric, Workspace, prf_ratios
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
-    rs, re_, ps, pe = ws.keys
     n = ws.n
+    if ws.share_pairs:
+        contained, covered = _from_pairs(ws)
+    else:
+        contained, covered = _from_order(ws)
+    return {
+        "n_pred_contained": iv.count(ws.preds.example_ids[contained], n),
+        "n_pred": ws.preds.counts.copy(),
+        "n_ref_covered": iv.count(ws.refs.example_ids[covered], n),
+        "n_ref": ws.refs.counts.copy(),
+    }
+
+
+def _from_pairs(ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
+    """Containment among the overlapping pairs (when they are computed anyway)."""
+    pairs, refs, preds = ws.pairs, ws.refs, ws.preds
+    inside = ((refs.starts[pairs.ref] <= preds.starts[pairs.pred])
+              & (preds.ends[pairs.pred] <= refs.ends[pairs.ref]))
+    contained = np.zeros(preds.n_spans, dtype=bool)
+    contained[pairs.pred[inside]] = True
+    covered = np.zeros(refs.n_spans, dtype=bool)
+    covered[pairs.ref[inside]] = True
+    return contained, covered
+
+
+def _from_order(ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
+    """Containment from prefix maxima / suffix minima: linear, no pair enumerated."""
+    rs, re_, ps, pe = ws.keys
     contained = np.zeros(ps.size, dtype=bool)
     covered = np.zeros(rs.size, dtype=bool)
     if rs.size and ps.size:
@@ -45,12 +71,7 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
         first = np.searchsorted(ps, rs, side="left")
         ok = first < ps.size
         covered[ok] = low[first[ok]] <= re_[ok]
-    return {
-        "n_pred_contained": iv.count(ws.preds.example_ids[contained], n),
-        "n_pred": ws.preds.counts.copy(),
-        "n_ref_covered": iv.count(ws.refs.example_ids[covered], n),
-        "n_ref": ws.refs.counts.copy(),
-    }
+    return contained, covered
 
 
 def ratios(st, params):
