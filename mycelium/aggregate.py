@@ -11,7 +11,8 @@ Rules
     - F1 of P = a/b and R = c/d is ``2ac / (ad + bc)`` (one rounding: P = 1, R = 0.6
       gives exactly 0.75); 0.0 when P + R = 0; NaN when P or R is NaN.
     - macro = mean over examples of the per-example values; under ``"nan"`` an undefined
-      example is left out, and a mean over no values is NaN.
+      example is left out, and a mean over no values is NaN. Means are numpy's (pairwise
+      summation in input order), as in the official Mu-SHROOM scorer.
     - micro = the measure computed from the batch sums of the statistics.
 """
 
@@ -104,13 +105,20 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
 
 
 def mean(values: np.ndarray) -> float:
-    """Mean of the defined (non-NaN) values; NaN when there are none."""
+    """Mean of the defined (non-NaN) values; NaN when there are none.
+
+    Summed as numpy does (pairwise, in input order): the official Mu-SHROOM scorer's
+    ``numpy.mean`` over the same examples in the same order gives the same float, and
+    a group's value equals `mycelium.evaluate` on that group's rows bit for bit.
+    Reordering examples can change the last bit (never more than a few ulps).
+    """
     values = np.asarray(values, dtype=np.float64)
     defined = values[~np.isnan(values)]
-    return float(defined.mean()) if defined.size else math.nan
+    return _plain_mean(defined)
 
 
 def _plain_mean(values: np.ndarray) -> float:
+    """numpy's mean (NaN if any value is NaN or there are none)."""
     values = np.asarray(values, dtype=np.float64)
     return float(values.mean()) if values.size else math.nan
 
@@ -138,36 +146,62 @@ def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
     if name not in METRICS:  # a metric that is already a per-example value
         return {key: np.asarray(v, dtype=np.float64) for key, v in st.items()}
     metric = METRICS[name]
-    ratios = metric.ratios(st, params)
-    out = {}
+    ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(st, params).items()}
+    out = _finalize(metric, ratios, zd, exact=False)
+    big = _needs_exact(ratios)
+    if big is not None:
+        # Counts beyond 2**26 make float64 products inexact: recompute those examples
+        # with Python integers so every value is still rounded exactly once.
+        sub = {k: (n[big].astype(object), d[big].astype(object)) for k, (n, d) in ratios.items()}
+        for key, values in _finalize(metric, sub, zd, exact=True).items():
+            out[key][big] = values
+    return out
+
+
+_FLOAT_EXACT = 2**26  # products of two such integers stay below 2**53
+
+
+def _needs_exact(ratios) -> np.ndarray | None:
+    big = None
+    for num, den in ratios.values():
+        for arr in (num, den):
+            if arr.dtype.kind in "iu" and arr.size:
+                mask = np.abs(arr) >= _FLOAT_EXACT
+                big = mask if big is None else big | mask
+    return big if big is not None and big.any() else None
+
+
+def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:
+    """Measures from ``{measure: (num, den)}``; float64, or Python numbers if ``exact``."""
+    convert = _as_object if exact else _as_float
     with np.errstate(divide="ignore", invalid="ignore"):
         if "precision" in ratios:
-            a, b = _fill(*ratios["precision"], zd)
-            c, d = _fill(*ratios["recall"], zd)
+            a, b = _fill(*map(convert, ratios["precision"]), zd)
+            c, d = _fill(*map(convert, ratios["recall"]), zd)
             den = a * d + b * c
             f1 = np.where(den == 0, 0.0, (2 * a * c) / np.where(den == 0, 1, den))
             out = {"precision": a / b, "recall": c / d, "f1": f1}
         else:
+            out = {}
             for measure, (num, den) in ratios.items():
                 fixed = metric.fixed_undefined.get(measure, zd)
-                a, b = _fill(num, den, fixed)
+                a, b = _fill(convert(num), convert(den), fixed)
                 out[measure] = a / b
     return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
 
 
 def _fill(num, den, value: float):
-    """Replace an undefined ``0/0`` ratio by ``value / 1``.
-
-    Per-example arrays are computed in float64 (exact for counts below 2**26, so F1 is
-    rounded once); exact Python-int sums (micro) stay exact until the final division.
-    """
-    num, den = _exact(num), _exact(den)
+    """Replace an undefined ``0/0`` ratio by ``value / 1``."""
     undefined = den == 0
     if not undefined.any():
         return num, den
     return np.where(undefined, value, num), np.where(undefined, 1, den)
 
 
-def _exact(x) -> np.ndarray:
+def _as_float(x) -> np.ndarray:
     x = np.asarray(x)
     return x if x.dtype == object else x.astype(np.float64, copy=False)
+
+
+def _as_object(x) -> np.ndarray:
+    return np.asarray(x).astype(object)
