@@ -108,6 +108,13 @@ class Workspace:
         return Pairs.of(self.refs, self.preds, rs, re_, ps, pe)
 
     @cached_property
+    def mask_sizes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example."""
+        mr, mp, _ = self.merged
+        return (iv.segment_sum(mr.lengths, mr.offsets), iv.segment_sum(mp.lengths, mp.offsets),
+                self.mask_overlap)
+
+    @cached_property
     def mask_overlap(self) -> np.ndarray:
         """``|mask(G) ∩ mask(P)|`` per example: summed overlaps of merged intervals.
 
@@ -115,11 +122,11 @@ class Workspace:
         pairs; when those are computed anyway, only the changed examples are re-paired.
         """
         mr, mp, (mrs, mre, mps, mpe) = self.merged
+        if not self.share_pairs:
+            pairs = Pairs.of(mr, mp, mrs, mre, mps, mpe, disjoint=True)
+            return iv.group_sum(pairs.example, pairs.overlap, self.n)
         if mr is self.refs and mp is self.preds:
             return iv.group_sum(self.pairs.example, self.pairs.overlap, self.n)
-        if not self.share_pairs:
-            pairs = Pairs.of(mr, mp, mrs, mre, mps, mpe)
-            return iv.group_sum(pairs.example, pairs.overlap, self.n)
         changed = (mr.counts != self.refs.counts) | (mp.counts != self.preds.counts)
         raw = self.pairs
         keep = ~changed[raw.example]
@@ -129,7 +136,7 @@ class Workspace:
                               sub_p.example_ids],
                              [sub_r.starts, sub_r.ends, sub_p.starts, sub_p.ends],
                              sub_r.n_examples)
-        sub = Pairs.of(sub_r, sub_p, *keys)
+        sub = Pairs.of(sub_r, sub_p, *keys, disjoint=True)
         inter[changed] = iv.group_sum(sub.example, sub.overlap, sub_r.n_examples)
         return inter
 
@@ -144,8 +151,10 @@ class Pairs:
     overlap: np.ndarray
 
     @classmethod
-    def of(cls, refs: SpanBatch, preds: SpanBatch, rs, re_, ps, pe) -> "Pairs":
-        ig, jd = iv.overlap_pairs(rs, re_, ps, pe)
+    def of(cls, refs: SpanBatch, preds: SpanBatch, rs, re_, ps, pe, *,
+           disjoint: bool = False) -> "Pairs":
+        find = iv.overlap_pairs_disjoint if disjoint else iv.overlap_pairs
+        ig, jd = find(rs, re_, ps, pe)
         ov = (np.minimum(refs.ends[ig], preds.ends[jd])
               - np.maximum(refs.starts[ig], preds.starts[jd]))
         return cls(ig, jd, refs.example_ids[ig], ov)
@@ -156,18 +165,16 @@ class Pairs:
 
 def _merge(batch: SpanBatch, ks: np.ndarray, ke: np.ndarray):
     """Merge a canonical side into disjoint runs; return the batch and its order keys."""
-    runs = iv.merge_runs(ks, ke)
-    if runs.size == batch.n_spans:
+    new, reach = iv.merge_runs(ks, ke)
+    if new.all():
         return batch, ks, ke
+    runs = np.flatnonzero(new)
     last = np.empty_like(runs)
     last[:-1] = runs[1:] - 1
-    if runs.size:
-        last[-1] = batch.n_spans - 1
-    reach = np.maximum.accumulate(ke) if ke.size else ke
-    starts = batch.starts[runs]
-    ends = np.maximum.reduceat(batch.ends, runs) if runs.size else batch.ends[:0]
-    counts = np.bincount(batch.example_ids[runs], minlength=batch.n_examples)
-    offsets = np.zeros(batch.n_examples + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    merged = SpanBatch(offsets, starts, ends, True)
+    last[-1] = batch.n_spans - 1
+    before = np.zeros(batch.n_spans + 1, dtype=np.int64)
+    np.cumsum(new, out=before[1:])
+    merged = SpanBatch(before[batch.offsets], batch.starts[runs],
+                       np.maximum.reduceat(batch.ends, runs), True)
+    merged.__dict__["example_ids"] = batch.example_ids[runs]  # prime the cached property
     return merged, ks[runs], reach[last]

@@ -83,18 +83,39 @@ def overlap_pairs(a_start: np.ndarray, a_end: np.ndarray,
     return np.concatenate([ia1, ia2]), np.concatenate([jb1, jb2])
 
 
-def merge_runs(key_start: np.ndarray, key_end: np.ndarray) -> np.ndarray:
-    """Indices where a new merged run begins, for intervals sorted by (group, start) keys.
+def overlap_pairs_disjoint(a_start: np.ndarray, a_end: np.ndarray,
+                           b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`overlap_pairs` for sides whose intervals are disjoint within each group.
 
-    Overlapping and touching intervals of the same group fall in one run; group changes
-    always start a new run because keys of different groups never interleave.
+    Disjoint sorted intervals have sorted ends too, so the ``a`` intervals overlapping
+    ``b[j]`` are one contiguous range: ends after its start, starts before its end.
     """
-    if key_start.size == 0:
-        return np.empty(0, dtype=np.int64)
-    reach = np.maximum.accumulate(key_end)
+    lo = np.searchsorted(a_end, b_start, side="right")
+    hi = np.searchsorted(a_start, b_end, side="left")
+    jb, ia = expand_ranges(lo, hi)
+    return ia, jb
+
+
+def merge_runs(key_start: np.ndarray, key_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where merged runs begin, for intervals sorted by (group, start) keys.
+
+    Returns ``(new, reach)``: a bool per interval, True where a new run begins
+    (overlapping and touching intervals of one group share a run; a group change always
+    starts one, because keys of different groups never interleave), and the running
+    maximum of the end keys.
+    """
+    reach = np.maximum.accumulate(key_end) if key_end.size else key_end
     new = np.ones(key_start.size, dtype=bool)
-    new[1:] = key_start[1:] > reach[:-1]
-    return np.flatnonzero(new)
+    if key_start.size:
+        np.greater(key_start[1:], reach[:-1], out=new[1:])
+    return new, reach
+
+
+def pair_order(a: np.ndarray, b: np.ndarray, n_b: int) -> np.ndarray:
+    """Stable order of index pairs by (a, b): one packed int64 key when it fits."""
+    if a.size and (int(a.max()) + 1) * max(n_b, 1) <= INT64_MAX:
+        return np.argsort(a * np.int64(max(n_b, 1)) + b, kind="stable")
+    return np.lexsort((b, a))
 
 
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

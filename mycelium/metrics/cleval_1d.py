@@ -107,12 +107,14 @@ def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
     multi = m.select(~single)
     if multi.ref.size == 0:
         return tp
-    lo = np.maximum(ws.refs.starts[multi.ref], ws.preds.starts[multi.pred])
-    hi = np.minimum(ws.refs.ends[multi.ref], ws.preds.ends[multi.pred])
-    order = np.lexsort((hi, lo, multi.ref))
-    g, lo, hi = multi.ref[order], lo[order], hi[order]
+    # Sorted by (reference, prediction), each reference's pieces g ∩ d are sorted by
+    # start, because predictions are sorted by start and the piece starts at max(g, d).
+    multi = multi.select(iv.pair_order(multi.ref, multi.pred, ws.preds.n_spans))
+    g = multi.ref
+    lo = np.maximum(ws.refs.starts[g], ws.preds.starts[multi.pred])
+    hi = np.minimum(ws.refs.ends[g], ws.preds.ends[multi.pred])
     ks, ke = iv.order_keys([g, g], [lo, hi], ws.refs.n_spans)
-    runs = iv.merge_runs(ks, ke)
+    runs = np.flatnonzero(iv.merge_runs(ks, ke)[0])
     run_len = np.maximum.reduceat(hi, runs) - lo[runs]
     return tp + iv.group_sum(ws.refs.example_ids[g[runs]], run_len, ws.n)
 

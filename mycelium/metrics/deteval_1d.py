@@ -163,8 +163,7 @@ def _rescore_sequentially(ws, pairs, conflict, out, tr, tp) -> None:
     """Replace the statistics of ``conflict`` examples by the exact sequential passes."""
     sel = conflict[pairs.example]
     sub = pairs.select(sel)
-    order = np.lexsort((sub.pred, sub.ref))
-    sub = sub.select(order)
+    sub = sub.select(iv.pair_order(sub.ref, sub.pred, ws.preds.n_spans))
     ref_lengths = ws.refs.lengths
     pred_lengths = ws.preds.lengths
     bounds = np.searchsorted(sub.example, np.flatnonzero(conflict), side="left")

@@ -20,16 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _intervals as iv
 from ._base import Metric, Workspace
 
 
 def mask_statistics(ws: Workspace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example; shared with ``character``."""
-    mr, mp, _ = ws.merged
-    g = iv.segment_sum(mr.lengths, mr.offsets)
-    p = iv.segment_sum(mp.lengths, mp.offsets)
-    return g, p, ws.mask_overlap
+    return ws.mask_sizes
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
