@@ -154,3 +154,25 @@ def test_deteval_rounds_equal_the_sequential_transcription(examples):
     finally:
         deteval_1d.MAX_ROUNDS = saved
     _assert_same(vectorised, sequential)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batch)
+def test_pairs_are_exactly_the_overlapping_ones(data):
+    """DetEval and CLEval never enumerate a pair that does not overlap, nor miss one."""
+    from mycelium.evaluate import prepare
+    from mycelium.metrics import Workspace
+
+    refs, preds = data
+    p = prepare(refs, preds)
+    ws = Workspace(p.refs, p.preds, share_pairs=True)
+    got = sorted(zip(ws.pairs.ref.tolist(), ws.pairs.pred.tolist()))
+    r, d = p.refs, p.preds
+    want = sorted(
+        (i, j)
+        for k in range(r.n_examples)
+        for i in range(r.offsets[k], r.offsets[k + 1])
+        for j in range(d.offsets[k], d.offsets[k + 1])
+        if min(r.ends[i], d.ends[j]) > max(r.starts[i], d.starts[j]))
+    assert got == want
+    assert (ws.pairs.overlap > 0).all()

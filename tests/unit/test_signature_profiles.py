@@ -1,0 +1,93 @@
+"""Signatures parse back into the settings that reproduce a report; profiles are frozen
+values whose settings lose to explicit arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+import mycelium
+from mycelium import Profile, parse_signature
+
+REFS = [[[0, 10]], [[4, 7]], [], [[0, 5], [5, 10]]]
+PREDS = [[[2, 8]], [[4, 7]], [[1, 3]], [[0, 10]]]
+RERUN_KEYS = ("average", "zero_division", "metrics", "params", "missing")
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"profile": "mu_shroom"},
+    {"profile": "ragtruth", "metrics": ["character", "iou"]},
+    {"average": "micro", "zero_division": "nan"},
+    {"zero_division": 1.0, "params": {"deteval_1d": {"merge_credit": 1.0,
+                                                     "recall_threshold": 0.7}}},
+    {"params": {"cleval_1d": {"area_precision_threshold": 0.5,
+                              "granularity_penalty_weight": 0.5}}, "missing": "empty"},
+])
+def test_signature_reproduces_the_report(options):
+    report = mycelium.evaluate(REFS, PREDS, **options)
+    parsed = parse_signature(report["meta"]["signature"])
+    assert parsed["version"] == mycelium.__version__
+    assert parsed["profile"] == report["meta"]["profile"]
+    again = mycelium.evaluate(REFS, PREDS, **{k: parsed[k] for k in RERUN_KEYS})
+    for metric in report:
+        if metric != "meta":
+            assert _same(again[metric], report[metric]), metric
+    assert again["meta"]["signature"].split("|", 2)[2] == \
+        report["meta"]["signature"].split("|", 2)[2]  # all but version and profile
+
+
+def _same(a, b):
+    return a.keys() == b.keys() and all(
+        (math.isnan(a[k]) and math.isnan(b[k])) or a[k] == b[k] for k in a)
+
+
+def test_signature_fields_and_params_round_trip():
+    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth", metrics=["deteval_1d"],
+                            params={"deteval_1d": {"merge_credit": 1.0}})["meta"]["signature"]
+    assert sig.startswith(f"mycelium:{mycelium.__version__}|profile:ragtruth@1|average:micro|")
+    parsed = parse_signature(sig)
+    assert parsed["params"] == {"deteval_1d": {"recall_threshold": 0.8,
+                                               "precision_threshold": 0.4,
+                                               "split_merge_credit": 0.8,
+                                               "merge_credit": 1.0}}
+    assert parsed["offsets"] == "half-open" and parsed["profile_version"] == 1
+
+
+@pytest.mark.parametrize("bad", ["", "sacrebleu:2.0", "mycelium:0.1.0|average"])
+def test_parse_signature_rejects_other_strings(bad):
+    with pytest.raises(ValueError):
+        parse_signature(bad)
+
+
+def test_profile_defaults_and_explicit_arguments():
+    strict = Profile("strict", version=2, average="micro", zero_division="nan",
+                     metrics=("character",), params={"deteval_1d": {"merge_credit": 1.0}})
+    r = mycelium.evaluate([[[0, 5]], []], [[[0, 5]], []], profile=strict)
+    assert list(r) == ["character", "meta"]
+    assert r["meta"]["average"] == "micro" and r["meta"]["zero_division"] == "nan"
+    assert r["meta"]["profile"] == "strict" and "profile:strict@2" in r["meta"]["signature"]
+    r = mycelium.evaluate([[[0, 5]], []], [[[0, 5]], []], profile=strict, average="macro",
+                          zero_division=0.0, metrics=["character", "deteval_1d"])
+    assert r["meta"]["average"] == "macro" and r["meta"]["zero_division"] == 0.0
+    # the example without spans has an undefined precision: 0.0 now, so the mean is 0.5
+    assert r["character"]["precision"] == 0.5
+    assert r["meta"]["params"]["deteval_1d"]["merge_credit"] == 1.0
+
+
+def test_profiles_are_frozen_and_validated():
+    p = mycelium.PROFILES["mu_shroom"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.average = "micro"
+    with pytest.raises(TypeError):
+        p.params["deteval_1d"] = {}
+    with pytest.raises(ValueError, match="average"):
+        Profile("x", average="mean")
+    with pytest.raises(ValueError, match="name"):
+        Profile("a|b")
+    with pytest.raises(ValueError, match="recall_threshold"):
+        Profile("x", params={"deteval_1d": {"recall_threshold": 2.0}})
+    with pytest.raises(ValueError, match="Did you mean 'iou'"):
+        Profile("x", metrics=["iuo"])
