@@ -14,6 +14,23 @@ from .metrics import METRICS  # noqa: E402
 from .profiles import PROFILES, Profile, get_profile  # noqa: E402
 from .signature import parse_signature  # noqa: E402
 from .spans import SPAN_TYPE  # noqa: E402
+from . import pandas_ext  # noqa: E402,F401  (registers df.mycelium)
+from . import _polars_hook  # noqa: E402
+
+_polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
+
+_LAZY = {  # public names whose modules load on first use
+    "read_parquet": "io", "write_parquet": "io",
+    "read_mushroom": "io", "read_ragtruth": "io",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'mycelium' has no attribute {name!r}")
 
 __all__ = [
     "evaluate",
@@ -27,6 +44,10 @@ __all__ = [
     "parse_signature",
     "SPAN_TYPE",
     "to_spans",
+    "read_parquet",
+    "write_parquet",
+    "read_mushroom",
+    "read_ragtruth",
     "MyceliumError",
     "SpanValidationError",
     "__version__",
