@@ -1,0 +1,249 @@
+"""A drop-in for the official Mu-SHROOM (SemEval-2025 Task 3) scorer, on mycelium's core.
+
+`score_files` reads one reference and one prediction file in the official jsonl format
+and returns what ``participant_kit/scorer.py`` computes: per-example IoU of the hard
+labels and Cor (`soft_spearman`) of the soft labels, their unweighted means, and the
+text the scorer writes (``"IoU: %.8f\\nCor: %.8f\\n"``).
+
+Reproduced quirks of the official pipeline (each is marked where it is implemented):
+
+- records are paired by ``id`` after sorting both files by id; ids that all look like
+  integers sort numerically (pandas turns them into int64 when reading);
+- a prediction without ``hard_labels`` gets the soft spans with prob > 0.5 (strict),
+  sorted, a span starting exactly at the previous kept span's end extending it; without
+  ``soft_labels`` it gets prob-1.0 soft labels on its hard spans; presence is decided
+  per file, not per line;
+- Cor's constant-vector rule and last-writer-wins vectors (see
+  `mycelium.metrics.soft_spearman`).
+
+Deliberate differences: invalid input (a span outside the text, negative or reversed;
+a probability outside [0, 1]; missing, extra or duplicate ids; no label field) is
+rejected with an error naming the file, the id and the field — as the official
+submission platform rejected such files — where the bare scorer crashes or scores
+nonsense. And probabilities are read exactly with the ``json`` module, while the
+official reader's pandas float parser is imprecise (``0.5000000000000001`` becomes
+0.5); this changes no score on the official data.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import MyceliumError, SpanValidationError
+from .evaluate import evaluate
+
+__all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
+           "derive_hard_labels", "derive_soft_labels", "format_scores"]
+
+
+class MushroomInputError(MyceliumError, ValueError):
+    """A reference or prediction file the official platform would have rejected."""
+
+
+@dataclass(frozen=True)
+class MushroomResult:
+    """Scores of one prediction file against its reference file."""
+
+    ids: list
+    iou: list[float]
+    cor: list[float]
+    iou_mean: float
+    cor_mean: float
+
+    @property
+    def printed(self) -> str:
+        """Exactly what the official scorer writes to its output file."""
+        return format_scores(self.iou_mean, self.cor_mean)
+
+
+def format_scores(iou: float, cor: float) -> str:
+    """The official output text: ``IoU: %.8f\\nCor: %.8f\\n``."""
+    return f"IoU: {iou:.8f}\nCor: {cor:.8f}\n"
+
+
+def read_jsonl(path) -> list[dict]:
+    """Records of a jsonl file (floats parsed exactly); errors name the file and line."""
+    path = Path(path)
+    records = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise MushroomInputError(f"{path}: cannot read the file ({exc.strerror}).") from None
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MushroomInputError(f"{path}, line {line_no}: not valid JSON ({exc.msg}).") \
+                from None
+        if not isinstance(record, dict):
+            raise MushroomInputError(f"{path}, line {line_no}: expected a JSON object, got "
+                                     f"{type(record).__name__}.")
+        records.append(record)
+    return records
+
+
+def derive_hard_labels(soft_labels: list[dict]) -> list[list[int]]:
+    """Hard labels of a prediction that has only soft labels (the official rule).
+
+    Examples
+    --------
+    >>> derive_hard_labels([{"start": 5, "end": 9, "prob": 0.9},
+    ...                     {"start": 0, "end": 5, "prob": 0.6},
+    ...                     {"start": 9, "end": 12, "prob": 0.5}])
+    [[0, 9]]
+    """
+    kept = sorted((s for s in soft_labels if s["prob"] > 0.5),
+                  key=lambda s: (s["start"], s["end"]))
+    hard: list[list[int]] = []
+    prev_end = None
+    for span in kept:
+        # Quirk of the official Mu-SHROOM scorer (recompute_hard_labels): a span starting
+        # exactly where the previous kept span ended overwrites that span's end.
+        if hard and span["start"] == prev_end:
+            hard[-1][1] = span["end"]
+        else:
+            hard.append([span["start"], span["end"]])
+        prev_end = span["end"]
+    return hard
+
+
+def derive_soft_labels(hard_labels: list) -> list[dict]:
+    """Soft labels of a prediction that has only hard labels: prob 1.0 on each span."""
+    return [{"start": s, "end": e, "prob": 1.0} for s, e in hard_labels]
+
+
+def score_files(ref_path, pred_path) -> MushroomResult:
+    """Score one official-format prediction file against its reference file."""
+    refs = read_jsonl(ref_path)
+    preds = read_jsonl(pred_path)
+    return score_records(refs, preds, ref_name=str(ref_path), pred_name=str(pred_path))
+
+
+def score_records(refs: list[dict], preds: list[dict], *, ref_name: str = "reference",
+                  pred_name: str = "prediction") -> MushroomResult:
+    """`score_files` on records already read (dicts in the official format)."""
+    for i, r in enumerate(refs):
+        for field in ("id", "model_output_text", "hard_labels", "soft_labels"):
+            if field not in r:
+                raise MushroomInputError(f"{ref_name}: record {_rid(r, i)} has no '{field}' "
+                                         "field; a reference needs id, model_output_text, "
+                                         "hard_labels and soft_labels.")
+    hard, soft = _label_fields(preds, pred_name)
+    ref_by_id = _by_id(refs, ref_name)
+    pred_by_id = _by_id(preds, pred_name)
+    _same_ids(ref_by_id, pred_by_id, ref_name, pred_name)
+    ids = _official_order(list(ref_by_id))
+    pairs = [(ref_by_id[i], pred_by_id[i]) for i in ids]
+    pred_hard = [p["hard_labels"] if hard else derive_hard_labels(_soft(p, pred_name))
+                 for _, p in pairs]
+    pred_soft = [p["soft_labels"] if soft else derive_soft_labels(_hard(p, pred_name))
+                 for _, p in pairs]
+    try:
+        report = evaluate(
+            [r["hard_labels"] for r, _ in pairs], pred_hard,
+            text=[r["model_output_text"] for r, _ in pairs], profile="mu_shroom",
+            metrics=["iou", "soft_spearman"],
+            soft_references=[r["soft_labels"] for r, _ in pairs],
+            soft_predictions=pred_soft, include_per_example=True)
+    except SpanValidationError as exc:
+        raise _located(exc, ids, ref_name, pred_name) from None
+    rows = report["per_example"]
+    return MushroomResult(ids, [row["iou"]["score"] for row in rows],
+                          [row["soft_spearman"]["score"] for row in rows],
+                          report["iou"]["score"], report["soft_spearman"]["score"])
+
+
+def _rid(record: dict, i: int) -> str:
+    return f"id {record['id']!r}" if "id" in record else f"#{i + 1}"
+
+
+def _label_fields(preds: list[dict], name: str) -> tuple[bool, bool]:
+    """Which label fields the prediction file has (decided per file, as officially)."""
+    present = {}
+    for field in ("hard_labels", "soft_labels"):
+        have = [field in p for p in preds]
+        if any(have) and not all(have):
+            i = have.index(False)
+            raise MushroomInputError(
+                f"{name}: record {_rid(preds[i], i)} has no '{field}' field although other "
+                "records have it; give the field on every line or on none.")
+        present[field] = bool(preds) and all(have)
+    if preds and not (present["hard_labels"] or present["soft_labels"]):
+        raise MushroomInputError(f"{name}: no 'hard_labels' or 'soft_labels' field; a "
+                                 "prediction file must contain at least one of them.")
+    return present["hard_labels"], present["soft_labels"]
+
+
+def _by_id(records: list[dict], name: str) -> dict[Any, dict]:
+    out: dict[Any, dict] = {}
+    for i, r in enumerate(records):
+        if "id" not in r:
+            raise MushroomInputError(f"{name}: record #{i + 1} has no 'id' field.")
+        key = _id_key(r["id"])
+        if key in out:
+            raise MushroomInputError(f"{name}: id {r['id']!r} appears more than once; ids "
+                                     "must be unique.")
+        out[key] = r
+    return out
+
+
+def _id_key(value):
+    return str(value)
+
+
+def _same_ids(refs: dict, preds: dict, ref_name: str, pred_name: str) -> None:
+    missing = [i for i in refs if i not in preds]
+    extra = [i for i in preds if i not in refs]
+    if missing:
+        raise MushroomInputError(f"{pred_name}: no prediction for id {missing[0]!r} of "
+                                 f"{ref_name} ({len(missing)} missing); every reference id "
+                                 "needs exactly one prediction.")
+    if extra:
+        raise MushroomInputError(f"{pred_name}: id {extra[0]!r} is not in {ref_name} "
+                                 f"({len(extra)} extra); remove predictions for unknown ids.")
+
+
+def _official_order(ids: list[str]) -> list[str]:
+    # Quirk of the official Mu-SHROOM scorer: pandas reads integer-looking ids as int64,
+    # so they sort numerically; other ids sort as strings. Only the order of the mean's
+    # summation depends on this.
+    if ids and all(_is_int(i) for i in ids):
+        return sorted(ids, key=int)
+    return sorted(ids)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _soft(p: dict, name: str) -> list:
+    labels = p["soft_labels"]
+    if not isinstance(labels, list):
+        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'soft_labels': expected a "
+                                 f"list of {{start, end, prob}}, got {labels!r}.")
+    return labels
+
+
+def _hard(p: dict, name: str) -> list:
+    labels = p["hard_labels"]
+    if not isinstance(labels, list):
+        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'hard_labels': expected a "
+                                 f"list of [start, end], got {labels!r}.")
+    return labels
+
+
+def _located(exc: SpanValidationError, ids: list, ref_name: str, pred_name: str):
+    side = exc.side or ""
+    name = ref_name if side in ("references", "soft_references") else pred_name
+    field = "soft_labels" if side.startswith("soft") else "hard_labels"
+    where = f"id {ids[exc.example]!r}" if exc.example is not None else "a record"
+    return MushroomInputError(f"{name}: {where}, field '{field}': {exc}")
