@@ -124,7 +124,8 @@ def statistics(references, predictions, *, text=None, metrics=None, params=None,
 def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
              average=None, zero_division=None, include_per_example=False,
              soft_references=None, soft_predictions=None, params=None,
-             missing="error") -> dict[str, Any]:
+             missing="error", ci=None, n_resamples=1000, seed=0,
+             progress=None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -155,6 +156,15 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
     missing : {"error", "empty", "drop"}
         What a null span list in a batch means.
+    ci : float, optional
+        Confidence level (e.g. 0.95) of percentile-bootstrap intervals, added as
+        ``report["ci"][metric][measure] = {"low": ..., "high": ...}``; the values stay
+        the full-data estimates. Resampling is the Poisson bootstrap over examples
+        (`mycelium.bootstrap`), keyed by example position and ``seed``.
+    n_resamples, seed : int
+        Number of resamples and seed of the intervals (recorded in the signature).
+    progress : bool, optional
+        Show a progress bar while resampling (default: only on a terminal, for long runs).
 
     Returns
     -------
@@ -190,7 +200,8 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     soft = _soft_given(soft_references, soft_predictions)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
-                                missing=missing, soft=soft)
+                                missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
+                                seed=seed)
     prepared = prepare(references, predictions, text=text, missing=missing)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
@@ -199,7 +210,37 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
 
         stats["soft_spearman"] = soft_statistics(
             soft_references, soft_predictions, prepared, text=text)
-    return build_report(stats, settings, prepared, include_per_example)
+    report = build_report(stats, settings, prepared, include_per_example)
+    if settings.bootstrap is not None:
+        report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
+                                 progress=progress)
+    return report
+
+
+def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
+              progress=None) -> dict[str, dict[str, dict[str, float]]]:
+    """Percentile-bootstrap interval of every metric and measure (`mycelium.bootstrap`).
+
+    Examples are keyed by their input ``positions`` (or by ``ids`` when given).
+    """
+    from .bootstrap import example_keys, percentile_interval, resampled_values
+    from .progress import Progress, wanted
+
+    b = settings.bootstrap
+    keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
+    with Progress(b.n_resamples, "bootstrap", wanted(progress, b.n_resamples * keys.size)) \
+            as bar:
+        values = resampled_values(stats, keys=keys, average=settings.average,
+                                  zero_division=settings.zero_division,
+                                  params=settings.params, seed=b.seed,
+                                  n_resamples=b.n_resamples, progress=bar.update)
+    out = {}
+    for metric in settings.metrics:
+        out[metric] = {}
+        for measure, arr in values[metric].items():
+            low, high = percentile_interval(arr, b.ci)
+            out[metric][measure] = {"low": low, "high": high}
+    return out
 
 
 def _soft_given(soft_references, soft_predictions) -> bool:
@@ -237,6 +278,10 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
     }
     if "soft_spearman" in settings.metrics:
         meta["soft_spearman_average"] = "macro"
+    if settings.bootstrap is not None:
+        b = settings.bootstrap
+        meta["ci"] = {"level": b.ci, "n_resamples": b.n_resamples, "seed": b.seed,
+                      "method": "Poisson bootstrap over examples, percentile interval"}
     return meta
 
 

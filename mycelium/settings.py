@@ -18,6 +18,15 @@ MISSING = ("error", "empty", "drop")
 
 
 @dataclass(frozen=True)
+class Bootstrap:
+    """Percentile-bootstrap interval settings (see `mycelium.bootstrap`)."""
+
+    ci: float
+    n_resamples: int
+    seed: int
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything that determines the numbers of a scoring call."""
 
@@ -27,6 +36,7 @@ class Settings:
     metrics: tuple[str, ...]
     params: dict[str, dict[str, Any]]
     missing: str = "error"
+    bootstrap: Bootstrap | None = None
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -47,7 +57,8 @@ class Settings:
 
 
 def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
-                     params=None, missing="error", soft=False) -> Settings:
+                     params=None, missing="error", soft=False, ci=None, n_resamples=1000,
+                     seed=0) -> Settings:
     """Validate every option and apply the precedence explicit > profile > default."""
     prof = get_profile(profile)
     if average is None:
@@ -64,5 +75,10 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
     if missing not in MISSING:
         raise ValueError(f"missing={missing!r} is not supported; expected one of "
                          f"{', '.join(map(repr, MISSING))}.")
-    return Settings(prof, average, zd, names, full, missing)
+    boot = None
+    if ci is not None:
+        from .bootstrap import validate_bootstrap
+
+        boot = Bootstrap(*validate_bootstrap(ci, n_resamples, seed))
+    return Settings(prof, average, zd, names, full, missing, boot)
 

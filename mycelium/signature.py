@@ -19,6 +19,7 @@ from .aggregate import resolve_zero_division, zero_division_label
 __all__ = ["format_signature", "parse_signature"]
 
 OFFSETS = "half-open"
+BOOTSTRAP = "poisson-percentile"
 
 
 def format_signature(settings) -> str:
@@ -37,6 +38,10 @@ def format_signature(settings) -> str:
         for key, value in values.items():
             fields.append((f"{metric}.{key}", _value(value)))
     fields += [("missing", settings.missing), ("offsets", OFFSETS)]
+    if settings.bootstrap is not None:
+        b = settings.bootstrap
+        fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
+                   ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP)]
     return "|".join(f"{k}:{v}" for k, v in fields)
 
 
@@ -48,8 +53,10 @@ def parse_signature(signature: str) -> dict[str, Any]:
     dict
         ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
-        ``missing``, ``offsets``. The keys ``average``, ``zero_division``, ``metrics``,
-        ``params`` and ``missing`` can be passed straight back to `mycelium.evaluate`.
+        ``missing``, ``offsets``, and with intervals ``ci``, ``n_resamples``, ``seed``,
+        ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
+        ``missing``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
+        `mycelium.evaluate`.
 
     Raises
     ------
@@ -82,6 +89,10 @@ def parse_signature(signature: str) -> dict[str, Any]:
                 value if value == "nan" else float(value)))
         elif key == "metrics":
             out["metrics"] = value.split(",") if value else []
+        elif key == "ci":
+            out["ci"] = float(value)
+        elif key in ("resamples", "seed"):
+            out["n_resamples" if key == "resamples" else "seed"] = int(value)
         elif "." in key:
             metric, _, param = key.partition(".")
             out["params"].setdefault(metric, {})[param] = _parse_value(value)

@@ -1,0 +1,154 @@
+"""Bootstrap resampling of per-example statistics: intervals without re-matching spans.
+
+Every aggregate is a function of per-example sufficient statistics, so a resample is
+just a reweighting of them: micro re-sums the statistics, macro re-averages the
+per-example values. mycelium uses the **Poisson bootstrap**: in resample r, example i
+appears ``w[r, i] ~ Poisson(1)`` times, and ``w`` is a pure function of
+``(seed, r, key_i)`` where ``key_i`` identifies the example (its position, or a hash of
+an example id). Hence the intervals
+
+- are reproducible from the seed alone;
+- do not depend on how the work is chunked (over resamples or examples), on the order
+  of the examples when ids are given, or on how a distributed engine partitions rows;
+- resample *within* each group when results are grouped (a group's resamples reweight
+  that group's examples only).
+
+The percentile interval at level ``ci`` is the ``(1 - ci)/2`` and ``(1 + ci)/2``
+quantiles (numpy's linear interpolation) of the resampled values, undefined resamples
+(e.g. every weight 0) left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Iterator, Mapping
+
+import numpy as np
+
+from .aggregate import _measures, resolve_zero_division
+from .metrics import METRICS, resolve_params
+
+__all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
+           "validate_bootstrap"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+# Inverse CDF of Poisson(1): P(W <= k) for k = 0..19 (the tail beyond is < 1e-18).
+_POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(20)])
+
+#: Resamples generated and reduced together (bounds memory: chunk x examples weights).
+CHUNK = 64
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * _M1
+        x = (x ^ (x >> np.uint64(27))) * _M2
+        return x ^ (x >> np.uint64(31))
+
+
+def example_keys(n: int, ids=None) -> np.ndarray:
+    """uint64 key per example: its position, or a stable hash of its id (any str/int)."""
+    if ids is None:
+        return np.arange(n, dtype=np.uint64)
+    keys = np.empty(len(ids), dtype=np.uint64)
+    for i, value in enumerate(ids):
+        digest = hashlib.blake2b(repr(value).encode(), digest_size=8).digest()
+        keys[i] = int.from_bytes(digest, "little")
+    return keys
+
+
+def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
+    """``w[r, i] ~ Poisson(1)`` for r in ``resamples``: a pure function of (seed, r, key).
+
+    Examples
+    --------
+    >>> w = poisson_weights(example_keys(5), seed=0, resamples=range(3))
+    >>> w.shape, w.dtype
+    ((3, 5), dtype('float64'))
+    >>> bool((poisson_weights(example_keys(5), 0, range(1, 3)) == w[1:]).all())
+    True
+    """
+    with np.errstate(over="ignore"):
+        base = _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+        r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
+        bits = _mix(base[None, :] + (r + np.uint64(1)) * _GOLDEN)
+    uniform = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+    return np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float64)
+
+
+def validate_bootstrap(ci, n_resamples, seed) -> tuple[float, int, int]:
+    """Check the bootstrap options; return them normalised."""
+    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+        raise ValueError(f"ci={ci!r} is not a confidence level; expected a number in "
+                         "(0, 1), e.g. 0.95.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 2:
+        raise ValueError(f"n_resamples={n_resamples!r}; expected an integer >= 2 "
+                         "(1000 or more for a 95% interval).")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r}; expected a non-negative integer (it is recorded "
+                         "in the signature so that intervals can be reproduced).")
+    return float(ci), int(n_resamples), int(seed)
+
+
+def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.ndarray,
+                     average: str, zero_division, params, seed: int, n_resamples: int,
+                     progress=None) -> dict[str, dict[str, np.ndarray]]:
+    """The value of every metric/measure in each resample: ``{metric: {measure: (R,)}}``.
+
+    ``stats`` are the per-example statistics of one group (or of the whole batch);
+    ``keys`` their example keys. Macro re-averages the per-example values with the
+    weights (undefined values under ``zero_division="nan"`` are left out); micro
+    re-sums the statistics and recomputes each measure from the sums. All columns are
+    reweighted with one matrix product per chunk of resamples.
+    """
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    per_ex = {m: _measures(m, st, full.get(m, {}), zd) for m, st in stats.items()}
+    summed = [(m, k) for m, st in stats.items() if average == "micro" and m in METRICS
+              for k in st]
+    averaged = [(m, k) for m, meas in per_ex.items()
+                if not (average == "micro" and m in METRICS) for k in meas]
+    columns = [np.asarray(stats[m][k], dtype=np.float64) for m, k in summed]
+    values = [per_ex[m][k] for m, k in averaged]
+    defined = [~np.isnan(v) for v in values]
+    matrix = np.column_stack(columns + [np.where(d, v, 0.0) for v, d in zip(values, defined)]
+                             + [d.astype(np.float64) for d in defined]) \
+        if summed or averaged else np.zeros((keys.size, 0))
+    parts = []
+    for chunk in _chunks(n_resamples):
+        parts.append(poisson_weights(keys, seed, chunk) @ matrix)
+        if progress is not None:
+            progress(len(chunk))
+    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]))
+    out: dict[str, dict[str, np.ndarray]] = {m: {} for m in stats}
+    sums: dict[str, dict[str, np.ndarray]] = {}
+    for col, (m, k) in enumerate(summed):
+        sums.setdefault(m, {})[k] = total[:, col]
+    for m, st in sums.items():
+        out[m].update(_measures(m, st, full.get(m, {}), zd))
+    base, n_avg = len(summed), len(averaged)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for i, (m, k) in enumerate(averaged):
+            num, cnt = total[:, base + i], total[:, base + n_avg + i]
+            out[m][k] = np.where(cnt > 0, num / np.where(cnt > 0, cnt, 1.0), np.nan)
+    return out
+
+
+def _chunks(n: int) -> Iterator[range]:
+    for start in range(0, n, CHUNK):
+        yield range(start, min(n, start + CHUNK))
+
+
+def percentile_interval(values: np.ndarray, ci: float) -> tuple[float, float]:
+    """``((1 - ci)/2, (1 + ci)/2)`` quantiles of the defined resampled values."""
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return math.nan, math.nan
+    low, high = np.quantile(defined, [(1 - ci) / 2, (1 + ci) / 2])
+    return float(low), float(high)
