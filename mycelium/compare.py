@@ -1,0 +1,262 @@
+"""Paired comparison of detectors scored on the same examples.
+
+For every pair of detectors (or every detector against a baseline), every metric and
+measure: both scores, their difference, a paired-bootstrap interval of the difference
+and a p-value, Holm-corrected across the detector pairs of each metric and measure.
+Everything is computed from per-example statistics; spans are matched once.
+
+Tests
+    ``"paired_bootstrap"``: both detectors are reweighted with the *same* Poisson
+    bootstrap weights (`mycelium.bootstrap`), giving the distribution of the difference;
+    the two-sided p-value is ``min(1, 2 (1 + #{d* on the far side of 0}) / (R + 1))``.
+    ``"permutation"``: under the null hypothesis the two detectors are exchangeable on
+    each example, so each resample swaps the two detectors' statistics on a random half
+    of the examples; ``p = (1 + #{|d*| >= |d|}) / (R + 1)``. The interval is the paired
+    bootstrap one in both cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .aggregate import _measures, aggregate
+from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
+from .evaluate import compute_statistics, prepare
+from .metrics import METRICS
+from .settings import Settings, resolve_settings
+
+__all__ = ["compare", "holm"]
+
+TESTS = ("paired_bootstrap", "permutation")
+COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
+           "difference", "ci_low", "ci_high", "p_value", "p_holm", "test", "n_resamples",
+           "examples", "average", "profile")
+
+
+def compare(references, predictions: Mapping[str, object], *, baseline: str | None = None,
+            text=None, profile=None, metrics=None, average=None, zero_division=None,
+            params=None, missing="error", test: str = "paired_bootstrap",
+            n_resamples: int = 1000, seed: int = 0, ci: float = 0.95, ids=None,
+            progress=None) -> pd.DataFrame:
+    """Compare detectors pairwise on the same examples.
+
+    Parameters
+    ----------
+    references : span sets
+        The reference spans, one span set per example (any form `evaluate` accepts).
+    predictions : mapping of str to span sets
+        Each detector's predictions for the same examples in the same order.
+    baseline : str, optional
+        Compare every other detector with this one; default: every pair, in the
+        mapping's order (``a`` before ``b``).
+    test : {"paired_bootstrap", "permutation"}
+        How the p-value is computed (see the module docstring).
+    n_resamples, seed, ci
+        Resamples, seed and level of the paired-bootstrap interval of the difference.
+    ids : sequence, optional
+        Example ids: the resampling keys (results then do not depend on row order).
+    text, profile, metrics, average, zero_division, params, missing
+        As in `mycelium.evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (pair, metric, measure) with columns ``detector_a, detector_b,
+        metric, measure, value_a, value_b, difference (a - b), ci_low, ci_high, p_value,
+        p_holm, test, n_resamples, examples, average, profile``; ``attrs`` holds the
+        signature.
+
+    Examples
+    --------
+    >>> refs = [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 10
+    >>> good = [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 10
+    >>> poor = [[[5, 9]], [], [[0, 1]], [[1, 9]]] * 10
+    >>> out = compare(refs, {"good": good, "poor": poor}, metrics="iou", n_resamples=200)
+    >>> row = out.iloc[0]
+    >>> row.detector_a, row.detector_b, round(float(row.difference), 4), bool(row.p_value < 0.01)
+    ('good', 'poor', 0.8444, True)
+    """
+    if test not in TESTS:
+        raise ValueError(f"test={test!r}; expected one of {', '.join(map(repr, TESTS))}.")
+    names = _detector_names(predictions, baseline)
+    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                zero_division=zero_division, params=params, missing=missing,
+                                ci=ci, n_resamples=n_resamples, seed=seed)
+    stats, n = _statistics(references, predictions, names, text, settings)
+    keys = example_keys(n, ids) if ids is not None else np.arange(n, dtype=np.uint64)
+    if ids is not None and len(ids) != n:
+        raise ValueError(f"ids has {len(ids)} entries but there are {n} examples.")
+    pairs = ([(d, baseline) for d in names if d != baseline] if baseline is not None
+             else list(itertools.combinations(names, 2)))
+    boot = {d: _resampled(stats[d], keys, settings) for d in names}
+    rows = []
+    for a, b in pairs:
+        nulls = (_permutation_differences(stats[a], stats[b], keys, settings)
+                 if test == "permutation" else None)
+        rows.extend(_pair_rows(a, b, stats, boot, nulls, settings, test, n))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame["p_holm"] = _holm_by_measure(frame)
+    frame.attrs["mycelium_signature"] = settings.signature() + f"|test:{test}"
+    return frame
+
+
+def _detector_names(predictions, baseline) -> list[str]:
+    if not isinstance(predictions, Mapping) or len(predictions) < 2:
+        raise TypeError("predictions must be a mapping of at least two detector names to "
+                        "their span sets, e.g. {'a': preds_a, 'b': preds_b}.")
+    names = list(predictions)
+    if baseline is not None and baseline not in predictions:
+        raise KeyError(f"baseline {baseline!r} is not one of the detectors {names}.")
+    return names
+
+
+def _statistics(references, predictions, names, text, settings: Settings):
+    stats, kept = {}, None
+    for d in names:
+        prepared = prepare(references, predictions[d], text=text, missing=settings.missing)
+        if kept is not None and not np.array_equal(kept, prepared.kept):
+            raise ValueError(f"detector {d!r} has null predictions on other examples than "
+                             f"{names[0]!r}; with missing='drop' every detector must drop "
+                             "the same examples, so that the comparison stays paired.")
+        kept = prepared.kept
+        stats[d] = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                                      settings.params)
+    return stats, int(kept.sum())
+
+
+def _resampled(stats, keys, settings: Settings):
+    b = settings.bootstrap
+    return resampled_values(stats, keys=keys, average=settings.average,
+                            zero_division=settings.zero_division, params=settings.params,
+                            seed=b.seed, n_resamples=b.n_resamples)
+
+
+def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
+    va = aggregate(stats[a], average=settings.average, zero_division=settings.zero_division,
+                   params=settings.params)
+    vb = aggregate(stats[b], average=settings.average, zero_division=settings.zero_division,
+                   params=settings.params)
+    ci, R = settings.bootstrap.ci, settings.bootstrap.n_resamples
+    profile = settings.profile.name if settings.profile else None
+    for metric in settings.metrics:
+        for measure, value_a in va[metric].items():
+            value_b = vb[metric][measure]
+            diff = value_a - value_b
+            star = boot[a][metric][measure] - boot[b][metric][measure]
+            low, high = percentile_interval(star, ci)
+            if nulls is None:
+                p = _bootstrap_p(star)
+            else:
+                p = _permutation_p(nulls[metric][measure], diff)
+            yield (a, b, metric, measure, value_a, value_b, diff, low, high, p, math.nan,
+                   test, R, n, "macro" if metric not in METRICS else settings.average,
+                   profile)
+
+
+def _bootstrap_p(star: np.ndarray) -> float:
+    star = star[~np.isnan(star)]
+    if star.size == 0:
+        return math.nan
+    far = min(int((star <= 0).sum()), int((star >= 0).sum()))
+    return min(1.0, 2.0 * (1 + far) / (star.size + 1))
+
+
+def _permutation_p(null: np.ndarray, diff: float) -> float:
+    null = null[~np.isnan(null)]
+    if null.size == 0 or math.isnan(diff):
+        return math.nan
+    tol = 1e-12 * max(1.0, abs(diff))
+    return (1 + int((np.abs(null) >= abs(diff) - tol).sum())) / (null.size + 1)
+
+
+def _coins(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
+    """1.0 where resample r swaps the detectors on example i (a fair, keyed coin)."""
+    with np.errstate(over="ignore"):
+        salt = _mix(np.uint64(seed) ^ np.uint64(0xC0FFEE15BADC0DE5))
+        base = _mix(keys.astype(np.uint64) ^ salt)
+        r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
+        bits = _mix(base[None, :] + (r + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+    return (bits >> np.uint64(63)).astype(np.float64)
+
+
+def _permutation_differences(sa, sb, keys, settings: Settings):
+    """Difference a - b in each permutation resample: ``{metric: {measure: (R,)}}``."""
+    zd, params = settings.zero_division, settings.params
+    b = settings.bootstrap
+    out: dict[str, dict[str, list]] = {}
+    per_a = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
+    per_b = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
+    for chunk in _chunks(b.n_resamples):
+        c = _coins(keys, b.seed, chunk)
+        for metric in sa:
+            if settings.average == "micro" and metric in METRICS:
+                da, db = _swapped_sums(c, sa[metric], sb[metric])
+                ma = _measures(metric, da, params.get(metric, {}), zd)
+                mb = _measures(metric, db, params.get(metric, {}), zd)
+            else:
+                ma, mb = _swapped_means(c, per_a[metric], per_b[metric])
+            for measure in ma:
+                out.setdefault(metric, {}).setdefault(measure, []).append(
+                    ma[measure] - mb[measure])
+    return {m: {k: np.concatenate(v) for k, v in meas.items()} for m, meas in out.items()}
+
+
+def _swapped_sums(c, st_a, st_b):
+    """Summed statistics of a and b when ``c`` swaps them example by example."""
+    da, db = {}, {}
+    for key in st_a:
+        xa = np.asarray(st_a[key], dtype=np.float64)
+        xb = np.asarray(st_b[key], dtype=np.float64)
+        moved = c @ (xb - xa)
+        da[key] = xa.sum() + moved
+        db[key] = xb.sum() - moved
+    return da, db
+
+
+def _swapped_means(c, va, vb):
+    ma, mb = {}, {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for key in va:
+            a_def, b_def = ~np.isnan(va[key]), ~np.isnan(vb[key])
+            a0, b0 = np.where(a_def, va[key], 0.0), np.where(b_def, vb[key], 0.0)
+            moved = c @ (b0 - a0)
+            moved_n = c @ (b_def.astype(float) - a_def.astype(float))
+            num_a, cnt_a = a0.sum() + moved, a_def.sum() + moved_n
+            num_b, cnt_b = b0.sum() - moved, b_def.sum() - moved_n
+            ma[key] = np.where(cnt_a > 0, num_a / np.where(cnt_a > 0, cnt_a, 1), np.nan)
+            mb[key] = np.where(cnt_b > 0, num_b / np.where(cnt_b > 0, cnt_b, 1), np.nan)
+    return ma, mb
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN stays NaN).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def _holm_by_measure(frame: pd.DataFrame) -> np.ndarray:
+    """Holm across the detector pairs of each (metric, measure) family."""
+    adjusted = np.full(len(frame), np.nan)
+    if len(frame):
+        for _, idx in frame.groupby(["metric", "measure"], sort=False).indices.items():
+            adjusted[idx] = holm(frame["p_value"].to_numpy()[idx])
+    return adjusted
