@@ -42,8 +42,13 @@ class Prepared:
         return self.kept.size
 
 
-def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
-    """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8)."""
+def prepare(references, predictions, *, text=None, missing="error",
+            granularity="char") -> Prepared:
+    """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8).
+
+    With a word or sentence ``granularity`` the validated character spans are mapped to
+    unit-index spans (`mycelium.granularity`) before canonicalisation.
+    """
     ref = convert(references, "references")
     pred = convert(predictions, "predictions")
     _same_form(ref, pred)
@@ -56,7 +61,26 @@ def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
     if not kept.all():
         refs, preds = refs.take(kept), preds.take(kept)
         lengths = None if lengths is None else lengths[kept]
+    if granularity != "char":
+        refs, preds, lengths = _units(refs, preds, text, ref.single, kept, granularity)
     return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths)
+
+
+def _units(refs, preds, text, single, kept, granularity):
+    from .granularity import to_units
+    from .inputs import text_values
+
+    if text is None:
+        raise ValueError(f"granularity={granularity!r} needs the text of every example to "
+                         "find its units; pass text=...")
+    texts = [t for t, k in zip(text_values(text, single=single), kept) if k]
+    missing = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+    if missing:
+        raise ValueError(f"granularity={granularity!r} needs the text of every example; "
+                         f"kept example {missing[0]} has none.")
+    refs, counts = to_units(refs, texts, granularity)
+    preds, _ = to_units(preds, texts, granularity)
+    return refs, preds, counts
 
 
 def _same_form(ref: Side, pred: Side) -> None:
@@ -125,7 +149,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
              average=None, zero_division=None, include_per_example=False,
              soft_references=None, soft_predictions=None, params=None,
              missing="error", ci=None, n_resamples=1000, seed=0,
-             progress=None) -> dict[str, Any]:
+             progress=None, granularity="char") -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -165,6 +189,9 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         Number of resamples and seed of the intervals (recorded in the signature).
     progress : bool, optional
         Show a progress bar while resampling (default: only on a terminal, for long runs).
+    granularity : {"char", "word", "sentence"}
+        Unit of scoring (needs ``text``): spans mark the words or sentences they touch
+        and every metric counts units instead of characters (`mycelium.granularity`).
 
     Returns
     -------
@@ -201,8 +228,9 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
                                 missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
-                                seed=seed)
-    prepared = prepare(references, predictions, text=text, missing=missing)
+                                seed=seed, granularity=granularity)
+    prepared = prepare(references, predictions, text=text, missing=missing,
+                       granularity=settings.granularity)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if soft:
@@ -275,6 +303,7 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
         "signature": settings.signature(),
         "missing": settings.missing,
         "dropped": int((~prepared.kept).sum()),
+        "granularity": settings.granularity,
     }
     if "soft_spearman" in settings.metrics:
         meta["soft_spearman_average"] = "macro"

@@ -370,6 +370,20 @@ def text_lengths(text, *, single: bool, n_examples: int) -> np.ndarray | None:
     return lengths.astype(np.int64)
 
 
+def text_values(text, *, single: bool) -> list:
+    """The texts themselves (str or None per example), from any accepted text form."""
+    if single:
+        return [text]
+    module = type(text).__module__
+    if module.startswith("polars"):
+        return text.to_list()
+    if isinstance(text, (pa.Array, pa.ChunkedArray)):
+        return text.to_pylist()
+    if module.startswith("pandas") and hasattr(text, "tolist"):
+        return [None if _is_null(t) else t for t in text.tolist()]
+    return list(text)
+
+
 def _arrowish(series) -> bool:
     import pandas as pd
 

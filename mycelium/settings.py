@@ -37,6 +37,7 @@ class Settings:
     params: dict[str, dict[str, Any]]
     missing: str = "error"
     bootstrap: Bootstrap | None = None
+    granularity: str = "char"
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -58,7 +59,7 @@ class Settings:
 
 def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
                      params=None, missing="error", soft=False, ci=None, n_resamples=1000,
-                     seed=0) -> Settings:
+                     seed=0, granularity="char") -> Settings:
     """Validate every option and apply the precedence explicit > profile > default."""
     prof = get_profile(profile)
     if average is None:
@@ -80,5 +81,10 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
         from .bootstrap import validate_bootstrap
 
         boot = Bootstrap(*validate_bootstrap(ci, n_resamples, seed))
-    return Settings(prof, average, zd, names, full, missing, boot)
+    from .granularity import GRANULARITIES
+
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"granularity={granularity!r} is not supported; expected one of "
+                         f"{', '.join(map(repr, GRANULARITIES))}.")
+    return Settings(prof, average, zd, names, full, missing, boot, granularity)
 

@@ -37,7 +37,8 @@ def format_signature(settings) -> str:
     for metric, values in settings.used_params().items():
         for key, value in values.items():
             fields.append((f"{metric}.{key}", _value(value)))
-    fields += [("missing", settings.missing), ("offsets", OFFSETS)]
+    fields += [("missing", settings.missing), ("offsets", OFFSETS),
+               ("granularity", settings.granularity)]
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
@@ -53,9 +54,9 @@ def parse_signature(signature: str) -> dict[str, Any]:
     dict
         ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
-        ``missing``, ``offsets``, and with intervals ``ci``, ``n_resamples``, ``seed``,
+        ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
         ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
-        ``missing``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
+        ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
         `mycelium.evaluate`.
 
     Raises
