@@ -1,0 +1,16 @@
+"""Reading and writing span data: Parquet that every reader opens, and benchmark loaders.
+
+- `write_parquet` / `read_parquet`: pandas, Polars or Arrow frames with span columns and
+  result signatures, readable by ``pd.read_parquet`` (both backends) and Polars.
+- `read_mushroom`: Mu-SHROOM (SemEval-2025 Task 3) JSONL files.
+- `read_ragtruth`: RAGTruth ``response.jsonl`` (+ ``source_info.jsonl``).
+
+All offsets are half-open ``[start, end)`` Python code points, as in the files.
+"""
+
+from .mushroom import ANNOTATIONS_TYPE, SOFT_SPAN_TYPE, read_mushroom
+from .parquet import read_parquet, write_parquet
+from .ragtruth import RAGTRUTH_LABEL_TYPE, read_ragtruth
+
+__all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
+           "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "RAGTRUTH_LABEL_TYPE"]

@@ -1,0 +1,228 @@
+"""Shared machinery of the JSONL benchmark loaders: reading lines, typed fields, errors.
+
+Every problem is reported as ``<file>:<line>: field '<name>' ...`` so a user can open
+the file at the right place. Values are read with the ``json`` module, so floats are
+exact (pandas' ``read_json`` parser is not round-trip exact).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import SpanValidationError
+
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Where:
+    """A position in a JSONL file, for error messages."""
+
+    file: str
+    line: int
+
+    def fail(self, field: str, what: str, *, span: int | None = None,
+             cls: type[ValueError] = ValueError):
+        """Raise ``cls`` naming the file, the line, the field (and the span)."""
+        at = f"{self.file}:{self.line}: field {field!r}"
+        if span is not None:
+            at += f", span {span}"
+        if cls is SpanValidationError:
+            raise SpanValidationError(f"{at}: {what}", span=span)
+        raise cls(f"{at}: {what}")
+
+
+def iter_records(path: Path) -> Iterator[tuple[Where, dict]]:
+    """``(where, record)`` for every non-blank line of a JSONL file (1-based lines)."""
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = Where(str(path), lineno)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{where.file}:{lineno}: not valid JSON ({exc.msg} at "
+                                 f"column {exc.colno}); expected one JSON object per line."
+                                 ) from None
+            if not isinstance(record, dict):
+                raise ValueError(f"{where.file}:{lineno}: expected a JSON object per line, "
+                                 f"got {type(record).__name__} {show(record)}.")
+            yield where, record
+
+
+def jsonl_files(paths) -> list[Path]:
+    """One path, several, or directories (every ``*.jsonl`` below, sorted)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(p.rglob("*.jsonl"))
+            if not found:
+                raise FileNotFoundError(f"No *.jsonl files under the directory {str(p)!r}.")
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"{str(p)!r} does not exist; expected a .jsonl file or "
+                                    "a directory of them.")
+    if not files:
+        raise ValueError("No paths given; pass a .jsonl file, a list of files or a directory.")
+    return files
+
+
+# ------------------------------------------------------------------------ fields
+
+def text(record: dict, name: str, where: Where, *, required: bool = False) -> str | None:
+    """A string field (None when absent or null, unless required)."""
+    value = record.get(name)
+    if value is None:
+        if required:
+            where.fail(name, f"is {'null' if name in record else 'missing'}; expected a "
+                       "string.")
+        return None
+    if not isinstance(value, str):
+        where.fail(name, f"expected a string, got {type(value).__name__} {show(value)}.")
+    return value
+
+
+def identifier(record: dict, name: str, where: Where, *, required: bool = False) -> str | None:
+    """An id: a string, or an integer (stored as its decimal string)."""
+    value = record.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return text(record, name, where, required=required)
+
+
+def number(record: dict, name: str, where: Where) -> float | None:
+    """A real-number field as float (None when absent or null)."""
+    value = record.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        where.fail(name, f"expected a number, got {type(value).__name__} {show(value)}.")
+    return float(value)
+
+
+def flag(value, field: str, where: Where, span: int) -> bool:
+    """A boolean flag of a span; absent or null means False."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        where.fail(field, f"expected true or false, got {show(value)}.", span=span)
+    return value
+
+
+def offset(value, name: str, field: str, where: Where, span: int) -> int:
+    """A character offset: an int (integral floats such as 3.0 are accepted)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if _I64_MIN <= value <= _I64_MAX:
+            return value
+        problem = "beyond the int64 range"
+    elif isinstance(value, float) and math.isfinite(value) and value == int(value):
+        return int(value)
+    else:
+        problem = ("a bool" if isinstance(value, bool) else
+                   "not an integral number" if isinstance(value, float) else
+                   f"of type {type(value).__name__}")
+    where.fail(field, f"{name} {show(value)} is {problem}; expected an integer character "
+               "offset.", span=span, cls=SpanValidationError)
+
+
+def pair(span, field: str, where: Where, j: int) -> tuple[int, int]:
+    """``[start, end]`` or ``{"start": s, "end": e}`` as two ints (no range checks)."""
+    if isinstance(span, dict):
+        if "start" not in span or "end" not in span:
+            where.fail(field, f"expected keys 'start' and 'end', got keys {sorted(span)}.",
+                       span=j, cls=SpanValidationError)
+        s, e = span["start"], span["end"]
+    elif isinstance(span, list) and len(span) == 2:
+        s, e = span
+    else:
+        where.fail(field, f"expected a span [start, end], got {show(span)}.", span=j,
+                   cls=SpanValidationError)
+    return offset(s, "start", field, where, j), offset(e, "end", field, where, j)
+
+
+def check_bounds(s: int, e: int, text_len: int | None, field: str, where: Where, j: int):
+    """Require ``0 <= start <= end`` and, when the text is known, ``end <= len(text)``."""
+    if s < 0 or s > e:
+        where.fail(field, f"[{s}, {e}) is not a span; expected 0 <= start <= end "
+                   "(half-open [start, end) offsets).", span=j, cls=SpanValidationError)
+    if text_len is not None and e > text_len:
+        where.fail(field, f"end {e} is past the end of the text (length {text_len}); "
+                   "expected end <= len(text) in Python code points.", span=j,
+                   cls=SpanValidationError)
+
+
+def span_list(value, field: str, where: Where) -> list:
+    """A list field holding spans (null or absent handled by the caller)."""
+    if not isinstance(value, list):
+        where.fail(field, f"expected a list of spans, got {type(value).__name__} "
+                   f"{show(value)}.", cls=SpanValidationError)
+    return value
+
+
+def show(x) -> str:
+    s = repr(x)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+# ----------------------------------------------------------------- Arrow columns
+
+class StructLists:
+    """Builds a ``list<struct<...>>`` Arrow column row by row, without per-span dicts."""
+
+    def __init__(self, list_type: pa.ListType) -> None:
+        self.type = list_type
+        self.names = [f.name for f in list_type.value_type]
+        self.values: dict[str, list] = {n: [] for n in self.names}
+        self.counts: list[int] = []
+        self.valid: list[bool] = []
+
+    def append(self, rows: list[tuple]) -> None:
+        """One list of structs, each a tuple in field order."""
+        for name, column in zip(self.names, zip(*rows) if rows else ()):
+            self.values[name].extend(column)
+        self.counts.append(len(rows))
+        self.valid.append(True)
+
+    def append_null(self) -> None:
+        self.counts.append(0)
+        self.valid.append(False)
+
+    def finish(self) -> pa.Array:
+        struct_type = self.type.value_type
+        children = [pa.array(self.values[f.name], f.type) for f in struct_type]
+        values = pa.StructArray.from_arrays(children, fields=list(struct_type))
+        return list_array(self.counts, values, self.valid, self.type)
+
+
+def list_array(counts, values: pa.Array, valid, list_type) -> pa.Array:
+    """A list array from per-row lengths (nulls where ``valid`` is False)."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(np.asarray(counts, dtype=np.int64), out=offsets[1:])
+    if offsets[-1] > np.iinfo(np.int32).max:
+        raise ValueError(f"{offsets[-1]} list items exceed one Arrow list array's "
+                         "capacity (2**31 - 1); read the files in smaller groups.")
+    mask = ~np.asarray(valid, dtype=bool)
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values, type=list_type,
+                                    mask=pa.array(mask) if mask.any() else None)
+
+
+def to_pandas(table: pa.Table) -> pd.DataFrame:
+    """Nested columns as ``pd.ArrowDtype``; the rest as pandas converts them by default."""
+    def mapper(t: pa.DataType):
+        return pd.ArrowDtype(t) if pa.types.is_nested(t) else None
+
+    return table.to_pandas(types_mapper=mapper)

@@ -1,0 +1,279 @@
+"""Parquet files that every reader opens: span columns, result signatures, pandas and Polars.
+
+pandas writes the dtype of an ``ArrowDtype`` column into the file's ``pandas`` metadata
+as a string (``"list<item: struct<start: int64, end: int64>>[pyarrow]"``) that its own
+default reader cannot parse back, so ``pd.read_parquet`` crashes on nested Arrow
+columns. `write_parquet` writes the same data and metadata with those entries marked
+``object`` (what the default reader makes of any list column anyway) and records
+mycelium's own facts under two keys of the schema metadata:
+
+- ``b"mycelium"``: JSON ``{"format": 1, "span_columns": [...], "arrow_columns": [...]}``;
+  span columns are the ``list<struct<start, end, ...>>`` columns (integer ``start`` and
+  ``end``), listed for other tools; arrow columns are the pandas ``ArrowDtype``
+  columns, which `read_parquet` restores as such (span columns it recognises by type).
+- ``b"mycelium.signature"``: the settings signature of a result frame (the key
+  `mycelium.frames` uses on Arrow result tables).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..frames import SIGNATURE_KEY
+from ..pandas_ext import SIGNATURE_ATTR
+from ..spans import SPAN_TYPE
+
+__all__ = ["read_parquet", "write_parquet", "METADATA_KEY"]
+
+METADATA_KEY = b"mycelium"
+FORMAT = 1
+
+
+def write_parquet(df, path, *, index: bool | None = None, signature: str | None = None,
+                  **kwargs) -> None:
+    """Write a frame to Parquet so that every reader can open it.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        Span columns may be ``pd.ArrowDtype(SPAN_TYPE)`` (or any ``list<struct<start,
+        end, ...>>``), object columns of lists of ``{"start", "end"}`` dicts, or Polars
+        ``List(Struct)`` columns.
+    path : str, path or writable binary file
+        Destination.
+    index : bool, optional
+        As in ``DataFrame.to_parquet``: None stores a ``RangeIndex`` as metadata only and
+        any other index as columns; True always stores it; False drops it.
+    signature : str, optional
+        Result signature to record; by default ``df.attrs["mycelium_signature"]`` (pandas
+        result frames) or the ``b"mycelium.signature"`` metadata (Arrow result tables).
+    **kwargs
+        Passed to ``pyarrow.parquet.write_table`` (``compression``, ``row_group_size``...).
+
+    Notes
+    -----
+    The file reads back without error with ``pd.read_parquet(path)`` (span columns as
+    object columns of arrays of dicts, ``attrs`` restored), with
+    ``pd.read_parquet(path, dtype_backend="pyarrow")``, with ``pl.read_parquet(path)``
+    (``List(Struct)``), and with `read_parquet`, which restores the original dtypes.
+    ``df.attrs`` must be JSON-serialisable (pandas' own rule); they are stored as pandas
+    stores them, so plain ``pd.read_parquet`` restores them too. A Polars frame has no
+    ``attrs``: pass ``signature=`` to record one. Polars' own ``DataFrame.write_parquet``
+    also writes files every reader opens (it writes no pandas metadata), and
+    `read_parquet` recognises their span columns by type; use this function with Polars
+    only to record a signature.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, mycelium
+    >>> spans = pd.Series([[{"start": 0, "end": 4}], [], None],
+    ...                   dtype=pd.ArrowDtype(mycelium.SPAN_TYPE))
+    >>> df = pd.DataFrame({"id": ["a", "b", "c"], "ref": spans})
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "spans.parquet")
+    ...     mycelium.write_parquet(df, path)
+    ...     plain = pd.read_parquet(path)
+    ...     back = mycelium.read_parquet(path)
+    >>> plain["ref"].dtype, back["ref"].dtype == df["ref"].dtype
+    (dtype('O'), True)
+    >>> back.equals(df)
+    True
+    """
+    if isinstance(df, pd.DataFrame):
+        table = _from_pandas(df, index)
+        sig = df.attrs.get(SIGNATURE_ATTR)
+    elif isinstance(df, pa.Table):
+        table = df
+        sig = (df.schema.metadata or {}).get(SIGNATURE_KEY)
+        sig = sig.decode() if sig is not None else None
+    elif type(df).__module__.startswith("polars") and hasattr(df, "to_arrow"):
+        table = df.to_arrow()
+        sig = None
+    else:
+        hint = " Collect a LazyFrame first (.collect())." if "Lazy" in type(df).__name__ else ""
+        raise TypeError(f"df is a {type(df).__name__}; expected a pandas DataFrame, a Polars "
+                        f"DataFrame or a pyarrow Table.{hint}")
+    if signature is not None:
+        sig = signature
+    pq.write_table(_with_metadata(table, sig, _arrow_columns(df, table)), path, **kwargs)
+
+
+def _from_pandas(df: pd.DataFrame, index) -> pa.Table:
+    attrs = None
+    if df.attrs:
+        try:
+            attrs = json.dumps(df.attrs)
+        except TypeError as exc:
+            raise TypeError(f"df.attrs cannot be stored in Parquet ({exc}); keep only "
+                            "JSON-serialisable values in attrs.") from None
+    table = pa.Table.from_pandas(df, preserve_index=index)
+    meta = dict(table.schema.metadata or {})
+    if attrs is not None:
+        # As DataFrame.to_parquet does: pandas' reader restores attrs from this key.
+        meta[b"PANDAS_ATTRS"] = attrs.encode()
+    return table.replace_schema_metadata(meta)
+
+
+def _readable_by_pandas(numpy_type) -> bool:
+    if not isinstance(numpy_type, str) or not numpy_type.endswith("[pyarrow]"):
+        return True
+    try:
+        pd.api.types.pandas_dtype(numpy_type)
+    except TypeError:
+        return False
+    return True
+
+
+def _arrow_columns(df, table: pa.Table) -> list[str]:
+    """Field names of the pandas ``ArrowDtype`` data columns (data fields come first)."""
+    if not isinstance(df, pd.DataFrame):
+        return []
+    return [table.field(i).name for i, dtype in enumerate(df.dtypes)
+            if isinstance(dtype, pd.ArrowDtype)]
+
+
+def _with_metadata(table: pa.Table, signature, arrow_columns: list[str]) -> pa.Table:
+    meta = dict(table.schema.metadata or {})
+    if b"pandas" in meta:
+        pandas_meta = json.loads(meta[b"pandas"])
+        for entry in pandas_meta.get("columns", []):
+            if not _readable_by_pandas(entry.get("numpy_type")):
+                entry["numpy_type"] = "object"  # read back as pandas reads any list column
+        meta[b"pandas"] = json.dumps(pandas_meta).encode()
+    meta[METADATA_KEY] = json.dumps({
+        "format": FORMAT,
+        "span_columns": [f.name for f in table.schema if is_span_type(f.type)],
+        "arrow_columns": arrow_columns,
+    }).encode()
+    if signature is not None:
+        meta[SIGNATURE_KEY] = str(signature).encode()
+    else:
+        meta.pop(SIGNATURE_KEY, None)
+    return table.replace_schema_metadata(meta)
+
+
+def is_span_type(t: pa.DataType) -> bool:
+    """A list (any kind) of structs with integer ``start`` and ``end`` fields."""
+    if not (pa.types.is_list(t) or pa.types.is_large_list(t)):
+        return False
+    item = t.value_type
+    if not pa.types.is_struct(item):
+        return False
+    names = {item.field(i).name: item.field(i).type for i in range(item.num_fields)}
+    return all(k in names and pa.types.is_integer(names[k]) for k in ("start", "end"))
+
+
+def read_parquet(path, *, dtype_backend: str | None = None, **kwargs) -> pd.DataFrame:
+    """Read a Parquet file into pandas, restoring mycelium's span columns and signature.
+
+    Parameters
+    ----------
+    path : str, path or readable binary file
+        A file written by `write_parquet`, pandas or Polars.
+    dtype_backend : {None, "numpy_nullable", "pyarrow"}
+        As in ``pd.read_parquet``, for the columns mycelium does not restore.
+    **kwargs
+        Passed to ``pyarrow.parquet.read_table`` (``columns``, ``filters``,
+        ``filesystem``...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns as ``pd.read_parquet`` reads them, except that span columns (any
+        ``list<struct>`` with integer ``start`` and ``end``, whoever wrote the file)
+        become ``pd.ArrowDtype``: exactly ``SPAN_TYPE`` when their structs hold only
+        ``start`` and ``end``, their own struct type otherwise (list items named
+        ``item``); the other ``ArrowDtype`` columns recorded by `write_parquet` get
+        their dtype back.
+        ``attrs`` are restored, including ``attrs["mycelium_signature"]`` of result
+        frames.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd, mycelium
+    >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]]], "pred": [[[2, 8]], []]})
+    >>> result = df.mycelium.evaluate("ref", "pred", metrics="iou")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "result.parquet")
+    ...     mycelium.write_parquet(result, path)
+    ...     back = mycelium.read_parquet(path)
+    >>> back.attrs["mycelium_signature"] == result.attrs["mycelium_signature"]
+    True
+    >>> back.equals(result)
+    True
+    """
+    if dtype_backend not in (None, "numpy_nullable", "pyarrow"):
+        raise ValueError(f"dtype_backend={dtype_backend!r}; expected None, "
+                         "'numpy_nullable' or 'pyarrow'.")
+    kwargs.setdefault("use_pandas_metadata", True)
+    table = pq.read_table(path, **kwargs)
+    df = table.to_pandas(types_mapper=_types_mapper(dtype_backend))
+    meta = table.schema.metadata or {}
+    _restore_columns(df, table, meta)
+    if b"PANDAS_ATTRS" in meta:
+        df.attrs = json.loads(meta[b"PANDAS_ATTRS"])
+    if SIGNATURE_KEY in meta:
+        df.attrs[SIGNATURE_ATTR] = meta[SIGNATURE_KEY].decode()
+    return df
+
+
+def _types_mapper(dtype_backend):
+    if dtype_backend == "pyarrow":
+        return pd.ArrowDtype
+    if dtype_backend == "numpy_nullable":
+        mapping = {pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(),
+                   pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype(),
+                   pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(),
+                   pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(),
+                   pa.bool_(): pd.BooleanDtype(), pa.float32(): pd.Float32Dtype(),
+                   pa.float64(): pd.Float64Dtype(), pa.string(): pd.StringDtype(),
+                   pa.large_string(): pd.StringDtype()}
+        return mapping.get
+    return None
+
+
+def _restore_columns(df: pd.DataFrame, table: pa.Table, meta: dict) -> None:
+    """Replace, by position, span columns and recorded ``ArrowDtype`` columns."""
+    recorded = json.loads(meta[METADATA_KEY]) if METADATA_KEY in meta else {}
+    wanted = set(recorded.get("arrow_columns", []))
+    wanted.update(f.name for f in table.schema if is_span_type(f.type))
+    for position, name in enumerate(_data_fields(table, meta)):
+        if name in wanted and position < df.shape[1]:
+            column = table.column(name)
+            column = column.cast(restored_type(column.type))
+            df.isetitem(position, pd.arrays.ArrowExtensionArray(column))
+
+
+def _data_fields(table: pa.Table, meta: dict) -> list[str]:
+    """Table fields that become data columns (pandas puts stored index fields aside)."""
+    index_fields: set[str] = set()
+    if b"pandas" in meta:
+        for item in json.loads(meta[b"pandas"]).get("index_columns", []):
+            if isinstance(item, str):
+                index_fields.add(item)
+    return [n for n in table.column_names if n not in index_fields]
+
+
+def restored_type(t: pa.DataType) -> pa.DataType:
+    """``SPAN_TYPE`` for plain span lists; otherwise ``t`` with list items named ``item``.
+
+    Parquet names list items ``element`` (and Polars writes ``large_list``); mycelium's
+    types use Arrow's default ``item``, so types compare equal after a round trip.
+    """
+    if is_span_type(t) and {f.name for f in t.value_type} == {"start", "end"}:
+        return SPAN_TYPE
+    return _item_names(t)
+
+
+def _item_names(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_list(t):
+        return pa.list_(_item_names(t.value_type))
+    if pa.types.is_large_list(t):
+        return pa.large_list(_item_names(t.value_type))
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _item_names(f.type), f.nullable) for f in t])
+    return t
