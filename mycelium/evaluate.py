@@ -149,7 +149,8 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
              average=None, zero_division=None, include_per_example=False,
              soft_references=None, soft_predictions=None, params=None,
              missing="error", ci=None, n_resamples=1000, seed=0,
-             progress=None, granularity="char") -> dict[str, Any]:
+             progress=None, granularity="char", type_field=None,
+             typed_matching=False) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -192,6 +193,13 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     granularity : {"char", "word", "sentence"}
         Unit of scoring (needs ``text``): spans mark the words or sentences they touch
         and every metric counts units instead of characters (`mycelium.granularity`).
+    type_field : str, optional
+        Name of the span field holding a hallucination type (e.g. ``"label_type"``):
+        adds ``report["by_type"]``, per type the reference-side measures and counts
+        (`mycelium.typology` says which measures and why).
+    typed_matching : bool
+        With ``type_field``, restrict predictions to each type too (they must carry
+        the field) and report every measure per type.
 
     Returns
     -------
@@ -239,10 +247,42 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         stats["soft_spearman"] = soft_statistics(
             soft_references, soft_predictions, prepared, text=text)
     report = build_report(stats, settings, prepared, include_per_example)
+    if type_field is not None:
+        report["by_type"] = by_type(references, predictions, settings, prepared,
+                                    type_field=type_field, typed_matching=typed_matching)
     if settings.bootstrap is not None:
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
                                  progress=progress)
     return report
+
+
+def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
+            type_field: str, typed_matching: bool) -> dict:
+    """``{type: {"examples", "n_ref", metric: {measure: value}}}`` (`mycelium.typology`)."""
+    from .typology import typed_statistics
+
+    if settings.granularity != "char":
+        raise ValueError("type_field works at character granularity only.")
+    typed = typed_statistics(references, predictions, type_field=type_field,
+                             kept=prepared.kept, text_lengths=prepared.text_lengths,
+                             metrics=settings.span_metrics, params=settings.params,
+                             typed_matching=typed_matching)
+    wanted = typed.measures_of(settings.span_metrics)
+    out = {}
+    for t in typed.types:
+        rows = typed.present[t]
+        sub = {m: {k: v[rows] for k, v in st.items()} for m, st in typed.stats[t].items()}
+        values = aggregate(sub, average=settings.average,
+                           zero_division=settings.zero_division, params=settings.params)
+        entry: dict[str, Any] = {"examples": int(rows.sum()),
+                                 "n_ref": int(typed.n_ref[t].sum())}
+        for metric, measures in values.items():
+            keep = {k: v for k, v in measures.items()
+                    if wanted is None or (metric, k) in wanted}
+            if keep:
+                entry[metric] = keep
+        out[t] = entry
+    return out
 
 
 def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
