@@ -5,7 +5,16 @@ by four synthetic detectors of different character (a careful one, an over-marki
 a one-character-per-span one and a random one) over two models and two tasks.
 Everything is generated here from a fixed seed; no third-party data is used.
 
-Run: ``python examples/make_example_data.py`` (rewrites examples/data/detections.jsonl).
+Two layouts of the same rows are written:
+
+- ``detections.jsonl``: one row per example and detector, references and predictions
+  side by side (``ref_spans``, ``pred_spans``);
+- ``references.jsonl`` plus ``predictions/<detector>.jsonl``: the shared-task layout, one
+  reference file and one submission per detector, each with an ``id`` and a ``spans``
+  column; the submissions are shuffled, so they must be paired by id
+  (``mycelium evaluate references.jsonl predictions/careful.jsonl --id-col id ...``).
+
+Run: ``python examples/make_example_data.py`` (rewrites examples/data/).
 """
 
 from __future__ import annotations
@@ -95,13 +104,36 @@ def rows(seed: int = 0):
                     n += 1
 
 
-def main() -> None:
-    path = Path(__file__).parent / "data" / "detections.jsonl"
-    path.parent.mkdir(exist_ok=True)
+def split_layout(all_rows: list[dict], seed: int = 1) -> tuple[list[dict], dict[str, list]]:
+    """The shared-task layout: one reference file, one shuffled submission per detector."""
+    references, predictions = [], {name: [] for name in DETECTORS}
+    for row in all_rows:
+        if row["detector"] == next(iter(DETECTORS)):
+            references.append({k: row[k] for k in ("id", "lang", "model", "task", "text")}
+                              | {"spans": row["ref_spans"]})
+        predictions[row["detector"]].append({"id": row["id"], "spans": row["pred_spans"]})
+    rng = random.Random(seed)
+    for submission in predictions.values():
+        rng.shuffle(submission)
+    return references, predictions
+
+
+def write_jsonl(path: Path, records) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as fh:
-        for row in rows():
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for record in records:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
     print(f"wrote {path}")
+
+
+def main() -> None:
+    data = Path(__file__).parent / "data"
+    all_rows = list(rows())
+    write_jsonl(data / "detections.jsonl", all_rows)
+    references, predictions = split_layout(all_rows)
+    write_jsonl(data / "references.jsonl", references)
+    for detector, records in predictions.items():
+        write_jsonl(data / "predictions" / f"{detector}.jsonl", records)
 
 
 if __name__ == "__main__":

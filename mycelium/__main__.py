@@ -1,0 +1,8 @@
+"""``python -m mycelium``: the same command as the ``mycelium`` console script."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
