@@ -25,7 +25,7 @@ from typing import Sequence
 import pandas as pd
 import pyarrow as pa
 
-from . import __version__
+from . import __version__, cli_mushroom
 from .errors import MyceliumError, SpanValidationError
 from .io import read_parquet, write_parquet
 from .metrics import METRICS, unknown_name
@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="on an error, print the full traceback")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_evaluate(commands)
+    cli_mushroom.add_parser(commands)
     return parser
 
 
