@@ -126,8 +126,9 @@ def _plain_mean(values: np.ndarray) -> float:
 def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Batch sums as length-1 arrays.
 
-    Integer sums are exact Python ints (object arrays), so micro measures are computed
-    in exact integer arithmetic with one final rounding, however large the batch.
+    Integer sums (of integer arrays, or of object arrays of Python ints) are exact
+    Python ints (object arrays), so micro measures are computed in exact integer
+    arithmetic with one final rounding, however large the batch.
     """
     out = {}
     for key, arr in st.items():
@@ -137,6 +138,9 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
             total = int(arr.sum(dtype=np.int64)) if bound < 2**63 else sum(
                 int(x) for x in arr.tolist())
             out[key] = np.array([total], dtype=object)
+        elif arr.dtype == object and all(type(x) is int for x in arr.tolist()):
+            # Exact partial sums (e.g. an engine's GROUP BY SUM beyond int64) stay exact.
+            out[key] = np.array([sum(arr.tolist())], dtype=object)
         else:
             out[key] = np.array([arr.sum()], dtype=np.float64)
     return out

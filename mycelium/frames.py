@@ -19,7 +19,8 @@ from .aggregate import aggregate, mean, per_example
 from .evaluate import Prepared, compute_statistics, prepare
 from .settings import Settings, resolve_settings
 
-__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "group_codes", "Groups"]
+__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "group_codes",
+           "Groups"]
 
 #: The columns after the group keys in every tidy result.
 TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
@@ -71,11 +72,30 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
 
 
 def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.Table:
-    codes = groups.codes[prepared.kept]
+    return tidy_table(stats, settings, groups.codes[prepared.kept], groups)
+
+
+def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
+               examples: np.ndarray | None = None, example_values=None) -> pa.Table:
+    """Reduce per-row statistics to the tidy table, group by group.
+
+    ``stats`` (``{metric: {statistic: array}}``) has one entry per scored row, in input
+    order, and ``codes[i]`` is row i's group; each group's values are what
+    `mycelium.evaluate` computes on that group's rows. Faces that compute the
+    statistics themselves (the Polars lazy plan) reduce through here too. With
+    ``examples`` (micro only), each row is a partial sum of statistics over
+    ``examples[i]`` examples (exact integers, e.g. from an engine's GROUP BY SUM).
+    With ``example_values`` (macro only; ``stats`` is then unused), the rows' per-example
+    values (`mycelium.per_example`, computed batch by batch) are given instead.
+    """
+    if examples is not None and settings.average != "micro":
+        raise ValueError("internal: partial sums of statistics can only be micro-averaged")
+    if example_values is not None and settings.average != "macro":
+        raise ValueError("internal: per-example values can only be macro-averaged")
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(groups.n_groups + 1))
-    macro = None
-    if settings.average == "macro":
+    macro = example_values
+    if settings.average == "macro" and macro is None:
         macro = per_example(stats, zero_division=settings.zero_division,
                             params=settings.params)
     rows: dict[str, list] = {name: [] for name in ("group",) + TIDY_COLUMNS}
@@ -83,13 +103,14 @@ def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.T
     for g in range(groups.n_groups):
         idx = order[bounds[g]:bounds[g + 1]]
         values = _group_values(stats, macro, idx, settings)
+        count = int(idx.size) if examples is None else int(np.sum(examples[idx]))
         for metric in settings.metrics:
             for measure, value in values[metric].items():
                 rows["group"].append(g)
                 rows["metric"].append(metric)
                 rows["measure"].append(measure)
                 rows["value"].append(value)
-                rows["examples"].append(int(idx.size))
+                rows["examples"].append(count)
                 rows["average"].append(_average_of(metric, settings))
                 rows["profile"].append(profile)
     return _assemble(rows, groups, settings)
