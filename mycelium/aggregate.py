@@ -11,8 +11,8 @@ Rules
     - F1 of P = a/b and R = c/d is ``2ac / (ad + bc)`` (one rounding: P = 1, R = 0.6
       gives exactly 0.75); 0.0 when P + R = 0; NaN when P or R is NaN.
     - macro = mean over examples of the per-example values; under ``"nan"`` an undefined
-      example is left out, and a mean over no values is NaN. Means are numpy's (pairwise
-      summation in input order), as in the official Mu-SHROOM scorer.
+      example is left out, and a mean over no values is NaN. Means are exact and
+      correctly rounded (`mycelium.exactsum`): independent of order and batching.
     - micro = the measure computed from the batch sums of the statistics.
 """
 
@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .exactsum import exact_mean
 from .metrics import METRICS, resolve_params
 
 __all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
@@ -105,22 +106,22 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
 
 
 def mean(values: np.ndarray) -> float:
-    """Mean of the defined (non-NaN) values; NaN when there are none.
+    """Correctly rounded exact mean of the defined (non-NaN) values; NaN if none.
 
-    Summed as numpy does (pairwise, in input order): the official Mu-SHROOM scorer's
-    ``numpy.mean`` over the same examples in the same order gives the same float, and
-    a group's value equals `mycelium.evaluate` on that group's rows bit for bit.
-    Reordering examples can change the last bit (never more than a few ulps).
+    Exact and order-independent (`mycelium.exactsum`): the same float however examples
+    are ordered, grouped, batched or partitioned, so every face and engine agrees bit for
+    bit. (The official Mu-SHROOM scorer's ``numpy.mean`` may differ in the last ulp or
+    two; never in its printed digits.)
     """
-    values = np.asarray(values, dtype=np.float64)
-    defined = values[~np.isnan(values)]
-    return _plain_mean(defined)
+    return exact_mean(values)
 
 
 def _plain_mean(values: np.ndarray) -> float:
-    """numpy's mean (NaN if any value is NaN or there are none)."""
+    """Exact mean, NaN if any value is NaN (the official Cor file mean) or none."""
     values = np.asarray(values, dtype=np.float64)
-    return float(values.mean()) if values.size else math.nan
+    if values.size == 0 or np.isnan(values).any():
+        return math.nan
+    return exact_mean(values)
 
 
 def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -7,6 +7,7 @@ there, and both conventions give the same Span Coverage scores.
 """
 
 import math
+from fractions import Fraction
 import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
@@ -203,9 +204,13 @@ def _finalize(counts, zero_value):
 
 
 def _mean(values):
-    """Correctly rounded mean of the non-NaN values (NaN when there are none)."""
+    """Correctly rounded mean of the non-NaN values (NaN when there are none).
+
+    Exact rational arithmetic, then one rounding: the same float in any example order,
+    and the same as mycelium's macro means.
+    """
     kept = [v for v in values if not math.isnan(v)]
-    return math.fsum(kept) / len(kept) if kept else math.nan
+    return float(sum(map(Fraction, kept)) / len(kept)) if kept else math.nan
 
 
 def _as_batch(references, predictions):

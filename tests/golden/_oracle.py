@@ -209,12 +209,13 @@ def check_ragtruth_out_of_bounds_without_text(case):
 MUSHROOM_PER_EXAMPLE_TOL = 1e-9  # the oracle schema's advice for per-example floats
 
 
-def assert_official_mean(got, expected, what, ulps=0):
-    """``got`` equals the official mean ``expected`` (within ``ulps`` units in the last place).
+def assert_official_mean(got, expected, what, ulps=4):
+    """``got`` within ``ulps`` units in the last place of the official mean ``expected``.
 
-    mycelium takes a macro mean as numpy does (pairwise summation in input order), and
-    the examples are given in the official scorer's order (sorted by id), so the means
-    must be bit-identical: ``ulps=0``. The oracle's "NaN" string requires a NaN.
+    mycelium's macro mean is the correctly rounded exact mean (order-independent, so
+    every face and engine agrees); the official scorer's numpy mean rounds along the way
+    and can differ in the last bit or two. That never reaches the printed 8 decimals,
+    which callers compare exactly. The oracle's "NaN" string requires a NaN.
     """
     if expected == "NaN" or (isinstance(expected, float) and math.isnan(expected)):
         assert math.isnan(got), "%s: expected NaN, got %r" % (what, got)
@@ -243,7 +244,7 @@ def mushroom_iou_inputs(case, ref_sets):
 
 
 def check_mushroom_iou(case, ref_sets):
-    """Per-example IoU within 1e-9, mean bit-identical, printed 'IoU: %.8f' line exact."""
+    """Per-example IoU within 1e-9, mean within 4 ulps, printed 'IoU: %.8f' line exact."""
     ids, refs, preds, texts = mushroom_iou_inputs(case, ref_sets)
     report = mycelium.evaluate(refs, preds, text=texts, profile="mu_shroom",
                                metrics=["iou"], include_per_example=True)
@@ -253,8 +254,8 @@ def check_mushroom_iou(case, ref_sets):
         score = got["iou"]["score"]
         close(score, expected, "example %s iou" % example_id, MUSHROOM_PER_EXAMPLE_TOL)
     mean = report["iou"]["score"]
-    # numpy's mean over the scorer's order, as the scorer: bit-identical (see
-    # assert_official_mean); the printed line must be identical too.
+    # The exact mean vs numpy's: a few ulps at most (see assert_official_mean); the
+    # printed line must be identical.
     assert_official_mean(mean, case["iou_mean"], "iou mean")
     printed_iou = case["printed"].splitlines()[0]
     assert "IoU: %.8f" % mean == printed_iou, (
