@@ -27,6 +27,7 @@ from typing import Iterator, Mapping
 import numpy as np
 
 from .aggregate import _measures, resolve_zero_division
+from .exactsum import LIMB_COLUMNS, Parts, limbs
 from .metrics import METRICS, resolve_params
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
@@ -57,8 +58,18 @@ def example_keys(n: int, ids=None) -> np.ndarray:
         return np.arange(n, dtype=np.uint64)
     keys = np.empty(len(ids), dtype=np.uint64)
     for i, value in enumerate(ids):
+        if isinstance(value, np.generic):
+            value = value.item()  # np.int64(1) and 1 are the same id
         digest = hashlib.blake2b(repr(value).encode(), digest_size=8).digest()
         keys[i] = int.from_bytes(digest, "little")
+    if np.unique(keys).size != keys.size:
+        seen: dict = {}
+        for value in ids:
+            value = value.item() if isinstance(value, np.generic) else value
+            if value in seen:
+                raise ValueError(f"example id {value!r} occurs more than once; ids must be "
+                                 "unique (each example is one resampling unit).")
+            seen[value] = True
     return keys
 
 
@@ -83,16 +94,19 @@ def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray
 
 def validate_bootstrap(ci, n_resamples, seed) -> tuple[float, int, int]:
     """Check the bootstrap options; return them normalised."""
-    if isinstance(ci, bool) or not isinstance(ci, (int, float)) or not 0 < ci < 1:
+    if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.integer,
+                                                               np.floating)) \
+            or not 0 < ci < 1:
         raise ValueError(f"ci={ci!r} is not a confidence level; expected a number in "
                          "(0, 1), e.g. 0.95.")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 2:
         raise ValueError(f"n_resamples={n_resamples!r}; expected an integer >= 2 "
                          "(1000 or more for a 95% interval).")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed={seed!r}; expected a non-negative integer (it is recorded "
-                         "in the signature so that intervals can be reproduced).")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed < 2**64:
+        raise ValueError(f"seed={seed!r}; expected an integer in [0, 2**64) (it is "
+                         "recorded in the signature so that intervals can be reproduced).")
     return float(ci), int(n_resamples), int(seed)
 
 
@@ -103,9 +117,12 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
 
     ``stats`` are the per-example statistics of one group (or of the whole batch);
     ``keys`` their example keys. Macro re-averages the per-example values with the
-    weights (undefined values under ``zero_division="nan"`` are left out); micro
-    re-sums the statistics and recomputes each measure from the sums. All columns are
-    reweighted with one matrix product per chunk of resamples.
+    weights (undefined values under ``zero_division="nan"`` are left out; a per-example
+    score that is NaN by definition, as soft_spearman on an empty text, makes every
+    resample that includes it NaN, as it makes the estimate NaN); micro re-sums the
+    statistics. Every reweighted sum is exact — integer statistics, and per-example
+    values split into integer limbs (`mycelium.exactsum`) — so resampled values do not
+    depend on chunking or order.
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
@@ -114,30 +131,49 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
               for k in st]
     averaged = [(m, k) for m, meas in per_ex.items()
                 if not (average == "micro" and m in METRICS) for k in meas]
-    columns = [np.asarray(stats[m][k], dtype=np.float64) for m, k in summed]
-    values = [per_ex[m][k] for m, k in averaged]
-    defined = [~np.isnan(v) for v in values]
-    matrix = np.column_stack(columns + [np.where(d, v, 0.0) for v, d in zip(values, defined)]
-                             + [d.astype(np.float64) for d in defined]) \
-        if summed or averaged else np.zeros((keys.size, 0))
+    blocks = [np.asarray(stats[m][k], dtype=np.float64)[:, None] for m, k in summed]
+    blocks += [limbs(per_ex[m][k]) for m, k in averaged]
+    blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
+    matrix = np.hstack(blocks) if blocks else np.zeros((keys.size, 0))
     parts = []
     for chunk in _chunks(n_resamples):
-        parts.append(poisson_weights(keys, seed, chunk) @ matrix)
+        parts.append(_reweight(poisson_weights(keys, seed, chunk), matrix))
         if progress is not None:
             progress(len(chunk))
-    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]))
+    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
     out: dict[str, dict[str, np.ndarray]] = {m: {} for m in stats}
     sums: dict[str, dict[str, np.ndarray]] = {}
     for col, (m, k) in enumerate(summed):
-        sums.setdefault(m, {})[k] = total[:, col]
+        sums.setdefault(m, {})[k] = total[:, col].astype(np.float64)
     for m, st in sums.items():
         out[m].update(_measures(m, st, full.get(m, {}), zd))
-    base, n_avg = len(summed), len(averaged)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for i, (m, k) in enumerate(averaged):
-            num, cnt = total[:, base + i], total[:, base + n_avg + i]
-            out[m][k] = np.where(cnt > 0, num / np.where(cnt > 0, cnt, 1.0), np.nan)
+    base, width, n_avg = len(summed), len(LIMB_COLUMNS), len(averaged)
+    for i, (m, k) in enumerate(averaged):
+        cols = total[:, base + width * i: base + width * (i + 1)]
+        means = np.array([Parts(int(h), int(mm), int(lo), float(r), int(c)).mean()
+                          for h, mm, lo, r, c in cols.tolist()])
+        if m not in METRICS:  # a NaN score propagates into every resample containing it
+            means[total[:, base + width * n_avg + i] > 0] = np.nan
+        out[m][k] = means
     return out
+
+
+_BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
+
+
+def _reweight(w: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``w @ matrix`` exactly for integer-valued columns: float64 products over blocks of
+    examples (each exact), accumulated in int64 (residual columns stay approximate)."""
+    out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
+    residual = np.zeros((w.shape[0], matrix.shape[1]))
+    integral = np.all(matrix == np.trunc(matrix), axis=0)
+    for start in range(0, matrix.shape[0], _BLOCK):
+        part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
+        out[:, integral] += part[:, integral].astype(np.int64)
+        residual[:, ~integral] += part[:, ~integral]
+    if integral.all():
+        return out
+    return np.where(integral, out, residual)
 
 
 def _chunks(n: int) -> Iterator[range]:
@@ -145,8 +181,15 @@ def _chunks(n: int) -> Iterator[range]:
         yield range(start, min(n, start + CHUNK))
 
 
-def percentile_interval(values: np.ndarray, ci: float) -> tuple[float, float]:
-    """``((1 - ci)/2, (1 + ci)/2)`` quantiles of the defined resampled values."""
+def percentile_interval(values: np.ndarray, ci: float,
+                        estimate: float = 0.0) -> tuple[float, float]:
+    """``((1 - ci)/2, (1 + ci)/2)`` quantiles of the defined resampled values.
+
+    NaN when the full-data ``estimate`` itself is NaN (an interval around an undefined
+    value would describe only the resamples that happened to avoid the cause).
+    """
+    if math.isnan(estimate):
+        return math.nan, math.nan
     defined = values[~np.isnan(values)]
     if defined.size == 0:
         return math.nan, math.nan

@@ -26,6 +26,7 @@ import pandas as pd
 
 from .aggregate import _measures, aggregate
 from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
+from .errors import MyceliumError
 from .evaluate import compute_statistics, prepare
 from .metrics import METRICS
 from .settings import Settings, resolve_settings
@@ -118,7 +119,13 @@ def _detector_names(predictions, baseline) -> list[str]:
 def _statistics(references, predictions, names, text, settings: Settings):
     stats, kept = {}, None
     for d in names:
-        prepared = prepare(references, predictions[d], text=text, missing=settings.missing)
+        try:
+            prepared = prepare(references, predictions[d], text=text,
+                               missing=settings.missing)
+        except (ValueError, TypeError) as exc:
+            if isinstance(exc, MyceliumError):
+                raise
+            raise type(exc)(f"detector {d!r}: {exc}") from None
         if kept is not None and not np.array_equal(kept, prepared.kept):
             raise ValueError(f"detector {d!r} has null predictions on other examples than "
                              f"{names[0]!r}; with missing='drop' every detector must drop "
@@ -148,7 +155,7 @@ def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
             value_b = vb[metric][measure]
             diff = value_a - value_b
             star = boot[a][metric][measure] - boot[b][metric][measure]
-            low, high = percentile_interval(star, ci)
+            low, high = percentile_interval(star, ci, diff)
             if nulls is None:
                 p = _bootstrap_p(star)
             else:

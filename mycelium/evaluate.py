@@ -252,7 +252,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
                                     type_field=type_field, typed_matching=typed_matching)
     if settings.bootstrap is not None:
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
-                                 progress=progress)
+                                 progress=progress, estimates=report)
     return report
 
 
@@ -286,7 +286,7 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 
 
 def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
-              progress=None) -> dict[str, dict[str, dict[str, float]]]:
+              progress=None, estimates=None) -> dict[str, dict[str, dict[str, float]]]:
     """Percentile-bootstrap interval of every metric and measure (`mycelium.bootstrap`).
 
     Examples are keyed by their input ``positions`` (or by ``ids`` when given).
@@ -306,7 +306,8 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
     for metric in settings.metrics:
         out[metric] = {}
         for measure, arr in values[metric].items():
-            low, high = percentile_interval(arr, b.ci)
+            estimate = estimates[metric][measure] if estimates is not None else 0.0
+            low, high = percentile_interval(arr, b.ci, estimate)
             out[metric][measure] = {"low": low, "high": high}
     return out
 
