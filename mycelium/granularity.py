@@ -12,8 +12,10 @@ Units, precisely
         vowel signs and Arabic diacritics stay inside their word), numbers (N*) and
         connector punctuation such as ``_``. Scripts written without spaces have no
         word boundaries in the text, so each of their characters is one word: Han
-        (Chinese characters), Hiragana, Katakana, Thai, Lao, Khmer, Myanmar and
-        Tibetan. Punctuation, symbols and spaces belong to no word.
+        (Chinese characters), Hiragana, Katakana (also half-width), Thai, Lao, Khmer,
+        Myanmar and Tibetan — together with the combining marks that follow them (Thai
+        tone marks, kana voicing marks, variation selectors). Punctuation, symbols and
+        spaces belong to no word.
     sentence
         Text between sentence boundaries, with surrounding whitespace trimmed. A
         boundary follows a run of ``. ! ? … ؟ ।`` (with any closing quotes or brackets)
@@ -37,16 +39,20 @@ __all__ = ["GRANULARITIES", "unit_bounds", "to_units"]
 
 GRANULARITIES = ("char", "word", "sentence")
 
-_UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN")
+_UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "THAI", "LAO", "KHMER",
+             "MYANMAR", "TIBETAN")
 
 
 class _WordClasses(dict):
-    """str.translate table: 'w' word character, 'c' a one-character word, 'o' other."""
+    """str.translate table: 'w' word character, 'c' a one-character word (unspaced
+    scripts), 'm' a combining mark (joins the character before it), 'o' other."""
 
     def __missing__(self, code: int) -> str:
         ch = chr(code)
         cat = unicodedata.category(ch)
-        if cat[0] in "LMN" or cat == "Pc":
+        if cat[0] == "M":
+            cls = "m"
+        elif cat[0] in "LN" or cat == "Pc":
             name = unicodedata.name(ch, "")
             cls = "c" if cat[0] == "L" and name.startswith(_UNSPACED) else "w"
         else:
@@ -56,8 +62,10 @@ class _WordClasses(dict):
 
 
 _CLASSES = _WordClasses()
-_WORD = re.compile(r"w+|c")
-_CLOSERS = "\"'”’)\\]»」』）"
+# An unspaced-script character with its marks is one word; marks elsewhere stay inside
+# the word they follow (or start one).
+_WORD = re.compile(r"cm*|[wm]+")
+_CLOSERS = "\"'”’“‘)\\]»«」』）"
 _SENTENCE_END = re.compile(
     rf"[.!?…؟।]+[{_CLOSERS}]*(?=\s|$)|[。！？]+[{_CLOSERS}]*|\n")
 
@@ -116,5 +124,7 @@ def to_units(batch: SpanBatch, texts: list[str], granularity: str
                                    counts.size)
     lo = np.searchsorted(ue, ss, side="right") - u_off[ex]
     hi = np.searchsorted(us, se, side="left") - u_off[ex]
-    hi = np.maximum(hi, lo)  # a span touching no unit becomes empty (and is dropped)
+    # A span touching no unit, and a zero-length span (which marks no character), become
+    # empty and are dropped like any empty span.
+    hi = np.where(batch.starts < batch.ends, np.maximum(hi, lo), lo)
     return SpanBatch(batch.offsets, lo, hi), counts

@@ -88,6 +88,10 @@ def _typed_side(obj, side: str, field: str, kept, text_lengths):
     types = span_field(obj, field, side, single=converted.single)
     if types.size != converted.batch.n_spans:
         raise ValueError(f"internal: {side} types do not align with spans")
+    if types.size and all(t is None for t in types):
+        raise KeyError(f"{side}: no span has a {field!r} field; give the spans as dicts or "
+                       f"structs with that field (e.g. {{'start': 0, 'end': 5, {field!r}: "
+                       "'...'}) or check the field name.")
     span_kept = np.repeat(kept, converted.batch.counts)
     return converted.batch.take(kept), types[span_kept]
 
