@@ -22,8 +22,8 @@ Statistics (per example)
                            prediction outside every reference do not count)
     ``fp_chars``           Σ len(d) over unmatched predictions
     ``det_chars``          matched_det_chars + fp_chars
-    ``recall_num``         max(0, tp_chars − w·n_gran_recall)     (float)
-    ``precision_num``      max(0, tp_chars − w·n_gran_precision)  (float)
+    ``recall_num``         max(0, tp_chars − w·n_gran_recall)     (int64 when w is a
+    ``precision_num``      max(0, tp_chars − w·n_gran_precision)   whole number, else float)
     ``n_split_refs``       references with m_g ≥ 2 (diagnostic)
     ``n_merge_preds``      predictions with n_d ≥ 2 (diagnostic)
 
@@ -69,10 +69,14 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     matched_det = iv.group_sum(m.example, m.overlap, n)
     unmatched = n_d == 0
     fp = iv.group_sum(preds.example_ids[unmatched], preds.lengths[unmatched], n)
+    recall_num = np.maximum(0.0, tp_chars - w * gran_r)
+    precision_num = np.maximum(0.0, tp_chars - w * gran_p)
+    if float(w).is_integer():  # integer numerators: exact sums in any engine, any order
+        recall_num, precision_num = recall_num.astype(np.int64), precision_num.astype(np.int64)
     return {
-        "recall_num": np.maximum(0.0, tp_chars - w * gran_r),
+        "recall_num": recall_num,
         "gt_chars": iv.segment_sum(refs.lengths, refs.offsets),
-        "precision_num": np.maximum(0.0, tp_chars - w * gran_p),
+        "precision_num": precision_num,
         "det_chars": matched_det + fp,
         "tp_chars": tp_chars,
         "n_gran_recall": gran_r,

@@ -48,6 +48,9 @@ Implementation
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from . import _intervals as iv
@@ -224,12 +227,23 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
 
 
 def ratios(st, params):
-    k = params["split_merge_credit"]
-    km = k if params["merge_credit"] is None else params["merge_credit"]
-    oo = st["n_one_to_one"]
-    recall_credit = oo + k * st["n_split_refs"] + km * st["n_merge_refs"]
-    precision_credit = oo + k * st["n_split_preds"] + km * st["n_merge_preds"]
-    return prf_ratios(precision_credit, st["n_pred"], recall_credit, st["n_ref"])
+    """Credits as exact ratios: a credit k is read as the decimal it is written as
+    (0.8 = 4/5), so precision, recall and F1 are each rounded once (P = R = 0.8 gives
+    F1 = 0.8 exactly, not 0.8000000000000002)."""
+    k = _decimal(params["split_merge_credit"])
+    km = k if params["merge_credit"] is None else _decimal(params["merge_credit"])
+    q = math.lcm(k.denominator, km.denominator)
+    kq, kmq = k.numerator * (q // k.denominator), km.numerator * (q // km.denominator)
+    if q > 2**20:  # unusual credits with long decimals: exact Python integers
+        st = {name: np.asarray(v).astype(object) for name, v in st.items()}
+    oo = st["n_one_to_one"] * q
+    recall_credit = oo + kq * st["n_split_refs"] + kmq * st["n_merge_refs"]
+    precision_credit = oo + kq * st["n_split_preds"] + kmq * st["n_merge_preds"]
+    return prf_ratios(precision_credit, st["n_pred"] * q, recall_credit, st["n_ref"] * q)
+
+
+def _decimal(x: float) -> Fraction:
+    return Fraction(repr(float(x)))
 
 
 def _unit_open(x: float) -> bool:
