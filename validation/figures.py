@@ -1,0 +1,198 @@
+"""The study's figures (matplotlib, the optional ``validation`` extra).
+
+Each function takes result tables and a path and writes one PNG. Titles state the
+finding; axes say what is measured and in which unit.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .detectors import SYNTHETIC
+from .scoring import HEADLINE, LABELS
+
+DPI = 110
+_METADATA = {"Software": None}  # keep PNGs byte-stable across runs
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 10, "axes.titlesize": 11, "figure.titlesize": 12,
+                         "axes.spines.top": False, "axes.spines.right": False})
+    return plt
+
+
+def _horizontal() -> dict:
+    """Horizontal boxes: ``orientation=`` from matplotlib 3.10, ``vert=False`` before."""
+    import matplotlib
+
+    major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
+    return {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+
+
+def _save(fig, path: Path) -> None:
+    fig.savefig(path, dpi=DPI, metadata=_METADATA)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.DataFrame,
+                    loo_by_annotator: pd.DataFrame, path: Path, *, min_items: int) -> None:
+    """IoU of annotators vs hard labels, vs the LOO majority and pairwise, per language."""
+    plt = _plt()
+    langs = [x for x in vs_hard["lang"] if x not in ("ALL", "MEAN")] + ["ALL"]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 8), sharex=True,
+                                      gridspec_kw={"height_ratios": [1, 1]})
+    x = np.arange(len(langs))
+    width = 0.27
+    series = [("vs published hard labels (annotator included)", vs_hard, "#4C72B0"),
+              ("vs majority of the other annotators (LOO)", vs_loo, "#DD8452"),
+              ("vs each other annotator (pairwise)", pairwise, "#55A868")]
+    for i, (label, table, colour) in enumerate(series):
+        values = table.set_index("lang").loc[langs, "iou_score"].to_numpy()
+        top.bar(x + (i - 1) * width, values, width, label=label, color=colour)
+    top.set_ylabel("IoU (macro mean over\nannotator-item examples)")
+    top.set_ylim(0, 1.17)
+    top.set_yticks(np.linspace(0, 1, 6))
+    top.legend(loc="upper center", fontsize=8.5, ncol=3, framealpha=0.9,
+               bbox_to_anchor=(0.5, 1.0))
+    top.set_title("Scored like detectors, annotators match the published labels (which "
+                  "include their own vote)\nbetter than the other annotators' majority or "
+                  "each other")
+    per = loo_by_annotator[loo_by_annotator["examples"] >= min_items]
+    for i, lang in enumerate(langs):
+        vals = per["iou_score"] if lang == "ALL" else per.loc[per["lang"] == lang, "iou_score"]
+        jitter = np.linspace(-0.25, 0.25, len(vals)) if len(vals) > 1 else np.zeros(1)
+        bottom.scatter(np.full(len(vals), i) + jitter, vals, s=14, alpha=0.7,
+                       color="#DD8452", edgecolor="none")
+    bottom.set_ylabel(f"IoU vs LOO majority,\none dot per annotator (≥ {min_items} items)")
+    bottom.set_ylim(0, 1)
+    bottom.set_title("Individual annotators spread widely: some agree with the others' "
+                     "majority on under a third of the characters")
+    bottom.set_xticks(x, langs)
+    bottom.set_xlabel("language (val v2 + test pooled; ALL = all languages pooled)")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def detector_scores(scores: pd.DataFrame, path: Path) -> None:
+    """Per metric, the per-language scores of every detector (box over languages)."""
+    plt = _plt()
+    data = scores.copy()
+    data["group"] = np.where(data["kind"] == "annotator", "annotators (A1–A6)",
+                             data["detector"])
+    groups = list(SYNTHETIC) + ["annotators (A1–A6)"]
+    fig, axes = plt.subplots(2, 4, figsize=(13, 7.8), sharey=True)
+    for ax, col in zip(axes.flat, HEADLINE):
+        values = [data.loc[data["group"] == g, col].dropna().to_numpy() for g in groups]
+        ax.boxplot(values, **_horizontal(), widths=0.6, showfliers=True,
+                   flierprops={"markersize": 3}, medianprops={"color": "#C44E52"})
+        ax.set_title(LABELS[col])
+        ax.set_xlim(-0.05 if col != "cor" else -0.35, 1.05)
+        ax.set_xlabel("score (per language, 0–1)" if col != "cor" else "Cor (per language)")
+        ax.grid(axis="x", alpha=0.3)
+    axes.flat[0].set_yticks(range(1, len(groups) + 1), groups)
+    axes.flat[4].set_yticks(range(1, len(groups) + 1), groups)
+    axes.flat[0].invert_yaxis()  # shared y: detectors top to bottom in table order
+    axes.flat[-1].axis("off")
+    axes.flat[-1].text(0.02, 0.5, f"Each box: one detector's macro\nscore in each of the "
+                       f"{scores['lang'].nunique()}\nlanguages (annotators: A1–A6\nof "
+                       "every language).\n\nReference: published hard labels;\nCor vs "
+                       "published soft labels.\nProfile mu_shroom.",
+                       va="center", ha="left", fontsize=9, transform=axes.flat[-1].transAxes)
+    fig.suptitle("The metrics disagree on what a good detector is: pinpoint and truncated "
+                 "top Span Coverage F1,\nextended tops DetEval and CLEval F1, annotators "
+                 "top IoU and Cor, and Exact F1 gives every synthetic detector ≈ 0")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def metric_tau(summary: pd.DataFrame, path: Path) -> None:
+    """Heatmap of the mean Kendall tau between the rankings of every pair of metrics."""
+    plt = _plt()
+    names = list(HEADLINE)
+    mat = np.eye(len(names))
+    low = np.eye(len(names))
+    for _, r in summary.iterrows():
+        i, j = names.index(r["measure_a"]), names.index(r["measure_b"])
+        mat[i, j] = mat[j, i] = r["tau_mean"]
+        low[i, j] = low[j, i] = r["tau_min"]
+    fig, ax = plt.subplots(figsize=(8.2, 6.8))
+    shown = np.ma.masked_where(np.eye(len(names), dtype=bool), mat)
+    cmap = plt.get_cmap("RdBu").with_extremes(bad="#EEEEEE")
+    im = ax.imshow(shown, cmap=cmap, vmin=-1, vmax=1)
+    labels = [LABELS[n] for n in names]
+    ax.set_xticks(range(len(names)), labels, rotation=35, ha="right")
+    ax.set_yticks(range(len(names)), labels)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if i == j:
+                continue
+            colour = "white" if abs(mat[i, j]) > 0.6 else "black"
+            ax.text(j, i, f"{mat[i, j]:.2f}\n(min {low[i, j]:.2f})", ha="center",
+                    va="center", fontsize=8, color=colour)
+    fig.colorbar(im, ax=ax, label="Kendall's τ-b between detector rankings\n"
+                 "(mean over languages; 1 = same order)")
+    ax.set_title("Span Coverage F1 orders detectors almost unrelated to the overlap "
+                 "metrics;\nIoU and character F1 nearly agree (mean τ over "
+                 f"{int(summary['languages'].max())} languages)")
+    ax.spines[:].set_visible(False)
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None:
+    """Pinpoint per language (left) and every detector's Span Coverage F1 vs IoU (right)."""
+    plt = _plt()
+    per = table[table["lang"] != "ALL"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.6),
+                                      gridspec_kw={"width_ratios": [1.5, 1]})
+    x = np.arange(len(per))
+    width = 0.27
+    for i, (col, label, colour) in enumerate([
+            ("span_coverage_f1_refs", "Span Coverage F1", "#4C72B0"),
+            ("iou_refs", "IoU", "#DD8452"),
+            ("character_recall_refs", "character recall", "#55A868")]):
+        left.bar(x + (i - 1) * width, per[col], width, label=label, color=colour)
+    left.set_xticks(x, per["lang"])
+    left.set_ylim(0, 1.08)
+    left.set_ylabel("score (macro over items with reference spans)")
+    left.set_xlabel("language")
+    left.legend(loc="upper center", ncol=3, fontsize=9, framealpha=0.9,
+                bbox_to_anchor=(0.5, 0.99))
+    lo, hi = per["iou_refs"].min(), per["iou_refs"].max()
+    left.set_title("Pinpoint (1 character per reference span): Span Coverage F1 = 1 in "
+                   f"every language,\nwhile IoU and character recall are {lo:.2f}–{hi:.2f}")
+    groups = [("annotator", None, "annotators A1–A6", "#8172B3", "o", 16),
+              ("synthetic", "other", "other synthetic detectors", "#AAAAAA", "s", 14),
+              ("synthetic", "extended", "extended (over-covers)", "#4C72B0", "D", 22),
+              ("synthetic", "truncated", "truncated (under-covers)", "#DD8452", "^", 26),
+              ("synthetic", "pinpoint", "pinpoint", "#C44E52", "*", 60)]
+    named = {"extended", "truncated", "pinpoint"}
+    for kind, name, label, colour, marker, size in groups:
+        part = scores[scores["kind"] == kind]
+        if name == "other":
+            part = part[~part["detector"].isin(named)]
+        elif name is not None:
+            part = part[part["detector"] == name]
+        right.scatter(part["iou_score"], part["span_coverage_f1"], s=size, alpha=0.8,
+                      color=colour, marker=marker, label=label, edgecolor="none")
+    right.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="y = x")
+    right.set_xlim(-0.02, 1.02)
+    right.set_ylim(-0.02, 1.05)
+    right.set_xlabel("IoU (macro over all items, one point per language)")
+    right.set_ylabel("Span Coverage F1 (macro over all items)")
+    right.legend(loc="upper left", bbox_to_anchor=(0.0, 0.85), fontsize=8.5,
+                 framealpha=0.9)
+    right.set_title("Span Coverage F1 rewards under-covering (top left)\nand zeroes "
+                    "over-covering (bottom right)")
+    fig.tight_layout()
+    _save(fig, path)

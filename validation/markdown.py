@@ -1,0 +1,136 @@
+"""The Markdown versions of the study's tables (rounded to 3 decimals; the CSVs keep full
+precision)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .comparison import SPLIT
+from .report import headline, md_table, write_md
+from .scoring import HEADLINE, LABELS
+
+_NOTE = ("Macro means over examples under the `mu_shroom` profile (undefined precision or "
+         "recall = 0, IoU of two empty sets = 1). ALL pools every example of every "
+         "language; MEAN is the unweighted mean of the language rows. Full precision in "
+         "the CSV of the same name.\n\n")
+
+
+def write_all(out: Path, t: dict) -> None:
+    _data(out, t)
+    _inter_annotator(out, t)
+    _detectors(out, t)
+    _tau(out, t)
+    _undercoverage(out, t)
+
+
+def _data(out: Path, t: dict) -> None:
+    h = t["data_handling"]
+    per_lang = h[(h["lang"] != "ALL") & (h["spans"] > 0)]
+    write_md(out / "data_handling.md", "Raw annotations: what the study changed", [
+        ("Every issue, all languages", md_table(h[h["lang"] == "ALL"].drop(columns="lang"))),
+        ("Per language (issues that occur)", md_table(per_lang.drop(columns="action"))),
+        ("Annotators who marked nothing on any of their items",
+         "Kept as they are (an empty span list is a valid annotation); they lower the "
+         "inter-annotator scores of their language.\n\n" + md_table(t["silent_annotators"])),
+        ("Published labels vs a plain vote over the raw annotations",
+         "Raw majority: characters marked by more than half of the listed annotators; raw "
+         "fraction: the share marking each character. Equality of soft labels allows "
+         "1e-6 (the files round to 10 decimals).\n\n" + md_table(t["recompute_check"])),
+        ("Leave-one-out references", "Votes needed = more than half of the other "
+         "annotators.\n\n" + md_table(t["loo_reference"])),
+    ])
+
+
+def _inter_annotator(out: Path, t: dict) -> None:
+    merged = t["annotators_vs_hard_adjacent_merged"]
+    given = t["annotators_vs_hard"]
+    cols = ["exact_span_f1", "deteval_1d_f1", "cleval_1d_f1", "span_coverage_f1"]
+    sens = given[["lang"]].copy()
+    for c in cols:
+        sens[f"{LABELS[c]} as given"] = given[c]
+        sens[f"{LABELS[c]} merged"] = merged[c]
+    write_md(out / "inter_annotator.md", "Part 1: annotators scored as detectors", [
+        ("", _NOTE),
+        ("(a) Each annotator vs the published hard labels (Cor vs the published soft labels)",
+         headline(given, ["lang"])),
+        ("(b) Each annotator vs the majority of the other annotators (leave-one-out; Cor vs "
+         "the other annotators' fraction)", headline(t["annotators_vs_loo"], ["lang"])),
+        ("(c) Pairwise: each annotator vs each other annotator of the same item (ordered "
+         "pairs; Cor between the two)", headline(t["annotators_pairwise"], ["lang"])),
+        ("Sensitivity: adjacent spans of one annotator merged (instance metrics of (a))",
+         "Character metrics, IoU and Cor are unchanged by merging.\n\n" + md_table(sens)),
+    ])
+
+
+def _detectors(out: Path, t: dict) -> None:
+    s = t["detector_scores"]
+    synth = s[s["kind"] == "synthetic"]
+    mean = synth.groupby("detector", sort=False)[list(HEADLINE)].mean().reset_index()
+    humans = s[s["kind"] == "annotator"][list(HEADLINE)].mean().to_frame().T
+    humans.insert(0, "detector", "annotators A1–A6 (mean)")
+    ranks = t["detector_ranks"].copy()
+    ranks["detector"] = ranks["detector"].where(ranks["kind"] == "synthetic", "annotators")
+    mean_rank = ranks.groupby("detector", sort=False)[list(SPLIT)].mean().reset_index()
+    sections = [
+        ("", "Reference: published hard labels; Cor against the published soft labels. "
+             "Annotators A1–A6 are each language's most active annotators (see "
+             "`annotator_detectors.csv`), scored on their own items. " + _NOTE),
+        ("Mean over languages", md_table(pd.concat([mean, humans]), rename=LABELS)),
+        ("Mean rank over languages (1 = best; annotators: mean over A1–A6)",
+         md_table(mean_rank, digits=1, rename=LABELS)),
+    ]
+    for lang, part in s.groupby("lang", sort=True):
+        sections.append((lang, headline(part, ["detector"])))
+    write_md(out / "detectors.md", "Part 2: reference detectors under every metric",
+             sections)
+
+
+def _tau(out: Path, t: dict) -> None:
+    summ = t["metric_tau_summary"].copy()
+    for c in ("measure_a", "measure_b"):
+        summ[c] = summ[c].map(LABELS)
+    tau = t["metric_tau"].copy()
+    tau["pair"] = [f"{LABELS[_key(a, b)]} / {LABELS[_key(c, d)]}" for a, b, c, d in
+                   zip(tau["metric_a"], tau["measure_a"], tau["metric_b"], tau["measure_b"])]
+    wide = tau.pivot(index="lang", columns="pair", values="kendall_tau").reset_index()
+    keep = ["lang"] + [c for c in wide.columns if "SpanCov" in c or c == "IoU / Char F1"]
+    write_md(out / "metric_tau.md", "Part 2: agreement between the rankings metrics induce", [
+        ("", "Kendall's tau-b (`mycelium.agreement.metric_agreement`) between the orders "
+             "in which two measures rank the detectors of `detectors.md`, per language.\n\n"),
+        ("Summary over languages", md_table(summ, digits=2)),
+        ("Per language: pairs with Span Coverage F1, and IoU / Char F1",
+         md_table(wide[keep], digits=2)),
+    ])
+
+
+def _key(metric: str, measure: str) -> str:
+    return {v: k for k, v in SPLIT.items()}[(metric, measure)]
+
+
+def _undercoverage(out: Path, t: dict) -> None:
+    u = t["undercoverage"]
+    cols = {"lang": "lang", "items": "items", "items_with_refs": "items with refs",
+            "span_coverage_f1_refs": "SpanCov F1", "iou_refs": "IoU",
+            "character_recall_refs": "Char recall", "gap_f1_minus_iou_refs": "F1 − IoU",
+            "share_perfect_f1_iou_below_0.1": "share F1 = 1, IoU < 0.1",
+            "chars_marked_share": "share of ref chars marked",
+            "rank_span_coverage_f1": "rank by SpanCov F1", "rank_iou": "rank by IoU",
+            "detectors": "detectors"}
+    allitems = u[["lang", "span_coverage_f1", "iou", "character_recall",
+                  "annotators_span_coverage_f1", "annotators_iou"]]
+    write_md(out / "undercoverage.md", "Part 3: the under-coverage diagnostic", [
+        ("", "Pinpoint = the middle character of every reference span. First table: items "
+             "with at least one reference span (macro). Ranks are among the detectors of "
+             "`detectors.md` (1 = best; ties share the best rank).\n\n"),
+        ("Pinpoint on items with reference spans", md_table(u[list(cols)].rename(
+            columns=cols))),
+        ("All items, next to the annotators (vs hard labels)",
+         "Items without reference spans score pinpoint 0 on F1 (0/0 = 0) and 1 on IoU "
+         "(both empty).\n\n" + md_table(allitems.rename(columns={
+             "span_coverage_f1": "pinpoint SpanCov F1", "iou": "pinpoint IoU",
+             "character_recall": "pinpoint Char recall",
+             "annotators_span_coverage_f1": "annotators SpanCov F1",
+             "annotators_iou": "annotators IoU"}))),
+    ])

@@ -1,0 +1,198 @@
+"""``python -m validation.run``: the whole study, from the official files to
+``validation/results/`` (tables as CSV and Markdown, figures as PNG).
+
+Usage::
+
+    python -m validation.run [--data DIR] [--languages en,de,...] [--out DIR]
+                             [--seed N] [--no-figures]
+
+``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``. Exit status 0 on success, 1 when the
+data cannot be read, 2 for bad usage (including no data directory at all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+import mycelium
+
+from . import annotators, comparison, data, report, scoring, undercoverage
+from .flat import Flat
+
+DEFAULT_OUT = Path(__file__).resolve().parent / "results"
+#: Annotator detectors of part 2: the most active annotators of each language.
+MAX_ANNOTATORS = 6
+MIN_ITEMS = 20
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m validation.run",
+                                description="Reproduce the mycelium validation study on "
+                                            "the Mu-SHROOM data.")
+    p.add_argument("--data", help="directory holding the Mu-SHROOM splits/val/v2 and "
+                   f"splits/test_labeled/v1 files (default: ${data.ENV_VAR})")
+    p.add_argument("--languages", help="comma-separated language codes (default: all)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help="output directory (default: validation/results)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random detector")
+    p.add_argument("--no-figures", dest="figures", action="store_false",
+                   help="write tables only (figures need matplotlib)")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if not (args.data or os.environ.get(data.ENV_VAR)):
+        print(f"python -m validation.run: error: no data directory; pass --data DIR or set "
+              f"{data.ENV_VAR} (see validation/README.md, 'Data').", file=sys.stderr)
+        return 2
+    if args.figures and not _have_matplotlib():
+        print("python -m validation.run: error: figures need matplotlib; install it with "
+              "`pip install 'mycelium[validation]'` or pass --no-figures.", file=sys.stderr)
+        return 2
+    languages = [x.strip() for x in args.languages.split(",")] if args.languages else None
+    try:
+        root = data.data_dir(args.data)
+        study(root, args.out, languages=languages, seed=args.seed, figures=args.figures,
+              log=lambda msg: print(msg, flush=True))
+    except (data.DataError, ValueError, OSError) as exc:  # unreadable or invalid files
+        print(f"python -m validation.run: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool = True,
+          log=lambda msg: None) -> dict:
+    """Run every part, write every output under ``out``; return the tables."""
+    t0 = time.perf_counter()
+    clock = _Clock(log, t0)
+    items = data.load(root, languages)
+    ann = data.annotations(items)
+    hard = Flat.from_arrow(pa.array(items["hard_labels"]))
+    soft_vecs = scoring.CorVectors(scoring.soft_vectors(items))
+    lengths = items["text_len"].to_numpy()[ann.table["item"].to_numpy()]
+    ann_vecs = scoring.CorVectors(scoring.binary_vectors(ann.clean, lengths))
+    clock(f"loaded {len(items)} items, {len(ann.table)} annotations, "
+          f"{items['lang'].nunique()} languages")
+
+    part1 = annotators.run(items, ann, hard, soft_vecs, ann_vecs)
+    recompute = annotators.recompute_check(items, ann, hard, soft_vecs)
+    clock("part 1: inter-annotator analysis")
+    frame, chosen = comparison.detector_frame(
+        items, ann, hard, soft_vecs, part1["_frames"]["vs_hard"], seed=seed,
+        max_annotators=MAX_ANNOTATORS, min_items=MIN_ITEMS)
+    part2 = comparison.run(frame)
+    clock("part 2: metric comparisons")
+    part3 = undercoverage.run(part2["_per_example"], part2["detector_scores"],
+                              part1["vs_hard"], hard, items)
+    clock("part 3: under-coverage diagnostic")
+
+    out.mkdir(parents=True, exist_ok=True)
+    tables = _tables(ann, part1, recompute, part2, part3, chosen)
+    for name, df in tables.items():
+        report.write_csv(df, out / f"{name}.csv")
+    _markdown(out, tables)
+    _manifest(out, root, items, seed, languages)
+    if figures:
+        _figures(out, tables)
+    clock(f"wrote {len(list(out.iterdir()))} files to {out}")
+    return {"items": items, "annotations": ann, "tables": tables,
+            "frames": part1["_frames"] | {"detectors": frame},
+            "per_example": part2["_per_example"]}
+
+
+class _Clock:
+    def __init__(self, log, t0: float) -> None:
+        self.log, self.t0 = log, t0
+
+    def __call__(self, msg: str) -> None:
+        self.log(f"[{time.perf_counter() - self.t0:6.1f} s] {msg}")
+
+
+def _tables(ann, part1, recompute, part2, part3, chosen) -> dict[str, pd.DataFrame]:
+    return {
+        "data_handling": ann.handling,
+        "silent_annotators": data.silent_annotators(ann),
+        "recompute_check": recompute,
+        "loo_reference": part1["loo_reference_stats"],
+        "annotators_vs_hard": part1["vs_hard"],
+        "annotators_vs_hard_by_annotator": part1["vs_hard_by_annotator"],
+        "annotators_vs_hard_adjacent_merged": part1["vs_hard_adjacent_merged"],
+        "annotators_vs_loo": part1["vs_loo"],
+        "annotators_vs_loo_by_annotator": part1["vs_loo_by_annotator"],
+        "annotators_pairwise": part1["pairwise"],
+        "annotators_pairwise_by_annotator": part1["pairwise_by_annotator"],
+        "annotator_detectors": chosen,
+        "detector_scores": part2["detector_scores"],
+        "detector_ranks": part2["detector_ranks"],
+        "metric_tau": part2["metric_tau"],
+        "metric_tau_summary": part2["metric_tau_summary"],
+        "undercoverage": part3,
+    }
+
+
+def _markdown(out: Path, t: dict) -> None:
+    from . import markdown
+
+    markdown.write_all(out, t)
+
+
+def _figures(out: Path, t: dict) -> None:
+    from . import figures
+
+    figures.inter_annotator(t["annotators_vs_hard"], t["annotators_vs_loo"],
+                            t["annotators_pairwise"], t["annotators_vs_loo_by_annotator"],
+                            out / "fig1_inter_annotator.png", min_items=MIN_ITEMS)
+    figures.detector_scores(t["detector_scores"], out / "fig2_detector_scores.png")
+    figures.metric_tau(t["metric_tau_summary"], out / "fig3_metric_tau.png")
+    figures.undercoverage(t["undercoverage"], t["detector_scores"],
+                          out / "fig4_undercoverage.png")
+
+
+def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) -> None:
+    files = []
+    for name in sorted(items["file"].unique()):
+        path = next(root.rglob(name))
+        files.append({"file": str(path.relative_to(root)),
+                      "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                      "items": int((items["file"] == name).sum())})
+    meta = mycelium.evaluate([[]], [[]], profile=scoring.PROFILE)["meta"]
+    manifest = {
+        "command": "python -m validation.run"
+                   + (f" --languages {','.join(languages)}" if languages else "")
+                   + (f" --seed {seed}" if seed else ""),
+        "mycelium_version": mycelium.__version__,
+        "signature": meta["signature"],
+        "seed": seed,
+        "annotator_detectors": {"max_per_language": MAX_ANNOTATORS,
+                                "min_items": MIN_ITEMS},
+        "languages": sorted(items["lang"].unique()),
+        "items": int(len(items)),
+        "files": files,
+        "versions": {"numpy": np.__version__, "pandas": pd.__version__,
+                     "pyarrow": pa.__version__},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n",
+                                       encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
