@@ -142,8 +142,8 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         elif arr.dtype == object and all(type(x) is int for x in arr.tolist()):
             # Exact partial sums (e.g. an engine's GROUP BY SUM beyond int64) stay exact.
             out[key] = np.array([sum(arr.tolist())], dtype=object)
-        else:
-            out[key] = np.array([arr.sum()], dtype=np.float64)
+        else:  # exactly rounded, so any face summing in any order agrees
+            out[key] = np.array([math.fsum(arr.tolist())], dtype=np.float64)
     return out
 
 

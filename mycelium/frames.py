@@ -15,12 +15,13 @@ from typing import Any, Sequence
 import numpy as np
 import pyarrow as pa
 
-from .aggregate import aggregate, mean, per_example
+from .aggregate import per_example
+from .reduce import group_sums, row_columns, values_from_sums
 from .evaluate import Prepared, compute_statistics, prepare
 from .settings import Settings, resolve_settings
 
-__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "group_codes",
-           "Groups"]
+__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "tidy_from_sums",
+           "group_codes", "Groups"]
 
 #: The columns after the group keys in every tidy result.
 TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
@@ -77,54 +78,43 @@ def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.T
 
 def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
                examples: np.ndarray | None = None, example_values=None) -> pa.Table:
-    """Reduce per-row statistics to the tidy table, group by group.
+    """Reduce per-row statistics to the tidy table through exact group sums.
 
-    ``stats`` (``{metric: {statistic: array}}``) has one entry per scored row, in input
-    order, and ``codes[i]`` is row i's group; each group's values are what
-    `mycelium.evaluate` computes on that group's rows. Faces that compute the
-    statistics themselves (the Polars lazy plan) reduce through here too. With
-    ``examples`` (micro only), each row is a partial sum of statistics over
-    ``examples[i]`` examples (exact integers, e.g. from an engine's GROUP BY SUM).
-    With ``example_values`` (macro only; ``stats`` is then unused), the rows' per-example
-    values (`mycelium.per_example`, computed batch by batch) are given instead.
+    ``stats`` (``{metric: {statistic: array}}``) has one entry per scored row and
+    ``codes[i]`` is row i's group; each group's values equal what `mycelium.evaluate`
+    computes on that group's rows, because both reduce exact sums (`mycelium.reduce`).
+    With ``examples`` (micro only), each row is a partial sum of statistics over
+    ``examples[i]`` examples. With ``example_values`` (macro only; ``stats`` unused),
+    the rows' per-example values are given instead.
     """
     if examples is not None and settings.average != "micro":
         raise ValueError("internal: partial sums of statistics can only be micro-averaged")
     if example_values is not None and settings.average != "macro":
         raise ValueError("internal: per-example values can only be macro-averaged")
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(groups.n_groups + 1))
-    macro = example_values
-    if settings.average == "macro" and macro is None:
-        macro = per_example(stats, zero_division=settings.zero_division,
-                            params=settings.params)
+    columns = row_columns(stats, settings, values=example_values)
+    counts = np.ones(codes.size, dtype=np.int64) if examples is None else np.asarray(
+        examples, dtype=np.int64)
+    sums = group_sums({**columns, "": counts}, codes, groups.n_groups)
+    examples_per_group = sums.pop("")
+    return tidy_from_sums(sums, examples_per_group, groups, settings)
+
+
+def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings) -> pa.Table:
+    """The tidy table from exact group sums of `mycelium.reduce.row_columns`."""
+    values = values_from_sums(sums, settings)
     rows: dict[str, list] = {name: [] for name in ("group",) + TIDY_COLUMNS}
     profile = settings.profile.name if settings.profile else None
     for g in range(groups.n_groups):
-        idx = order[bounds[g]:bounds[g + 1]]
-        values = _group_values(stats, macro, idx, settings)
-        count = int(idx.size) if examples is None else int(np.sum(examples[idx]))
         for metric in settings.metrics:
-            for measure, value in values[metric].items():
+            for measure, per_group in values[metric].items():
                 rows["group"].append(g)
                 rows["metric"].append(metric)
                 rows["measure"].append(measure)
-                rows["value"].append(value)
-                rows["examples"].append(count)
+                rows["value"].append(float(per_group[g]))
+                rows["examples"].append(int(examples_per_group[g]))
                 rows["average"].append(_average_of(metric, settings))
                 rows["profile"].append(profile)
     return _assemble(rows, groups, settings)
-
-
-def _group_values(stats, macro, idx: np.ndarray, settings: Settings) -> dict:
-    """The values of one group: exactly what `evaluate` computes on those rows."""
-    if macro is not None:
-        out = {m: {k: mean(v[idx]) for k, v in meas.items()} for m, meas in macro.items()}
-    else:
-        sub = {m: {k: v[idx] for k, v in st.items()} for m, st in stats.items()}
-        out = aggregate(sub, average=settings.average,
-                        zero_division=settings.zero_division, params=settings.params)
-    return out
 
 
 def _average_of(metric: str, settings: Settings) -> str:
