@@ -38,6 +38,28 @@ LIMB_COLUMNS = ("h", "m", "l", "residual", "defined")
 _CHUNK = 1 << 24  # float64 sums of integer limbs stay exact below 2**53
 
 
+def limb_arrays(values: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(h, m, l, residual, defined)`` as five float64 arrays (h, m, l, defined are
+    integer-valued), without building the ``(n, 5)`` matrix of `limbs`."""
+    v = np.asarray(values, dtype=np.float64)
+    defined = ~np.isnan(v)
+    inside = np.abs(v) <= 1.0  # False for NaN
+    x = v if inside.all() else np.where(inside, v, 0.0)
+    t = x * _S1
+    h = np.trunc(t)
+    t -= h
+    t *= _S1
+    m = np.trunc(t)
+    t -= m
+    t *= _S1
+    low = np.trunc(t)
+    t -= low
+    t /= _S3
+    if not inside.all():
+        t += np.where(defined & ~inside, v, 0.0)
+    return h, m, low, t, defined.astype(np.float64)
+
+
 def limbs(values: np.ndarray) -> np.ndarray:
     """``(n, 5)`` float64: limbs h, m, l (integer-valued), residual, defined (1/0).
 

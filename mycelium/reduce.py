@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from .aggregate import _measures, per_example
-from .exactsum import Parts, limbs
+from .exactsum import Parts, limb_arrays
 from .metrics import METRICS
 from .settings import Settings
 
@@ -53,11 +53,9 @@ def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Setting
                 out[f"{metric}{SEP}{key}"] = np.asarray(arr)
             continue
         for measure, arr in values[metric].items():
-            parts = limbs(arr)
-            for i, name in enumerate(_LIMB_PARTS):
-                col = parts[:, i]
-                out[f"{metric}{SEP}{measure}{SEP}{name}"] = (
-                    col if name == "residual" else col.astype(np.int64))
+            for name, col in zip(_LIMB_PARTS, limb_arrays(arr)):
+                # integer-valued float64 limbs: exact in float64 sums up to 2**25 rows
+                out[f"{metric}{SEP}{measure}{SEP}{name}"] = col
             if metric not in METRICS:
                 out[f"{metric}{SEP}{measure}{SEP}nan"] = np.isnan(arr).astype(np.int64)
     return out
@@ -65,14 +63,37 @@ def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Setting
 
 def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
                n_groups: int) -> dict[str, np.ndarray]:
-    """Exact per-group sums: int64 columns → Python ints (object arrays), float
-    columns → exactly rounded sums (``math.fsum`` per group)."""
+    """Exact per-group sums: integer(-valued) columns → Python ints (object arrays),
+    other float columns → exactly rounded sums (``math.fsum`` per group).
+
+    Integer-valued columns whose sums stay below 2**53 are summed with ``bincount``
+    (exact, no sort); the rest go through a sort by group.
+    """
+    out: dict[str, np.ndarray] = {}
+    rest = {}
+    for name, col in columns.items():
+        col = np.asarray(col)
+        if col.dtype.kind == "f" and not col.any():  # e.g. residuals: almost always 0
+            out[name] = np.zeros(n_groups, dtype=np.float64)
+            continue
+        if col.dtype.kind in "iubf" and col.size and not name.endswith(f"{SEP}residual"):
+            peak = float(np.abs(col).max())
+            if peak * col.size < 2**53 and (col.dtype.kind != "f" or
+                                            np.array_equal(col, np.trunc(col))):
+                sums = np.bincount(codes, weights=col, minlength=n_groups)
+                out[name] = np.array([int(x) for x in sums.tolist()], dtype=object)
+                continue
+        rest[name] = col
+    if not rest:
+        return out
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
     nonempty = bounds[1:] > bounds[:-1]
-    out = {}
-    for name, col in columns.items():
-        col = np.asarray(col)[order]
+    for name, col in rest.items():
+        col = col[order]
+        if col.dtype.kind == "f" and not name.endswith(f"{SEP}residual") \
+                and np.array_equal(col, np.trunc(col)):
+            col = col.astype(np.int64)  # integer-valued limbs: exact integer sums
         if col.dtype.kind in "iub":
             out[name] = _int_group_sums(col.astype(np.int64), bounds, nonempty)
         elif col.dtype == object and all(isinstance(x, (int, np.integer))
