@@ -46,10 +46,15 @@ CHUNK = 64
 
 def _mix(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values."""
+    x = np.array(x, dtype=np.uint64)  # a copy, mixed in place
+    tmp = np.empty_like(x)
     with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-        return x ^ (x >> np.uint64(31))
+        for shift, mult in ((30, _M1), (27, _M2), (31, None)):
+            np.right_shift(x, np.uint64(shift), out=tmp)
+            np.bitwise_xor(x, tmp, out=x)
+            if mult is not None:
+                np.multiply(x, mult, out=x)
+    return x
 
 
 def example_keys(n: int, ids=None) -> np.ndarray:
@@ -88,8 +93,26 @@ def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray
         base = _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
         r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
         bits = _mix(base[None, :] + (r + np.uint64(1)) * _GOLDEN)
-    uniform = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
-    return np.searchsorted(_POISSON_CDF, uniform, side="right").astype(np.float64)
+    # Inverse CDF of u = (bits >> 11) / 2**53 by a 2**16-bucket table on the top bits;
+    # the few buckets that straddle a CDF step are resolved exactly.
+    top = (bits >> np.uint64(48)).view(np.int64)
+    weights = _TABLE[top]
+    straddle = _STRADDLE[top]
+    if straddle.any():
+        u = (bits[straddle] >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+        weights[straddle] = np.searchsorted(_POISSON_CDF, u, side="right")
+    return weights
+
+
+def _poisson_table(bits: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.arange(2**bits, dtype=np.float64) / 2**bits
+    hi = (np.arange(2**bits, dtype=np.float64) + 1) / 2**bits
+    first = np.searchsorted(_POISSON_CDF, lo, side="right")
+    last = np.searchsorted(_POISSON_CDF, hi, side="left")
+    return first.astype(np.float64), first != last
+
+
+_TABLE, _STRADDLE = _poisson_table()
 
 
 def validate_bootstrap(ci, n_resamples, seed) -> tuple[float, int, int]:

@@ -95,11 +95,11 @@ def compare(references, predictions: Mapping[str, object], *, baseline: str | No
     pairs = ([(d, baseline) for d in names if d != baseline] if baseline is not None
              else list(itertools.combinations(names, 2)))
     boot = {d: _resampled(stats[d], keys, settings) for d in names}
+    nulls = (_permutation_differences(stats, pairs, keys, settings)
+             if test == "permutation" else {})
     rows = []
     for a, b in pairs:
-        nulls = (_permutation_differences(stats[a], stats[b], keys, settings)
-                 if test == "permutation" else None)
-        rows.extend(_pair_rows(a, b, stats, boot, nulls, settings, test, n))
+        rows.extend(_pair_rows(a, b, stats, boot, nulls.get((a, b)), settings, test, n))
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["p_holm"] = _holm_by_measure(frame)
     frame.attrs["mycelium_signature"] = settings.signature() + f"|test:{test}"
@@ -191,53 +191,72 @@ def _coins(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
     return (bits >> np.uint64(63)).astype(np.float64)
 
 
-def _permutation_differences(sa, sb, keys, settings: Settings):
-    """Difference a - b in each permutation resample: ``{metric: {measure: (R,)}}``."""
-    zd, params = settings.zero_division, settings.params
+def _permutation_differences(stats, pairs, keys, settings: Settings):
+    """Difference a - b in each permutation resample, for every pair:
+    ``{(a, b): {metric: {measure: (R,)}}}``. One coin matrix per chunk of resamples
+    serves every pair; each pair's reweighting is one matrix product."""
     b = settings.bootstrap
-    out: dict[str, dict[str, list]] = {}
-    per_a = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
-    per_b = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
+    layout = {pair: _SwapLayout(stats[pair[0]], stats[pair[1]], settings) for pair in pairs}
+    out: dict = {pair: {} for pair in pairs}
     for chunk in _chunks(b.n_resamples):
         c = _coins(keys, b.seed, chunk)
-        for metric in sa:
-            if settings.average == "micro" and metric in METRICS:
-                da, db = _swapped_sums(c, sa[metric], sb[metric])
-                ma = _measures(metric, da, params.get(metric, {}), zd)
-                mb = _measures(metric, db, params.get(metric, {}), zd)
-            else:
-                ma, mb = _swapped_means(c, per_a[metric], per_b[metric])
-            for measure in ma:
-                out.setdefault(metric, {}).setdefault(measure, []).append(
-                    ma[measure] - mb[measure])
-    return {m: {k: np.concatenate(v) for k, v in meas.items()} for m, meas in out.items()}
+        for pair, lay in layout.items():
+            for metric, values in lay.differences(c).items():
+                for measure, arr in values.items():
+                    out[pair].setdefault(metric, {}).setdefault(measure, []).append(arr)
+    return {pair: {m: {k: np.concatenate(v) for k, v in meas.items()}
+                   for m, meas in res.items()} for pair, res in out.items()}
 
 
-def _swapped_sums(c, st_a, st_b):
-    """Summed statistics of a and b when ``c`` swaps them example by example."""
-    da, db = {}, {}
-    for key in st_a:
-        xa = np.asarray(st_a[key], dtype=np.float64)
-        xb = np.asarray(st_b[key], dtype=np.float64)
-        moved = c @ (xb - xa)
-        da[key] = xa.sum() + moved
-        db[key] = xb.sum() - moved
-    return da, db
+class _SwapLayout:
+    """The columns of two detectors whose swap, example by example, is one product."""
 
+    def __init__(self, sa, sb, settings: Settings) -> None:
+        self.settings = settings
+        zd, params = settings.zero_division, settings.params
+        self.summed = [(m, k) for m in sa if settings.average == "micro" and m in METRICS
+                       for k in sa[m]]
+        pa_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
+        pb_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
+        self.averaged = [(m, k) for m in sa if not (settings.average == "micro"
+                                                    and m in METRICS) for k in pa_[m]]
+        xa = [np.asarray(sa[m][k], dtype=np.float64) for m, k in self.summed]
+        xb = [np.asarray(sb[m][k], dtype=np.float64) for m, k in self.summed]
+        va = [pa_[m][k] for m, k in self.averaged]
+        vb = [pb_[m][k] for m, k in self.averaged]
+        a0 = [np.where(np.isnan(v), 0.0, v) for v in va]
+        b0 = [np.where(np.isnan(v), 0.0, v) for v in vb]
+        ad = [(~np.isnan(v)).astype(np.float64) for v in va]
+        bd = [(~np.isnan(v)).astype(np.float64) for v in vb]
+        cols = ([y - x for x, y in zip(xa, xb)] + [y - x for x, y in zip(a0, b0)]
+                + [y - x for x, y in zip(ad, bd)])
+        self.delta = np.column_stack(cols) if cols else np.zeros((0, 0))
+        self.base_a = np.array([x.sum() for x in xa + a0 + ad])
+        self.base_b = np.array([x.sum() for x in xb + b0 + bd])
 
-def _swapped_means(c, va, vb):
-    ma, mb = {}, {}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for key in va:
-            a_def, b_def = ~np.isnan(va[key]), ~np.isnan(vb[key])
-            a0, b0 = np.where(a_def, va[key], 0.0), np.where(b_def, vb[key], 0.0)
-            moved = c @ (b0 - a0)
-            moved_n = c @ (b_def.astype(float) - a_def.astype(float))
-            num_a, cnt_a = a0.sum() + moved, a_def.sum() + moved_n
-            num_b, cnt_b = b0.sum() - moved, b_def.sum() - moved_n
-            ma[key] = np.where(cnt_a > 0, num_a / np.where(cnt_a > 0, cnt_a, 1), np.nan)
-            mb[key] = np.where(cnt_b > 0, num_b / np.where(cnt_b > 0, cnt_b, 1), np.nan)
-    return ma, mb
+    def differences(self, c: np.ndarray) -> dict:
+        moved = c @ self.delta
+        ta, tb = self.base_a + moved, self.base_b - moved
+        zd, params = self.settings.zero_division, self.settings.params
+        out: dict = {}
+        sums_a: dict = {}
+        sums_b: dict = {}
+        for col, (m, k) in enumerate(self.summed):
+            sums_a.setdefault(m, {})[k] = ta[:, col]
+            sums_b.setdefault(m, {})[k] = tb[:, col]
+        for m in sums_a:
+            ma = _measures(m, sums_a[m], params.get(m, {}), zd)
+            mb = _measures(m, sums_b[m], params.get(m, {}), zd)
+            out[m] = {k: ma[k] - mb[k] for k in ma}
+        base, n_avg = len(self.summed), len(self.averaged)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for i, (m, k) in enumerate(self.averaged):
+                na, ca = ta[:, base + i], ta[:, base + n_avg + i]
+                nb, cb = tb[:, base + i], tb[:, base + n_avg + i]
+                mean_a = np.where(ca > 0, na / np.where(ca > 0, ca, 1), np.nan)
+                mean_b = np.where(cb > 0, nb / np.where(cb > 0, cb, 1), np.nan)
+                out.setdefault(m, {})[k] = mean_a - mean_b
+        return out
 
 
 def holm(p_values) -> np.ndarray:
