@@ -115,22 +115,9 @@ def parts(values: np.ndarray) -> Parts:
 
 
 def _chunk_parts(v: np.ndarray) -> Parts:
-    outside = np.abs(v) > 1.0
-    extra = 0.0
-    if outside.any():
-        extra = float(v[outside].sum())
-        v = np.where(outside, 0.0, v)
-    t = v * _S1
-    h = np.trunc(t)
-    t -= h
-    t *= _S1
-    m = np.trunc(t)
-    t -= m
-    t *= _S1
-    low = np.trunc(t)
-    t -= low
-    residual = float(t.sum()) / _S3 + extra
-    return Parts(int(h.sum()), int(m.sum()), int(low.sum()), residual, int(v.size))
+    h, m, low, residual, defined = limb_arrays(v)
+    return Parts(int(h.sum()), int(m.sum()), int(low.sum()), float(residual.sum()),
+                 int(defined.sum()))
 
 
 def sums_to_parts(sums) -> Parts:

@@ -62,6 +62,20 @@ class Metric:
         return {p.name: p.default for p in self.params}
 
 
+def unit_open(x: float) -> bool:
+    """A threshold: in (0, 1]."""
+    return 0.0 < x <= 1.0
+
+
+def unit(x: float) -> bool:
+    """A credit: in [0, 1]."""
+    return 0.0 <= x <= 1.0
+
+
+def non_negative(x: float) -> bool:
+    return x >= 0.0
+
+
 def prf_ratios(p_num, p_den, r_num, r_den) -> Ratios:
     """Precision and recall as ratios; F1 is derived from them by the aggregator."""
     return {"precision": (p_num, p_den), "recall": (r_num, r_den)}

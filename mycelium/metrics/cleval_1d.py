@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _intervals as iv
-from ._base import Metric, Param, Pairs, Workspace, prf_ratios
+from ._base import Metric, Param, Pairs, Workspace, non_negative, prf_ratios, unit_open
 
 STATS = ("recall_num", "gt_chars", "precision_num", "det_chars", "tp_chars",
          "n_gran_recall", "n_gran_precision", "matched_det_chars", "fp_chars",
@@ -127,12 +127,6 @@ def ratios(st, params):
     return prf_ratios(st["precision_num"], st["det_chars"], st["recall_num"], st["gt_chars"])
 
 
-def _unit_open(x: float) -> bool:
-    return 0.0 < x <= 1.0
-
-
-def _non_negative(x: float) -> bool:
-    return x >= 0.0
 
 
 METRIC = Metric(
@@ -142,8 +136,8 @@ METRIC = Metric(
     compute=statistics,
     ratios=ratios,
     params=(
-        Param("area_precision_threshold", 0.3, _unit_open, "a number in (0, 1]"),
-        Param("granularity_penalty_weight", 1.0, _non_negative, "a number >= 0"),
+        Param("area_precision_threshold", 0.3, unit_open, "a number in (0, 1]"),
+        Param("granularity_penalty_weight", 1.0, non_negative, "a number >= 0"),
     ),
     summary="Character-coverage precision, recall and F1 with granularity penalties "
             "(CLEval in 1D)",

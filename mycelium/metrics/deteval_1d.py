@@ -54,7 +54,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _intervals as iv
-from ._base import Metric, Param, Pairs, Workspace, prf_ratios
+from ._base import Metric, Param, Pairs, Workspace, prf_ratios, unit, unit_open
 
 #: Rounds of the vectorised split/merge passes before the sequential fallback.
 MAX_ROUNDS = 32
@@ -246,12 +246,6 @@ def _decimal(x: float) -> Fraction:
     return Fraction(repr(float(x)))
 
 
-def _unit_open(x: float) -> bool:
-    return 0.0 < x <= 1.0
-
-
-def _unit(x: float) -> bool:
-    return 0.0 <= x <= 1.0
 
 
 METRIC = Metric(
@@ -261,10 +255,10 @@ METRIC = Metric(
     compute=statistics,
     ratios=ratios,
     params=(
-        Param("recall_threshold", 0.8, _unit_open, "a number in (0, 1]"),
-        Param("precision_threshold", 0.4, _unit_open, "a number in (0, 1]"),
-        Param("split_merge_credit", 0.8, _unit, "a number in [0, 1]"),
-        Param("merge_credit", None, _unit, "None or a number in [0, 1]", allow_none=True),
+        Param("recall_threshold", 0.8, unit_open, "a number in (0, 1]"),
+        Param("precision_threshold", 0.4, unit_open, "a number in (0, 1]"),
+        Param("split_merge_credit", 0.8, unit, "a number in [0, 1]"),
+        Param("merge_credit", None, unit, "None or a number in [0, 1]", allow_none=True),
     ),
     summary="Split/merge-aware detection precision, recall and F1 (DetEval in 1D)",
 )
