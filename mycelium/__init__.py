@@ -7,6 +7,8 @@ Public names only; see `mycelium.evaluate` for the entry point and
 __version__ = "0.1.0"
 
 from .aggregate import aggregate, per_example  # noqa: E402
+from .agreement import metric_agreement  # noqa: E402
+from .comparison import compare  # noqa: E402
 from .errors import MyceliumError, SpanValidationError  # noqa: E402
 from .evaluate import evaluate, statistics  # noqa: E402
 from .inputs import to_spans  # noqa: E402
@@ -37,6 +39,8 @@ __all__ = [
     "statistics",
     "aggregate",
     "per_example",
+    "compare",
+    "metric_agreement",
     "METRICS",
     "Profile",
     "PROFILES",

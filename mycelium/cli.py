@@ -28,8 +28,9 @@ import pyarrow as pa
 from . import __version__, cli_mushroom
 from .errors import MyceliumError, SpanValidationError
 from .io import read_parquet, write_parquet
-from .metrics import METRICS, unknown_name
+from .metrics import METRICS, SOFT_METRICS, unknown_name
 from .pandas_ext import SIGNATURE_ATTR
+from .granularity import GRANULARITIES
 from .profiles import PROFILES
 
 __all__ = ["main", "build_parser", "read_frame"]
@@ -90,13 +91,15 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--text-col", help="column of output texts: spans must end within them "
                                       "(looked up in REFS, then PREDS)")
     p.add_argument("--id-col", help="pair REFS and PREDS rows by this column instead of "
-                                    "by position; every id must occur once in each file")
+                                    "by position; every id must occur once in each file "
+                                    "(with --ci, the ids also key the resamples)")
     p.add_argument("--by", type=_names, action="extend", default=[], metavar="COLUMNS",
                    help="comma-separated group columns (REFS, then PREDS); null keys form "
                         "their own group")
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
     p.add_argument("--metrics", type=_metric_names, metavar="NAMES",
-                   help=f"comma-separated metrics (default: all): {', '.join(METRICS)}")
+                   help=f"comma-separated metrics (default: all): {', '.join(METRICS)}, "
+                        f"and {', '.join(SOFT_METRICS)} with soft labels")
     p.add_argument("--average", choices=("macro", "micro"),
                    help="default: the profile's, else macro")
     p.add_argument("--zero-division", type=_zero_division, metavar="{0,1,nan}",
@@ -107,6 +110,22 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
                    help="a null span cell is an error (default), an example without spans, "
                         "or left out")
+    p.add_argument("--granularity", choices=GRANULARITIES, default="char",
+                   help="unit of scoring (needs --text-col): spans mark the words or "
+                        "sentences they touch (default: char)")
+    p.add_argument("--soft-ref-col", metavar="COLUMN",
+                   help="column of reference soft labels, lists of {start, end, prob} (in "
+                        "REFS); with --soft-pred-col adds soft_spearman (needs --text-col)")
+    p.add_argument("--soft-pred-col", metavar="COLUMN",
+                   help="column of predicted soft labels (in PREDS, else in REFS)")
+    p.add_argument("--ci", type=_level, metavar="LEVEL",
+                   help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
+                        "(columns ci_low, ci_high; resampled within each group, examples "
+                        "keyed by --id-col when given, else by row position)")
+    p.add_argument("--resamples", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples with --ci (default: 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="bootstrap seed with --ci (default: 0; recorded in the signature)")
     p.add_argument("--format", choices=FORMATS,
                    help="output format (default: from the --output extension, else table)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output "
@@ -125,10 +144,22 @@ def _names(value: str) -> list[str]:
 
 def _metric_names(value: str) -> list[str]:
     names = _names(value)
+    valid = list(METRICS) + list(SOFT_METRICS)
     for name in names:
-        if name not in METRICS:
-            raise argparse.ArgumentTypeError(str(unknown_name("metric", name, METRICS)))
+        if name not in valid:
+            raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))
     return names
+
+
+def _level(value: str) -> float:
+    try:
+        level = float(value)
+    except ValueError:
+        level = math.nan
+    if not 0 < level < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level in (0, 1), e.g. "
+                                         f"0.95, got {value!r}")
+    return level
 
 
 def _zero_division(value: str):
@@ -224,7 +255,10 @@ def run_evaluate(args: argparse.Namespace) -> int:
         result = frame.mycelium.evaluate(
             names["ref"], names["pred"], text=names.get("text"), by=args.by or None,
             profile=args.profile, metrics=args.metrics, average=args.average,
-            zero_division=args.zero_division, params=args.params, missing=args.missing)
+            zero_division=args.zero_division, params=args.params, missing=args.missing,
+            soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
+            granularity=args.granularity, ci=args.ci, n_resamples=args.resamples,
+            seed=args.seed, id_col=names.get("id"))
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
     write_result(result, fmt, args.output, by=args.by)
@@ -233,10 +267,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The output format; usage errors the argument parser cannot see exit with 2."""
-    if args.id_col is not None and args.preds is None:
-        parser.error("--id-col pairs REFS with PREDS rows; give a PREDS file as well")
+    if args.id_col is not None and args.preds is None and args.ci is None:
+        parser.error("--id-col pairs REFS with PREDS rows; give a PREDS file as well "
+                     "(or --ci, whose resamples it keys)")
     if args.refs == "-" and args.preds == "-":
         parser.error("standard input can be read once: give REFS or PREDS as a file")
+    if (args.soft_ref_col is None) != (args.soft_pred_col is None):
+        parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
+                     "compares reference and predicted soft labels)")
     fmt = args.format
     if fmt is None:
         suffix = Path(args.output).suffix.lower() if args.output else ""
@@ -373,6 +411,18 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
     if args.text_col is not None:
         names["text"] = _free("text", taken)
         columns[names["text"]] = _lookup(args.text_col, "--text-col", refs, preds, order)
+    if args.soft_ref_col is not None:
+        names["soft_ref"], names["soft_pred"] = _free("soft_ref", taken), _free("soft_pred",
+                                                                               taken)
+        columns[names["soft_ref"]] = _plain_index(
+            _column(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
+        columns[names["soft_pred"]] = _take(
+            _column(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
+    if args.id_col is not None and args.ci is not None:
+        # The ids key the bootstrap resamples: intervals then do not depend on row order.
+        names["id"] = _free("id", taken)
+        columns[names["id"]] = _plain_index(_column(refs.frame, args.id_col, "--id-col",
+                                                     refs))
     return pd.DataFrame(columns), names
 
 
@@ -472,7 +522,8 @@ def _tidy_arrow(result: pd.DataFrame) -> pa.Table:
     column stays a string column)."""
     table = pa.Table.from_pandas(result, preserve_index=False)
     types = {"metric": pa.string(), "measure": pa.string(), "value": pa.float64(),
-             "examples": pa.int64(), "average": pa.string(), "profile": pa.string()}
+             "ci_low": pa.float64(), "ci_high": pa.float64(), "examples": pa.int64(),
+             "average": pa.string(), "profile": pa.string()}
     for name, typ in types.items():
         i = table.schema.get_field_index(name)
         if i >= 0 and table.schema.field(i).type != typ:
@@ -483,8 +534,14 @@ def _tidy_arrow(result: pd.DataFrame) -> pa.Table:
 # ------------------------------------------------------------------- table format
 
 def format_table(result: pd.DataFrame, *, by) -> str:
-    """An aligned text table: one row per group and metric, the measures as columns."""
+    """An aligned text table: one row per group and metric, the measures as columns.
+
+    With intervals (``ci_low``/``ci_high`` columns), one row per group, metric and
+    measure instead, with the value and a ``ci`` column ``[low, high]``.
+    """
     keys = list(by)
+    if "ci_low" in result.columns:
+        return _interval_table(result, keys)
     rows: dict[tuple, dict] = {}
     for rec in result.to_dict("records"):
         ident = tuple(_cell(rec[k]) for k in keys) + (rec["metric"],)
@@ -499,6 +556,17 @@ def format_table(result: pd.DataFrame, *, by) -> str:
             + [row["examples"], row["average"], row["profile"]]
             for ident, row in rows.items()]
     numeric = set(measures) | {"examples"}
+    return _aligned([header] + body, [h in numeric for h in header])
+
+
+def _interval_table(result: pd.DataFrame, keys: list[str]) -> str:
+    header = keys + ["metric", "measure", "value", "ci", "examples", "average", "profile"]
+    body = [[_cell(rec[k]) for k in keys]
+            + [rec["metric"], rec["measure"], _number(rec["value"]),
+               f"[{_number(rec['ci_low'])}, {_number(rec['ci_high'])}]",
+               str(rec["examples"]), str(rec["average"]), _cell(rec["profile"], "-")]
+            for rec in result.to_dict("records")]
+    numeric = {"value", "ci", "examples"}
     return _aligned([header] + body, [h in numeric for h in header])
 
 

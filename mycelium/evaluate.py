@@ -150,7 +150,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
              soft_references=None, soft_predictions=None, params=None,
              missing="error", ci=None, n_resamples=1000, seed=0,
              progress=None, granularity="char", type_field=None,
-             typed_matching=False) -> dict[str, Any]:
+             typed_matching=False, ids=None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -188,6 +188,11 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         (`mycelium.bootstrap`), keyed by example position and ``seed``.
     n_resamples, seed : int
         Number of resamples and seed of the intervals (recorded in the signature).
+    ids : sequence, optional
+        One id per input example: the resampling keys of the intervals (by default the
+        examples' positions). With ids, an example keeps its resampling weights wherever
+        it sits, so intervals do not depend on row order and equal those of the frame
+        faces keyed by the same ``id_col``. The signature records which keys were used.
     progress : bool, optional
         Show a progress bar while resampling (default: only on a terminal, for long runs).
     granularity : {"char", "word", "sentence"}
@@ -236,7 +241,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
                                 missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
-                                seed=seed, granularity=granularity)
+                                seed=seed, granularity=granularity, ids=ids is not None)
     prepared = prepare(references, predictions, text=text, missing=missing,
                        granularity=settings.granularity)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
@@ -251,8 +256,15 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         report["by_type"] = by_type(references, predictions, settings, prepared,
                                     type_field=type_field, typed_matching=typed_matching)
     if settings.bootstrap is not None:
+        kept_ids = None
+        if ids is not None:
+            ids = list(ids)
+            if len(ids) != prepared.n_input:
+                raise ValueError(f"ids has {len(ids)} entries but there are "
+                                 f"{prepared.n_input} examples; give one id per example.")
+            kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
-                                 progress=progress, estimates=report)
+                                 ids=kept_ids, progress=progress, estimates=report)
     return report
 
 

@@ -19,7 +19,8 @@ SIGNATURE_ATTR = "mycelium_signature"
 
 @pd.api.extensions.register_dataframe_accessor("mycelium")
 class MyceliumAccessor:
-    """Score span columns of a DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``.
+    """Score span columns of a DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
+    ``.compare(...)``.
 
     Examples
     --------
@@ -57,9 +58,16 @@ class MyceliumAccessor:
             self._column(name, "by")
         return pa.Table.from_pandas(self._df[names], preserve_index=False)
 
+    def _optional(self, name, role: str):
+        return None if name is None else self._column(name, role)
+
     def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
                  profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error") -> pd.DataFrame:
+                 missing: str = "error", soft_ref_col: str | None = None,
+                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+                 progress=None, type_field: str | None = None,
+                 typed_matching: bool = False) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -72,41 +80,168 @@ class MyceliumAccessor:
             Group key columns; null keys form their own group; groups are sorted.
         profile, metrics, average, zero_division, params, missing
             As in `mycelium.evaluate`.
+        soft_ref_col, soft_pred_col : str, optional
+            Columns of soft labels, a list of ``{start, end, prob}`` per row (Arrow
+            ``list<struct<start, end, prob>>``, lists of dicts, or JSON strings); both
+            or neither. They add the ``soft_spearman`` metric (needs ``text``): rows
+            with measure ``score`` and average always ``"macro"``.
+        granularity : {"char", "word", "sentence"}
+            Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
+        ci : float, optional
+            Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
+            ``value`` (which stays the full-data estimate): percentile-bootstrap
+            intervals, resampling examples within each group.
+        n_resamples, seed : int
+            Resamples and seed of the intervals (recorded in the signature).
+        id_col : str, optional
+            Column of example ids keying the resamples (`mycelium.bootstrap`); ids must
+            be unique within each group. Without it an example is keyed by its row
+            position in the whole frame, so a group's interval depends on where its
+            rows sit in the frame; with ids it depends on the ids only.
+        progress : bool, optional
+            Progress bar while resampling (default: only on a terminal, for long runs).
+        type_field : str, optional
+            Span field holding a hallucination type (e.g. ``"label_type"``): the result
+            is then the per-type breakdown only (see Returns).
+        typed_matching : bool
+            With ``type_field``, restrict predictions to each type too.
 
         Returns
         -------
         pandas.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]``; ``attrs["mycelium_signature"]`` holds the settings signature.
-            Each group's values equal `mycelium.evaluate` on that group's rows.
+            "profile"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when ``ci`` is
+            given; ``attrs["mycelium_signature"]`` holds the settings signature. Each
+            group's values equal `mycelium.evaluate` on that group's rows, bit for bit,
+            and so do its intervals with the same example keys
+            (`mycelium.evaluate.intervals`).
+
+            With ``type_field``: columns ``[*by, "type", "metric", "measure", "value",
+            "examples", "average", "profile"]``, the entries of ``evaluate(...,
+            type_field=...)["by_type"]`` on each group's rows: per type the measures
+            `mycelium.typology` defines per type, then a row with metric ``"counts"``,
+            measure ``"n_ref"`` (the type's reference spans) and average ``"sum"``;
+            ``examples`` counts the group's examples having the type. (Soft labels and
+            ``ci`` are not available there.)
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]], [[0, 5]], [[1, 3]]],
+        ...                    "pred": [[[2, 8]], [[4, 7]], [], [[1, 3]]]})
+        >>> out = df.mycelium.evaluate("ref", "pred", metrics="iou", ci=0.9,
+        ...                            n_resamples=200)
+        >>> out.columns.tolist()
+        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile']
+        >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
+        True
         """
         keys = self._keys(by)
         n = len(self._df)
         table = frames.evaluate_table(
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=None if text is None else self._column(text, "text"),
+            text=self._optional(text, "text"),
             groups=frames.group_codes(keys, n) if keys is not None else None,
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing)
+            params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
+            ids=self._optional(id_col, "id_col"), progress=progress,
+            type_field=type_field, typed_matching=typed_matching)
         return _to_pandas(table)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
-              metrics=None, zero_division=None, params=None,
-              missing: str = "error") -> pd.DataFrame:
+              metrics=None, zero_division=None, params=None, missing: str = "error",
+              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+              granularity: str = "char") -> pd.DataFrame:
         """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
 
-        Rows left out by ``missing="drop"`` get NaN. The caller's frame is not modified;
-        join the result to it with ``df.join(df.mycelium.score(...))``.
+        Rows left out by ``missing="drop"`` get NaN. Soft-label columns add
+        ``soft_spearman_score``; ``granularity`` is as in `evaluate`. The caller's frame
+        is not modified; join the result to it with ``df.join(df.mycelium.score(...))``.
         """
         table = frames.score_table(
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=None if text is None else self._column(text, "text"),
+            text=self._optional(text, "text"),
             profile=profile, metrics=metrics, zero_division=zero_division, params=params,
-            missing=missing)
+            missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity)
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
         return out
+
+    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
+                detector_col: str | None = None, baseline=None,
+                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
+                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
+                average=None, zero_division=None, params=None,
+                missing: str = "error") -> pd.DataFrame:
+        """Paired comparison of detectors (`mycelium.compare`), per group.
+
+        Parameters
+        ----------
+        ref_col : str
+            Reference span column.
+        pred_cols : list of str, or str with ``detector_col``
+            Wide format: one prediction column per detector (named by the column).
+            Long format: the one prediction column, with ``detector_col`` naming each
+            row's detector; rows of different detectors are paired by ``id_col``.
+        by : str or list of str, optional
+            Group key columns: each group is compared on its own rows.
+        id_col : str, optional
+            Example ids: resampling keys (and, in long format, required to pair rows).
+            Without ids (wide format), examples are keyed by their position within
+            their group.
+        detector_col : str, optional
+            Long format: the column naming each row's detector (compared in sorted
+            order of their names).
+        baseline : optional
+            Compare every other detector with this one; default: every pair.
+        test, n_resamples, seed, ci
+            As in `mycelium.compare`.
+        text, profile, metrics, average, zero_division, params, missing
+            As in `evaluate`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``[*by, detector_a, detector_b, metric, measure, value_a, value_b,
+            difference, ci_low, ci_high, p_value, p_holm, test, n_resamples, examples,
+            average, profile]``: for each group, the frame of `mycelium.compare`
+            on the group's rows (so Holm's correction runs within each group's
+            (metric, measure) family). ``attrs["mycelium_signature"]`` holds the
+            signature.
+
+        Raises
+        ------
+        ValueError
+            In long format, when rows do not pair: a detector lacks an id another has,
+            an id occurs twice for one detector, or references (or texts) differ
+            between detectors for one id.
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 5,
+        ...                    "good": [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 5,
+        ...                    "poor": [[[5, 9]], [], [[0, 1]], [[1, 9]]] * 5})
+        >>> out = df.mycelium.compare("ref", ["good", "poor"], metrics="iou",
+        ...                           n_resamples=200)
+        >>> out[["detector_a", "detector_b", "difference"]].round(4).values.tolist()
+        [['good', 'poor', 0.8444]]
+        """
+        from .frames_compare import compare_table
+
+        table = compare_table(
+            self._column, ref_col, pred_cols, n_rows=len(self._df), keys=self._keys(by),
+            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
+            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params)
+        return _to_pandas(table)
 
 
 def _to_pandas(table: pa.Table) -> pd.DataFrame:

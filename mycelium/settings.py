@@ -24,6 +24,7 @@ class Bootstrap:
     ci: float
     n_resamples: int
     seed: int
+    keys: str = "positions"  # what identifies an example: "positions" or "ids"
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class Settings:
 
 def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
                      params=None, missing="error", soft=False, ci=None, n_resamples=1000,
-                     seed=0, granularity="char") -> Settings:
+                     seed=0, granularity="char", ids=False) -> Settings:
     """Validate every option and apply the precedence explicit > profile > default."""
     prof = get_profile(profile)
     if average is None:
@@ -80,11 +81,16 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
     if ci is not None:
         from .bootstrap import validate_bootstrap
 
-        boot = Bootstrap(*validate_bootstrap(ci, n_resamples, seed))
+        boot = Bootstrap(*validate_bootstrap(ci, n_resamples, seed),
+                         keys="ids" if ids else "positions")
     from .granularity import GRANULARITIES
 
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity={granularity!r} is not supported; expected one of "
                          f"{', '.join(map(repr, GRANULARITIES))}.")
+    if soft and granularity != "char":
+        raise ValueError("soft_spearman compares per-character probability vectors; it has "
+                         "no word or sentence granularity. Score soft labels with "
+                         "granularity='char' (in a separate call).")
     return Settings(prof, average, zd, names, full, missing, boot, granularity)
 

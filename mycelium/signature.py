@@ -42,7 +42,7 @@ def format_signature(settings) -> str:
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
-                   ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP)]
+                   ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
     return "|".join(f"{k}:{v}" for k, v in fields)
 
 

@@ -37,6 +37,9 @@ from .spans import SpanBatch, canonicalize, validate
 __all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field"]
 
 #: (metric, measure) reported per type when only references are typed.
+#: Marks a span that has no type field at all (as opposed to a null type).
+ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
+
 REFERENCE_SIDE = (("exact_span", "recall"), ("character", "recall"),
                   ("span_coverage", "recall"))
 
@@ -88,10 +91,11 @@ def _typed_side(obj, side: str, field: str, kept, text_lengths):
     types = span_field(obj, field, side, single=converted.single)
     if types.size != converted.batch.n_spans:
         raise ValueError(f"internal: {side} types do not align with spans")
-    if types.size and all(t is None for t in types):
+    if types.size and all(t is ABSENT for t in types):
         raise KeyError(f"{side}: no span has a {field!r} field; give the spans as dicts or "
                        f"structs with that field (e.g. {{'start': 0, 'end': 5, {field!r}: "
                        "'...'}) or check the field name.")
+    types = np.array([None if t is ABSENT else t for t in types], dtype=object)
     span_kept = np.repeat(kept, converted.batch.counts)
     return converted.batch.take(kept), types[span_kept]
 
@@ -126,7 +130,8 @@ def _sorted_types(ref_types, pred_types) -> list:
 def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
     """The value of ``field`` for every span, in the order `convert` flattens spans.
 
-    Spans without the field (pairs, or dicts lacking the key) get None.
+    Spans without the field (pairs, or dicts lacking the key) get `ABSENT`; a field
+    that is present but null gives None (the "no type" group).
     """
     module = type(obj).__module__
     if module.startswith("polars"):
@@ -151,7 +156,8 @@ def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
             spans = list(spans)
         if isinstance(spans, Mapping) or not isinstance(spans, Sequence):
             continue  # convert() has already rejected it
-        values.extend(s.get(field) if isinstance(s, Mapping) else None for s in spans)
+        values.extend(s.get(field, ABSENT) if isinstance(s, Mapping) else ABSENT
+                      for s in spans)
     return np.array(values, dtype=object)
 
 

@@ -111,6 +111,14 @@ def _from_pandas(df: pd.DataFrame, index) -> pa.Table:
             raise TypeError(f"df.attrs cannot be stored in Parquet ({exc}); keep only "
                             "JSON-serialisable values in attrs.") from None
     table = pa.Table.from_pandas(df, preserve_index=index)
+    for name in df.columns:
+        # Arrow's pandas conversion turns NaN into null; NaN is a value here (an
+        # undefined measure), so float columns keep it.
+        if isinstance(name, str) and df[name].dtype.kind == "f" and df[name].isna().any():
+            i = table.schema.get_field_index(name)
+            if i >= 0:
+                table = table.set_column(i, table.field(i), pa.array(
+                    df[name].to_numpy(), type=table.field(i).type, from_pandas=False))
     meta = dict(table.schema.metadata or {})
     if attrs is not None:
         # As DataFrame.to_parquet does: pandas' reader restores attrs from this key.

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import mycelium
 from mycelium.bootstrap import example_keys, percentile_interval, resampled_values
-from mycelium.compare import compare, holm
+from mycelium.comparison import compare, holm
 
 from _stats_data import detector_batch, noisy_copy, random_batch
 

@@ -87,7 +87,8 @@ def compare(references, predictions: Mapping[str, object], *, baseline: str | No
     names = _detector_names(predictions, baseline)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
-                                ci=ci, n_resamples=n_resamples, seed=seed)
+                                ci=ci, n_resamples=n_resamples, seed=seed,
+                                ids=ids is not None)
     stats, n = _statistics(references, predictions, names, text, settings)
     keys = example_keys(n, ids) if ids is not None else np.arange(n, dtype=np.uint64)
     if ids is not None and len(ids) != n:
