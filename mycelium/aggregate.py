@@ -142,6 +142,10 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         elif arr.dtype == object and all(type(x) is int for x in arr.tolist()):
             # Exact partial sums (e.g. an engine's GROUP BY SUM beyond int64) stay exact.
             out[key] = np.array([sum(arr.tolist())], dtype=object)
+        elif arr.size and np.isfinite(arr).all() and np.array_equal(arr, np.trunc(arr)):
+            # Whole-number floats (CLEval numerators with a fractional weight that
+            # happen to be whole): exact integer sums, as `mycelium.reduce` does.
+            out[key] = np.array([sum(int(x) for x in arr.tolist())], dtype=object)
         else:  # exactly rounded, so any face summing in any order agrees
             out[key] = np.array([math.fsum(arr.tolist())], dtype=np.float64)
     return out

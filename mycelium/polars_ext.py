@@ -16,8 +16,10 @@ import polars as pl
 import pyarrow as pa
 
 from . import frames
+from .engine_sums import engine_columns, engine_layout, reduce_engine_sums
 from .errors import SpanValidationError
 from .aggregate import per_example
+from .reduce import group_sums
 from .evaluate import compute_statistics, prepare
 from .metrics import METRICS, unknown_name
 from .settings import Settings, resolve_settings
@@ -30,8 +32,7 @@ SPAN_DTYPE = pl.List(pl.Struct({"start": pl.Int64, "end": pl.Int64}))
 
 _ROW = "__mycelium_row__"        # the frame position of each row in lazy plans
 _STATS = "__mycelium_stats__"    # the Struct column of per-row statistics
-_COUNT = "__mycelium_examples__"
-_SUM = "__mycelium_sum__"        # prefix of the summed statistics (micro pre-aggregation)
+_COUNT = "__mycelium_examples__"  # 1 per row scored (summed: the examples of a group)
 _TIDY = {"metric": pl.String, "measure": pl.String, "value": pl.Float64,
          "examples": pl.Int64, "average": pl.String, "profile": pl.String}
 
@@ -40,7 +41,8 @@ _TIDY = {"metric": pl.String, "measure": pl.String, "value": pl.Float64,
 
 @pl.api.register_dataframe_namespace("mycelium")
 class MyceliumFrame:
-    """Score span columns of a Polars DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``.
+    """Score span columns of a Polars DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
+    ``.compare(...)``.
 
     Span columns are `SPAN_DTYPE` (``List(Struct{start, end})``, extra struct fields
     ignored), lists of ``[start, end]`` pairs, or JSON strings.
@@ -66,9 +68,33 @@ class MyceliumFrame:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
+    def _column(self, name, role: str) -> pl.Series:
+        """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
+        if not isinstance(name, str):
+            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
+        if name not in self._df.columns:
+            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
+                           f"{list(self._df.columns)}.")
+        return self._df[name]
+
+    def _optional(self, name, role: str) -> pl.Series | None:
+        return None if name is None else self._column(name, role)
+
+    def _keys(self, names: list[str]) -> pa.Table | None:
+        for name in names:
+            self._column(name, "by")
+        return self._df.select(names).to_arrow() if names else None
+
+    def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+        return out.cast({name: self._df.schema[name] for name in names})
+
     def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
                  profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error", with_signature: bool = False) -> pl.DataFrame:
+                 missing: str = "error", soft_ref_col: str | None = None,
+                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+                 progress=None, type_field: str | None = None, typed_matching: bool = False,
+                 with_signature: bool = False) -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -82,6 +108,15 @@ class MyceliumFrame:
             (nulls last), in the same order as the pandas accessor.
         profile, metrics, average, zero_division, params, missing
             As in `mycelium.evaluate`.
+        soft_ref_col, soft_pred_col : str, optional
+            Soft-label columns (``List(Struct{start, end, prob})``, or JSON strings):
+            add ``soft_spearman`` (needs ``text``; average always ``"macro"``).
+        granularity, ci, n_resamples, seed, id_col, progress, type_field, typed_matching
+            As in the pandas accessor (`mycelium.pandas_ext.MyceliumAccessor.evaluate`):
+            ``ci`` adds ``ci_low`` and ``ci_high`` after ``value``, resampling within
+            each group, examples keyed by ``id_col`` ids or else by their row position
+            in the whole frame; ``type_field`` gives the per-type rows with a ``type``
+            key column after the ``by`` keys.
         with_signature : bool
             Add a last column ``signature`` holding the settings signature (Polars frames
             have no ``attrs``; `mycelium.parse_signature` reads it back).
@@ -90,8 +125,9 @@ class MyceliumFrame:
         -------
         polars.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]``. Each group's values equal `mycelium.evaluate` on that group's
-            rows, bit for bit; ``examples`` sums to the rows scored.
+            "profile"]`` (``"ci_low", "ci_high"`` after ``"value"`` with ``ci``). Each
+            group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
+            ``examples`` sums to the rows scored.
 
         Raises
         ------
@@ -99,34 +135,77 @@ class MyceliumFrame:
             A column is missing (the message lists the frame's columns).
         """
         names = frames.normalize_by(by)
-        _check_columns(self._df.columns, ref_col, pred_col, text, names)
-        groups = None
-        if names:
-            groups = frames.group_codes(self._df.select(names).to_arrow(), self._df.height)
+        keys = self._keys(names)
         table = frames.evaluate_table(
-            self._df[ref_col], self._df[pred_col],
-            text=None if text is None else self._df[text], groups=groups, profile=profile,
-            metrics=metrics, average=average, zero_division=zero_division, params=params,
-            missing=missing)
-        out = _to_polars(table, with_signature)
-        return out.cast({name: self._df.schema[name] for name in names})
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            groups=None if keys is None else frames.group_codes(keys, self._df.height),
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
+            ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
+            typed_matching=typed_matching)
+        return self._with_key_types(_to_polars(table, with_signature), names)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
               metrics=None, zero_division=None, params=None, missing: str = "error",
-              with_signature: bool = False) -> pl.DataFrame:
+              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+              granularity: str = "char", with_signature: bool = False) -> pl.DataFrame:
         """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
 
         Rows left out by ``missing="drop"`` are null; an undefined value under
         ``zero_division="nan"`` is NaN. The caller's frame is not modified; attach the
         result with ``df.hstack(df.mycelium.score(...))``. Arguments are those of
-        `evaluate` (there is no ``average``: every row is one example).
+        `evaluate` (there is no ``average``: every row is one example); soft-label
+        columns add ``soft_spearman_score``.
         """
-        _check_columns(self._df.columns, ref_col, pred_col, text, [])
         table = frames.score_table(
-            self._df[ref_col], self._df[pred_col],
-            text=None if text is None else self._df[text], profile=profile, metrics=metrics,
-            zero_division=zero_division, params=params, missing=missing)
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"), profile=profile, metrics=metrics,
+            zero_division=zero_division, params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity)
         return _to_polars(table, with_signature)
+
+    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
+                detector_col: str | None = None, baseline=None,
+                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
+                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
+                average=None, zero_division=None, params=None, missing: str = "error",
+                with_signature: bool = False) -> pl.DataFrame:
+        """Paired comparison of detectors (`mycelium.compare`), per group.
+
+        Arguments and result as the pandas accessor's ``compare``
+        (`mycelium.pandas_ext.MyceliumAccessor.compare`): wide format (``pred_cols`` a
+        list, one column per detector) or long format (one ``pred_cols`` column with
+        ``detector_col``, rows paired by ``id_col``, failing clearly when they do not
+        pair); with ``by``, one comparison per group, Holm-corrected within the group.
+        ``with_signature`` adds a last ``signature`` column.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"id": [0, 1, 2, 0, 1, 2], "detector": ["a"] * 3 + ["b"] * 3,
+        ...                    "ref": [[[0, 10]], [[4, 7]], [[2, 5]]] * 2,
+        ...                    "pred": [[[0, 10]], [[4, 7]], [[2, 5]], [], [[4, 5]], []]})
+        >>> out = df.mycelium.compare("ref", "pred", detector_col="detector", id_col="id",
+        ...                           metrics="iou", n_resamples=200)
+        >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
+        [('a', 'b', 1.0, 0.1111111111111111)]
+        """
+        from .frames_compare import compare_table
+
+        names = frames.normalize_by(by)
+        table = compare_table(
+            self._column, ref_col, pred_cols, n_rows=self._df.height, keys=self._keys(names),
+            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
+            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params)
+        return self._with_key_types(_to_polars(table, with_signature), names)
 
 
 # ------------------------------------------------------------------ LazyFrame
@@ -135,10 +214,11 @@ class MyceliumFrame:
 class MyceliumLazyFrame:
     """Lazy scoring: ``lf.mycelium.evaluate(...)`` is a LazyFrame that runs on ``collect()``.
 
-    The plan reads only the span, text and key columns, computes each row's sufficient
-    statistics batch by batch (on Polars' streaming engine with
-    ``collect(engine="streaming")``, so span columns are never held for all rows),
-    and reduces them per group with `mycelium.frames`, the engine of every face.
+    The plan reads only the span, text and key columns, scores them batch by batch
+    (on Polars' streaming engine with ``collect(engine="streaming")``, so span columns
+    are never held for all rows), lets Polars sum exact integer columns per group
+    (`mycelium.engine_sums`) and finishes the groups with `mycelium.frames`, the
+    engine of every face: memory does not grow with the number of rows.
 
     Examples
     --------
@@ -173,26 +253,34 @@ class MyceliumLazyFrame:
 
         Notes
         -----
-        Each row's statistics (and per-example values) are computed on their own, so
-        batching never changes them. The reduction then depends on the average:
+        The plan holds a batch of rows at a time and O(groups) sums, however many rows
+        it reads:
 
-        - micro, when every statistic is an integer (all metrics but ``cleval_1d``): the
-          statistics are summed per group by Polars (``group_by().agg(sum)`` in
-          Int128, exact), and one row per group reaches mycelium, which finalises
-          each group from its exact sums. Memory: O(groups).
-        - macro: a macro value is numpy's pairwise mean of the per-example values in
-          row order, and a float sum depends on its order, so no engine-side sum can
-          reproduce it bit for bit. The per-example values of every row (8 bytes per
-          measure: 8 for ``iou``, 128 for all six metrics, plus the key values) are
-          collected, put back in row order, and averaged per group by mycelium
-          exactly as `mycelium.evaluate` does.
-        - micro with ``cleval_1d`` (whose credits are float statistics, summed by
-          numpy in row order): as macro, with the statistics of every row (240 bytes
-          per row for all six metrics).
+        1. each batch of rows (a streamable ``map_batches`` over the key, span and text
+           columns only) is validated and scored by the core; each row's statistics
+           become `mycelium.reduce.row_columns` — the columns whose exact group sums
+           determine every result (the statistics for micro, exact integer limbs of
+           each per-example value for macro) — rewritten as int64 columns by
+           `mycelium.engine_sums`, and summed per group within the batch, so one row
+           per group and batch leaves it (span columns and per-row values do not);
+        2. Polars adds these up per group (``group_by(by).agg(sum)`` in Int128: exact
+           beyond 2**63), with the number of rows scored and each group's first row;
+        3. on ``collect()``, the one-row-per-group result is grouped again by
+           `mycelium.frames.group_codes` (which merges keys pandas considers equal,
+           NaN and null, and orders groups as every face does) and finished by
+           `mycelium.frames.tidy_from_sums`.
 
-        On the streaming engine span columns are held only a batch of rows at a time
-        (per thread), however large the input; use ``collect(engine="streaming")``
-        for large inputs, as the in-memory engine scores all rows in one batch.
+        Integer sums are exact in any order, so the numbers equal the eager faces and
+        `mycelium.evaluate` bit for bit, for any batching. The only float sums are the
+        rests of `mycelium.engine_sums`, zero unless a per-example value (macro) or a
+        CLEval numerator (micro, fractional ``granularity_penalty_weight``) has bits
+        below 2**-115 — not reachable by a built-in measure.
+
+        On the streaming engine (``collect(engine="streaming")``) span columns are
+        held a batch of rows at a time (scored 32,768 rows at a time); the in-memory
+        engine reads all rows first, so use the streaming engine for large inputs.
+        Polars decodes a Parquet row group at a time and reads ahead of a slow
+        consumer: smaller row groups (say 100,000 rows) lower the peak memory.
         """
         settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                     zero_division=zero_division, params=params,
@@ -200,27 +288,25 @@ class MyceliumLazyFrame:
         names = frames.normalize_by(by)
         schema = self._lf.collect_schema()
         _check_columns(schema.names(), ref_col, pred_col, text, names)
-        macro = settings.average == "macro"
-        fields = _value_fields(settings) if macro else _stat_fields(settings)
-        labels = [f"{m}/{k}" for m, k, _ in fields]
-        per_row = _inputs(ref_col, pred_col, text, row=True).map_batches(
-            partial(_batch_statistics, settings=settings, fields=fields, labels=labels,
-                    measures=macro),
-            return_dtype=pl.Struct({lab: d for lab, (_, _, d) in zip(labels, fields)}),
-            is_elementwise=True)
-        rows = self._lf.with_row_index(_ROW).select(*names, _ROW, per_row.alias(_STATS))
+        layout = engine_layout(settings)
+        inputs = list(dict.fromkeys([*names, _ROW, ref_col, pred_col]
+                                    + ([text] if text is not None else [])))
+        sums_schema = ({name: schema[name] for name in names}
+                       | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
+                       | {_COUNT: pl.Int64, _ROW: pl.get_index_type()})
+        batch_sums = (self._lf.with_row_index(_ROW).select(inputs).map_batches(
+            partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
+                    names=names, settings=settings, layout=layout, schema=sums_schema),
+            streamable=True, schema=sums_schema))
+        sums = _sums(layout)
+        partials = (batch_sums.group_by(names).agg(sums) if names
+                    else batch_sums.select(sums))
         out_schema = {name: schema[name] for name in names} | _TIDY
         if with_signature:
             out_schema["signature"] = pl.String
-        finish: dict[str, Any] = dict(settings=settings, names=names, fields=fields,
-                                      labels=labels, schema=out_schema)
-        if not macro and all(d == pl.Int64 for _, _, d in fields):
-            sums = [pl.col(_STATS).struct.field(lab).cast(pl.Int128).sum().alias(_SUM + lab)
-                    for lab in labels]
-            sums += [pl.col(_STATS).is_not_null().sum().alias(_COUNT), pl.col(_ROW).min()]
-            partials = rows.group_by(names).agg(sums) if names else rows.select(sums)
-            return partials.map_batches(partial(_finish_sums, **finish), schema=out_schema)
-        return rows.map_batches(partial(_finish_rows, **finish), schema=out_schema)
+        return partials.map_batches(
+            partial(_finish_sums, settings=settings, names=names, layout=layout,
+                    schema=out_schema), schema=out_schema)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
               metrics=None, zero_division=None, params=None,
@@ -372,11 +458,6 @@ def _one_metric(metric) -> str:
     return metric
 
 
-def _value_fields(settings: Settings) -> list[tuple[str, str, Any]]:
-    """(metric, measure, Float64) of every per-example value."""
-    return [(m, k, pl.Float64) for m in settings.span_metrics for k in METRICS[m].measures]
-
-
 def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
     """(metric, statistic, Polars dtype) of every statistic, read off an empty batch."""
     empty = pa.array([], SPAN_TYPE)
@@ -445,44 +526,77 @@ def _batch_scores(batch: pl.Series, *, options: dict, column: str | None = None
     return out.to_struct(batch.name)
 
 
-def _finish_rows(df: pl.DataFrame, *, settings, names, fields, labels, schema
-                 ) -> pl.DataFrame:
-    """Reduce every row's statistics or values, in row order, as `mycelium.evaluate`."""
-    if not df[_ROW].is_sorted():
-        df = df.sort(_ROW)  # evaluate sums in row order, whatever order batches came in
-    kept = df[_STATS].is_not_null().to_numpy()
-    keys = df.select(names).to_arrow() if names else None
-    groups = frames.group_codes(keys, df.height)
-    scored = df[_STATS] if kept.all() else df[_STATS].filter(pl.Series(kept))
-    per_row: dict[str, dict[str, np.ndarray]] = {}
-    for (metric, name, _), label in zip(fields, labels):
-        per_row.setdefault(metric, {})[name] = scored.struct.field(label).to_numpy()
-    codes = groups.codes[kept]
-    if settings.average == "macro":
-        table = frames.tidy_table({}, settings, codes, groups, example_values=per_row)
-    else:
-        table = frames.tidy_table(per_row, settings, codes, groups)
-    return _result(table, settings, schema)
+def _sums(layout) -> list[pl.Expr]:
+    """Group sums of the engine columns (Int128: exact), the examples and the first row."""
+    return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
+             for c in layout] + [pl.col(_COUNT).sum(), pl.col(_ROW).min()])
 
 
-def _finish_sums(df: pl.DataFrame, *, settings, names, fields, labels, schema
-                 ) -> pl.DataFrame:
-    """Finalise micro values from the exact per-group sums of Polars' group_by.
+_SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scratch memory
+
+
+def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
+                layout, schema) -> pl.DataFrame:
+    """One batch of rows → its per-group sums (`_sums`): one row per group in the batch.
+
+    Each row is scored by the core and becomes `mycelium.engine_sums.engine_columns`
+    (zeros and no example for rows left out by ``missing="drop"``); summing them here
+    already, in the batch, means only a few rows per batch travel on through the plan.
+    Rows are scored `_SLICE` at a time, so memory does not grow with the batch size.
+    """
+    parts = [_slice_sums(df.slice(start, _SLICE), ref_col=ref_col, pred_col=pred_col,
+                         text=text, names=names, settings=settings, layout=layout)
+             for start in range(0, max(df.height, 1), _SLICE)]
+    out = parts[0] if len(parts) == 1 else pl.concat(parts)
+    if len(parts) > 1:
+        out = out.group_by(names).agg(_sums(layout)) if names else out.select(_sums(layout))
+    return out.select(list(schema))
+
+
+def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
+                layout) -> pl.DataFrame:
+    batch = df.select(_inputs(ref_col, pred_col, text, row=True).alias(_STATS)).to_series()
+    prepared = _prepare_batch(batch, settings.missing)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    columns = engine_columns(stats, settings, layout)
+    kept = prepared.kept
+    columns[_COUNT] = np.ones(int(kept.sum()), dtype=np.int64)
+    if not kept.all():
+        for label, col in columns.items():
+            full = np.zeros(kept.size, dtype=col.dtype)
+            full[kept] = col
+            columns[label] = full
+    rows = df.select(*names, _ROW).hstack(pl.DataFrame(columns))
+    return rows.group_by(names).agg(_sums(layout)) if names else rows.select(_sums(layout))
+
+
+def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.DataFrame:
+    """The tidy result from Polars' per-group sums (one row per group, not per row).
 
     Partial groups are ordered by their first row and grouped again by
     `frames.group_codes`, which merges keys pandas considers equal (NaN and null) and
-    keeps the key value of the group's first row, as the eager faces do.
+    keeps the key value of the group's first row, as the eager faces do; the integer
+    sums of merged partials are added exactly.
     """
     df = df.sort(_ROW, nulls_last=True)
     keys = df.select(names).to_arrow() if names else None
     groups = frames.group_codes(keys, df.height)
-    stats: dict[str, dict[str, np.ndarray]] = {}
-    for (metric, stat, _), label in zip(fields, labels):
-        exact = df[_SUM + label].fill_null(0).to_list()  # Python ints, exact
-        stats.setdefault(metric, {})[stat] = np.array(exact, dtype=object)
-    examples = df[_COUNT].cast(pl.Int64).to_numpy()
-    table = frames.tidy_table(stats, settings, groups.codes, groups, examples=examples)
+    partials = {c.label: _exact_sums(df[c.label]) if c.integer
+                else df[c.label].fill_null(0.0).to_numpy() for c in layout}
+    sums = reduce_engine_sums(partials, groups.codes, groups.n_groups, settings, layout)
+    examples = group_sums({"": _exact_sums(df[_COUNT])}, groups.codes, groups.n_groups)[""]
+    table = frames.tidy_from_sums(sums, examples, groups, settings)
     return _result(table, settings, schema)
+
+
+def _exact_sums(sums: pl.Series) -> np.ndarray:
+    """Int128 (or Int64) group sums as int64 when they fit, else exact Python ints."""
+    sums = sums.fill_null(0)
+    small = sums.cast(pl.Int64, strict=False)
+    if small.null_count() == 0:
+        return small.to_numpy()
+    return np.array(sums.to_list(), dtype=object)
 
 
 def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:

@@ -1,7 +1,7 @@
-"""The Polars namespace in particular: the lazy plan stays lazy and streams in batches,
-its two reduction paths (group_by sums for integer micro statistics, per-row values
-otherwise) equal the eager face bit for bit, and the expression namespace gives each
-row's statistics and values."""
+"""The Polars namespace in particular: the lazy plan stays lazy, streams in batches and
+reduces every average through Polars' group_by sums (one row per group reaches Python),
+equal to the eager face and to `mycelium.evaluate` bit for bit; the expression
+namespace gives each row's statistics and values."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ import pyarrow as pa
 import pytest
 
 import mycelium
-from mycelium import polars_ext
+from mycelium import engine_sums, polars_ext
+from mycelium.evaluate import compute_statistics, prepare
 from mycelium.metrics import METRICS
 from mycelium.polars_ext import SPAN_DTYPE
+from mycelium.settings import resolve_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _faces as F  # noqa: E402
@@ -59,13 +61,147 @@ def test_lazy_plan_runs_on_collect_in_batches(batches, average, metrics):
                                            metrics=metrics))
 
 
-def test_micro_integer_statistics_are_summed_by_polars():
-    lf = F.polars_frame(ROWS).lazy()
-    summed = lf.mycelium.evaluate("ref", "pred", by="lang", average="micro",
-                                  metrics=INTEGER_METRICS).explain()
-    per_row = lf.mycelium.evaluate("ref", "pred", by="lang", average="macro").explain()
-    assert "AGGREGATE" in summed and "Int128" in summed
-    assert "AGGREGATE" not in per_row
+CLEVAL_W = [{"cleval_1d": {"granularity_penalty_weight": w}} for w in (0.3, 0.5)]
+
+
+@pytest.fixture()
+def finished(monkeypatch):
+    """The heights of the frames the lazy plan hands to Python after Polars' group_by."""
+    heights: list[int] = []
+    original = polars_ext._finish_sums
+
+    def recording(df, **kwargs):
+        heights.append(df.height)
+        sums = [c.label for c in kwargs["layout"] if c.integer]
+        assert sums and all(df.schema[name] == pl.Int128 for name in sums)
+        return original(df, **kwargs)
+
+    monkeypatch.setattr(polars_ext, "_finish_sums", recording)
+    return heights
+
+
+@pytest.mark.parametrize("average", ["macro", "micro"])
+@pytest.mark.parametrize("params", [None, *CLEVAL_W])
+def test_every_average_is_summed_by_polars(finished, average, params):
+    # The plan: Python scores each batch of rows into per-group sums of exact integer
+    # columns, Polars adds them up per group (Int128) and only one row per group
+    # reaches Python again: no per-row values are collected, for macro and for
+    # fractional CLEval weights too.
+    df = F.polars_frame(ROWS)
+    plan = df.lazy().mycelium.evaluate("ref", "pred", by=["model", "lang"],
+                                       average=average, params=params)
+    nodes = [word for line in plan.explain().splitlines()
+             for word in [line.strip().split("[")[0]]
+             if word in ("OPAQUE_PYTHON", "AGGREGATE", "SELECT")]
+    assert nodes == ["OPAQUE_PYTHON", "AGGREGATE", "OPAQUE_PYTHON"]
+    got = _streaming(plan, chunk=3)
+    groups = df.select("model", "lang").unique().height
+    assert finished == [groups] and len(ROWS) > 2 * groups
+    assert got.equals(df.mycelium.evaluate("ref", "pred", by=["model", "lang"],
+                                           average=average, params=params), null_equal=True)
+    whole = df.lazy().mycelium.evaluate("ref", "pred", average=average, params=params)
+    assert _streaming(whole, chunk=5).equals(
+        df.mycelium.evaluate("ref", "pred", average=average, params=params))
+    assert finished[-1] == 1  # without groups: one row of sums
+
+
+@pytest.mark.parametrize("average", ["macro", "micro"])
+@pytest.mark.parametrize("zero_division", [0.0, 1.0, "nan"])
+@pytest.mark.parametrize("by", [None, "model", ["model", "lang"]])
+def test_streaming_equals_eager_and_evaluate(average, zero_division, by):
+    # Small batches (3 rows), null keys in both key columns, every metric.
+    df = F.polars_frame(ROWS)
+    keys = frames_by(by)
+    options = dict(average=average, zero_division=zero_division)
+    lazy = _streaming(df.lazy().mycelium.evaluate("ref", "pred", text="text", by=by,
+                                                  **options), chunk=3)
+    eager = df.mycelium.evaluate("ref", "pred", text="text", by=by, **options)
+    assert lazy.equals(eager, null_equal=True)
+    F.assert_same_rows(F.tidy_rows(lazy, keys), F.truth_rows(ROWS, keys, **options),
+                       "polars streaming")
+
+
+def frames_by(by) -> list[str]:
+    return [] if by is None else [by] if isinstance(by, str) else list(by)
+
+
+def _tiny_value_rows(n=40, seed=3):
+    """Rows whose per-example values have bits below 2**-84 (limb residuals) and whose
+    CLEval numerators are fractional under a fractional penalty weight."""
+    rng = np.random.default_rng(seed)
+    refs, preds, keys = [], [], []
+    for i in range(n):
+        big = int(rng.integers(2**40, 2**61))
+        refs.append([[0, big]] if i % 3 else [[0, 10], [12, 20]])
+        cut = int(rng.integers(1, 9))
+        preds.append([[0, cut], [cut, cut + 2], [cut + 3, int(rng.integers(cut + 4, 40))]])
+        keys.append([None, 1.5, float("nan"), 2.5][i % 4])
+    df = pl.DataFrame({"ref": [F.as_dicts(x) for x in refs],
+                       "pred": [F.as_dicts(x) for x in preds], "k": keys},
+                      schema_overrides={"ref": SPAN_DTYPE, "pred": SPAN_DTYPE,
+                                        "k": pl.Float64})
+    return refs, preds, df
+
+
+@pytest.mark.parametrize("average", ["macro", "micro"])
+@pytest.mark.parametrize("params", [None, *CLEVAL_W])
+def test_tiny_values_and_fractional_weights_stay_exact(average, params):
+    # Residuals below the limbs and fractional CLEval numerators are split into exact
+    # integers before Polars sums them (mycelium.engine_sums): any batching gives the
+    # eager numbers, which are mycelium.evaluate's.
+    refs, preds, df = _tiny_value_rows()
+    settings = resolve_settings(average=average, params=params)
+    prepared = prepare(refs, preds)
+    columns = engine_sums.engine_columns(
+        compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                           settings.params), settings)
+    exercised = [k for k, v in columns.items()
+                 if k.endswith(("#res", "#fractional")) and v.any()]
+    # micro with an integer weight has only integer statistics: nothing to split
+    assert bool(exercised) == (average == "macro" or params is not None)
+    for by in (None, "k"):
+        eager = df.mycelium.evaluate("ref", "pred", by=by, average=average, params=params)
+        for chunk in (1, 7):
+            lazy = _streaming(df.lazy().mycelium.evaluate(
+                "ref", "pred", by=by, average=average, params=params), chunk=chunk)
+            assert lazy.equals(eager, null_equal=True)
+    report = mycelium.evaluate(refs, preds, average=average, params=params)
+    want = [report[m][k] for m in METRICS for k in METRICS[m].measures]
+    got = df.mycelium.evaluate("ref", "pred", average=average, params=params)
+    assert all(F.same_float(a, b) for a, b in zip(got["value"], want))
+
+
+def test_integer_valued_float_statistics_keep_the_eager_types():
+    # With a fractional penalty weight but no penalty, CLEval numerators are floats
+    # holding integers; the eager reduction sums them as integers (exact F1), and the
+    # lazy plan must do the same: counts beyond 2**26 make the difference visible.
+    rng = np.random.default_rng(4)
+    refs, preds = [], []
+    for _ in range(60):
+        a = int(rng.integers(2**30, 2**40))
+        refs.append([[0, a]])
+        preds.append([[int(rng.integers(1, a)), int(rng.integers(a, 2**41))]])
+    df = pl.DataFrame({"ref": [F.as_dicts(x) for x in refs],
+                       "pred": [F.as_dicts(x) for x in preds], "k": np.arange(60) // 3},
+                      schema_overrides={"ref": SPAN_DTYPE, "pred": SPAN_DTYPE})
+    options = dict(by="k", average="micro", metrics="cleval_1d",
+                   params={"cleval_1d": {"granularity_penalty_weight": 0.5}})
+    eager = df.mycelium.evaluate("ref", "pred", **options)
+    assert _streaming(df.lazy().mycelium.evaluate("ref", "pred", **options),
+                      chunk=5).equals(eager)
+
+
+@pytest.mark.parametrize("average", ["macro", "micro"])
+def test_dropped_rows_are_neither_summed_nor_counted(average):
+    df = F.polars_frame(ROWS).with_columns(
+        ref=pl.when(pl.int_range(pl.len()) % 5 == 0).then(None).otherwise(pl.col("ref")))
+    eager = df.mycelium.evaluate("ref", "pred", by="model", average=average,
+                                 missing="drop")
+    lazy = _streaming(df.lazy().mycelium.evaluate("ref", "pred", by="model",
+                                                  average=average, missing="drop"), chunk=4)
+    assert lazy.equals(eager, null_equal=True)
+    per_group = lazy.group_by("model").agg(pl.col("examples").first())["examples"].sum()
+    assert per_group == len(ROWS) - (len(ROWS) + 4) // 5
 
 
 def test_micro_sums_beyond_int64_stay_exact():
