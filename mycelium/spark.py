@@ -253,15 +253,17 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
 
     Examples
     --------
-    >>> from mycelium import spark as myspark          # doctest: +SKIP
-    >>> sdf = spark.createDataFrame(                   # doctest: +SKIP
-    ...     [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
-    ...     "model string, ref array<struct<start: bigint, end: bigint>>, "
-    ...     "pred array<struct<start: bigint, end: bigint>>")
-    >>> myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")  # doctest: +SKIP
-      model metric measure  value  examples average profile
-    0     a    iou   score    0.8         2   macro    None
-    1     b    iou   score    0.0         1   macro    None
+    With a Spark session ``spark`` (tests/spark runs this very example)::
+
+        from mycelium import spark as myspark
+        sdf = spark.createDataFrame(
+            [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
+            "model string, ref array<struct<start: bigint, end: bigint>>, "
+            "pred array<struct<start: bigint, end: bigint>>")
+        myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")
+        #   model metric measure  value  examples average profile
+        # 0     a    iou   score    0.8         2   macro    None
+        # 1     b    iou   score    0.0         1   macro    None
     """
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,

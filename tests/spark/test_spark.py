@@ -231,3 +231,16 @@ def test_bad_span_names_the_example_id(spark):
                          pa.array(refs, mycelium.SPAN_TYPE))
     with pytest.raises(Exception, match="references example with id 'ex-6'"):
         myspark.evaluate(spark.createDataFrame(bad), "ref", "pred", id_col="id")
+
+
+def test_the_docstring_example(spark):
+    """The Examples section of mycelium.spark.evaluate, run and checked."""
+    sdf = spark.createDataFrame(
+        [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
+        "model string, ref array<struct<start: bigint, end: bigint>>, "
+        "pred array<struct<start: bigint, end: bigint>>")
+    out = myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")
+    assert out["model"].tolist() == ["a", "b"]
+    assert out["value"].tolist() == [0.8, 0.0]
+    assert out["examples"].tolist() == [2, 1]
+    assert out["average"].tolist() == ["macro", "macro"]
