@@ -42,22 +42,24 @@ def limb_arrays(values: np.ndarray) -> tuple[np.ndarray, ...]:
     """``(h, m, l, residual, defined)`` as five float64 arrays (h, m, l, defined are
     integer-valued), without building the ``(n, 5)`` matrix of `limbs`."""
     v = np.asarray(values, dtype=np.float64)
-    defined = ~np.isnan(v)
-    inside = np.abs(v) <= 1.0  # False for NaN
-    x = v if inside.all() else np.where(inside, v, 0.0)
-    t = x * _S1
-    h = np.trunc(t)
-    t -= h
-    t *= _S1
-    m = np.trunc(t)
-    t -= m
-    t *= _S1
-    low = np.trunc(t)
-    t -= low
-    t /= _S3
-    if not inside.all():
-        t += np.where(defined & ~inside, v, 0.0)
-    return h, m, low, t, defined.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        common = bool(np.all(np.abs(v) <= 1.0))  # False if any NaN or |v| > 1
+    if common:
+        x, defined = v, np.ones(v.size)
+    else:
+        defined_mask = ~np.isnan(v)
+        inside = np.abs(v) <= 1.0  # False for NaN
+        x = np.where(inside, v, 0.0)
+        defined = defined_mask.astype(np.float64)
+    f, h = np.modf(x * _S1)  # exact: scaling by a power of two, then split
+    f *= _S1
+    f, m = np.modf(f)
+    f *= _S1
+    f, low = np.modf(f)
+    f /= _S3
+    if not common:
+        f += np.where(defined_mask & ~inside, v, 0.0)
+    return h, m, low, f, defined
 
 
 def limbs(values: np.ndarray) -> np.ndarray:
