@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 import mycelium
-from mycelium import engine_sums, polars_ext
+from mycelium import engine_sums, polars_lazy
 from mycelium.evaluate import compute_statistics, prepare
 from mycelium.metrics import METRICS
 from mycelium.polars_ext import SPAN_DTYPE
@@ -37,13 +37,13 @@ def _streaming(lf: pl.LazyFrame, chunk: int = 4) -> pl.DataFrame:
 def batches(monkeypatch):
     """The sizes of the batches the lazy plan validates and scores."""
     sizes: list[int] = []
-    original = polars_ext._prepare_batch
+    original = polars_lazy._prepare_batch
 
     def counting(batch, missing):
         sizes.append(len(batch))
         return original(batch, missing)
 
-    monkeypatch.setattr(polars_ext, "_prepare_batch", counting)
+    monkeypatch.setattr(polars_lazy, "_prepare_batch", counting)
     return sizes
 
 
@@ -68,7 +68,7 @@ CLEVAL_W = [{"cleval_1d": {"granularity_penalty_weight": w}} for w in (0.3, 0.5)
 def finished(monkeypatch):
     """The heights of the frames the lazy plan hands to Python after Polars' group_by."""
     heights: list[int] = []
-    original = polars_ext._finish_sums
+    original = polars_lazy._finish_sums
 
     def recording(df, **kwargs):
         heights.append(df.height)
@@ -76,7 +76,7 @@ def finished(monkeypatch):
         assert sums and all(df.schema[name] == pl.Int128 for name in sums)
         return original(df, **kwargs)
 
-    monkeypatch.setattr(polars_ext, "_finish_sums", recording)
+    monkeypatch.setattr(polars_lazy, "_finish_sums", recording)
     return heights
 
 
