@@ -271,14 +271,10 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
 def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
             type_field: str, typed_matching: bool) -> dict:
     """``{type: {"examples", "n_ref", metric: {measure: value}}}`` (`mycelium.typology`)."""
-    from .typology import typed_statistics
+    from .typology import typed_for
 
-    if settings.granularity != "char":
-        raise ValueError("type_field works at character granularity only.")
-    typed = typed_statistics(references, predictions, type_field=type_field,
-                             kept=prepared.kept, text_lengths=prepared.text_lengths,
-                             metrics=settings.span_metrics, params=settings.params,
-                             typed_matching=typed_matching)
+    typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
+                      typed_matching=typed_matching)
     wanted = typed.measures_of(settings.span_metrics)
     out = {}
     for t in typed.types:

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from .aggregate import aggregate, per_example
+from .inputs import arrow_or_python
 from .evaluate import Prepared, _soft_given, compute_statistics, prepare
 from .reduce import group_sums, row_columns, values_from_sums
 from .settings import Settings, resolve_settings
@@ -313,14 +314,10 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
     average ``"sum"``. ``examples`` counts the group's examples having the type. A
     group lists the types occurring in its own rows, as ``evaluate`` on those rows does.
     """
-    from .typology import _sorted_types, typed_statistics
+    from .typology import _sorted_types, typed_for
 
-    if settings.granularity != "char":
-        raise ValueError("type_field works at character granularity only.")
-    typed = typed_statistics(references, predictions, type_field=type_field,
-                             kept=prepared.kept, text_lengths=prepared.text_lengths,
-                             metrics=settings.span_metrics, params=settings.params,
-                             typed_matching=typed_matching)
+    typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
+                      typed_matching=typed_matching)
     wanted = typed.measures_of(settings.span_metrics)
     codes = groups.codes[prepared.kept]
     ref_types = _types_by_group(references, "references", type_field, groups, prepared.kept)
@@ -375,16 +372,7 @@ def _types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray
 def column_values(col) -> list:
     """The values of a column (pandas, Polars, Arrow, numpy or a sequence) as Python
     values, nulls (None, NaN, pd.NA) as None."""
-    module = type(col).__module__
-    if module.startswith("polars"):
-        col = col.to_arrow()
-    elif module.startswith("pandas"):
-        import pandas as pd
-
-        if isinstance(col.dtype, pd.ArrowDtype):
-            col = pa.array(col.array)
-        else:
-            col = col.tolist()
+    col = arrow_or_python(col)
     if isinstance(col, (pa.Array, pa.ChunkedArray)):
         return col.to_pylist()
     if isinstance(col, np.ndarray):

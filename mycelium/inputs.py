@@ -370,6 +370,19 @@ def text_lengths(text, *, single: bool, n_examples: int) -> np.ndarray | None:
     return lengths.astype(np.int64)
 
 
+def arrow_or_python(col):
+    """A pandas / Polars column as an Arrow array (Arrow-backed) or a Python list;
+    anything else is returned unchanged."""
+    module = type(col).__module__
+    if module.startswith("polars"):
+        return col.to_arrow()
+    if module.startswith("pandas") and hasattr(col, "dtype"):
+        import pandas as pd
+
+        return pa.array(col.array) if isinstance(col.dtype, pd.ArrowDtype) else col.tolist()
+    return col
+
+
 def text_values(text, *, single: bool) -> list:
     """The texts themselves (str or None per example), from any accepted text form."""
     if single:

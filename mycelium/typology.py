@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from .evaluate import compute_statistics
-from .inputs import _is_null, convert
+from .inputs import _is_null, arrow_or_python, convert
 from .spans import SpanBatch, canonicalize, validate
 
 __all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field"]
@@ -85,6 +85,17 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
     return TypedStatistics(types, out_stats, present, n_ref, typed_matching)
 
 
+def typed_for(references, predictions, settings, prepared, *, type_field: str,
+              typed_matching: bool) -> TypedStatistics:
+    """`typed_statistics` under a call's settings (character granularity only)."""
+    if settings.granularity != "char":
+        raise ValueError("type_field works at character granularity only.")
+    return typed_statistics(references, predictions, type_field=type_field,
+                            kept=prepared.kept, text_lengths=prepared.text_lengths,
+                            metrics=settings.span_metrics, params=settings.params,
+                            typed_matching=typed_matching)
+
+
 def _typed_side(obj, side: str, field: str, kept, text_lengths):
     converted = convert(obj, side)
     validate(converted.batch, side, None if text_lengths is None else _full(text_lengths, kept))
@@ -133,16 +144,7 @@ def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
     Spans without the field (pairs, or dicts lacking the key) get `ABSENT`; a field
     that is present but null gives None (the "no type" group).
     """
-    module = type(obj).__module__
-    if module.startswith("polars"):
-        obj = obj.to_arrow()
-    elif module.startswith("pandas"):
-        import pandas as pd
-
-        if isinstance(obj.dtype, pd.ArrowDtype):
-            obj = pa.array(obj.array)
-        else:
-            obj = obj.tolist()
+    obj = arrow_or_python(obj)
     if isinstance(obj, (pa.Array, pa.ChunkedArray)):
         return _arrow_field(obj, field, side)
     examples = [obj] if single else list(obj)
