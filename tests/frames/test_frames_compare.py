@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import polars as pl
 import pytest
+from _optional import pl  # polars, or a stand-in that skips the test using it
 
 from mycelium.comparison import COLUMNS, compare
 

@@ -4,8 +4,8 @@ on each group's rows, bit for bit, for pandas and Polars."""
 from __future__ import annotations
 
 import pandas as pd
-import polars as pl
 import pytest
+from _optional import pl  # polars, or a stand-in that skips the test using it
 
 import mycelium
 

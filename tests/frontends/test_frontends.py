@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import polars as pl
 import pytest
+from _optional import have, pl  # polars, or a stand-in that skips the test using it
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,8 +134,8 @@ def test_missing_spans_agree(missing, average):
     pdf = pd.DataFrame(c)
     pldf = pl.DataFrame({**c, "ref": [None if x is None else F.as_dicts(x) for x in c["ref"]],
                          "pred": [None if x is None else F.as_dicts(x) for x in c["pred"]]},
-                        schema_overrides={"ref": mycelium.polars_ext.SPAN_DTYPE,
-                                          "pred": mycelium.polars_ext.SPAN_DTYPE})
+                        schema_overrides={"ref": F.polars_span_dtype(),
+                                          "pred": F.polars_span_dtype()})
     want = []
     for model in ("a", "b", "c"):
         idx = [i for i, m in enumerate(c["model"]) if m == model]
@@ -274,6 +274,8 @@ def test_random_frames_agree(rows, by, average, zero_division, chunk):
 
 # ---------------------------------------------------------------------- registration
 
+@pytest.mark.skipif(not have("polars"), reason="polars is an optional extra: "
+                    "pip install -e '.[polars]'")
 def test_polars_namespace_is_registered_lazily():
     code = (
         "import sys\n"

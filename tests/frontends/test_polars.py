@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pytest
+
+pl = pytest.importorskip("polars", reason="polars is an optional extra: pip install -e '.[polars]'")
 
 import mycelium
 from mycelium import engine_sums, polars_lazy

@@ -1,0 +1,17 @@
+"""Suite-wide setup: ``tests/`` on ``sys.path`` (for the shared ``_optional`` and
+``reference`` helpers), and doctest collection over ``mycelium/`` that leaves out the
+modules of an optional face whose extra is not installed (their tests under ``tests/``
+skip with a reason instead)."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+TESTS = str(Path(__file__).resolve().parent / "tests")
+if TESTS not in sys.path:
+    sys.path.insert(0, TESTS)
+
+_NEEDS = {"polars_ext.py": "polars", "polars_lazy.py": "polars", "spark.py": "pyspark"}
+
+collect_ignore = [f"mycelium/{module}" for module, extra in _NEEDS.items()
+                  if importlib.util.find_spec(extra) is None]
