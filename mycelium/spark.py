@@ -23,7 +23,7 @@ from .bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interva
 from .errors import SpanValidationError
 from .evaluate import compute_statistics, prepare
 from .engine_sums import engine_columns, engine_layout, reduce_engine_sums
-from .reduce import SEP, values_from_sums
+from .reduce import values_from_sums
 from .settings import Settings, resolve_settings
 
 __all__ = ["evaluate"]
