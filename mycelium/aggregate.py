@@ -171,11 +171,12 @@ _FLOAT_EXACT = 2**26  # products of two such integers stay below 2**53
 
 
 def _needs_exact(ratios) -> np.ndarray | None:
+    """Rows with an integer beyond 2**26 (int64, or Python ints beyond int64)."""
     big = None
     for num, den in ratios.values():
         for arr in (num, den):
-            if arr.dtype.kind in "iu" and arr.size:
-                mask = np.abs(arr) >= _FLOAT_EXACT
+            if arr.size and (arr.dtype.kind in "iu" or arr.dtype == object):
+                mask = (np.abs(arr) >= _FLOAT_EXACT).astype(bool)
                 big = mask if big is None else big | mask
     return big if big is not None and big.any() else None
 

@@ -15,7 +15,9 @@ an example id). Hence the intervals
 
 The percentile interval at level ``ci`` is the ``(1 - ci)/2`` and ``(1 + ci)/2``
 quantiles (numpy's linear interpolation) of the resampled values, undefined resamples
-(e.g. every weight 0) left out.
+left out. A resample that draws no example at all (every weight 0, likely in small
+groups) is left out of every interval, micro and macro alike, and counted
+(``report["meta"]["ci"]["empty_resamples"]``).
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ import numpy as np
 from .aggregate import _measures, resolve_zero_division
 from .exactsum import LIMB_COLUMNS, Parts, limbs
 from .metrics import METRICS, resolve_params
+from .metrics._intervals import narrow
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
-           "validate_bootstrap"]
+           "validate_bootstrap", "Resampled", "leave_out_empty"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -133,9 +136,16 @@ def validate_bootstrap(ci, n_resamples, seed) -> tuple[float, int, int]:
     return float(ci), int(n_resamples), int(seed)
 
 
+class Resampled(dict):
+    """``{metric: {measure: (R,) array}}`` with ``n_empty``: the resamples that drew no
+    example (every weight 0), NaN in every array and so left out of every interval."""
+
+    n_empty: int = 0
+
+
 def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.ndarray,
                      average: str, zero_division, params, seed: int, n_resamples: int,
-                     progress=None) -> dict[str, dict[str, np.ndarray]]:
+                     progress=None) -> Resampled:
     """The value of every metric/measure in each resample: ``{metric: {measure: (R,)}}``.
 
     ``stats`` are the per-example statistics of one group (or of the whole batch);
@@ -143,9 +153,15 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     weights (undefined values under ``zero_division="nan"`` are left out; a per-example
     score that is NaN by definition, as soft_spearman on an empty text, makes every
     resample that includes it NaN, as it makes the estimate NaN); micro re-sums the
-    statistics. Every reweighted sum is exact — integer statistics, and per-example
-    values split into integer limbs (`mycelium.exactsum`) — so resampled values do not
-    depend on chunking or order.
+    statistics. Every reweighted sum is exact — integer statistics (split into 28-bit
+    limbs when they are large, so sums of lengths near 2**62 stay exact), and
+    per-example values split into integer limbs (`mycelium.exactsum`) — so resampled
+    values do not depend on chunking or order, and micro values are computed from the
+    exact integer sums with one rounding, as the estimate is.
+
+    A resample that draws no example (every weight 0: likely in small groups) has no
+    value, micro or macro: it is NaN in every array (so `percentile_interval` leaves it
+    out) and counted in the result's ``n_empty``.
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
@@ -154,23 +170,33 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
               for k in st]
     averaged = [(m, k) for m, meas in per_ex.items()
                 if not (average == "micro" and m in METRICS) for k in meas]
-    blocks = [np.asarray(stats[m][k], dtype=np.float64)[:, None] for m, k in summed]
+    # Column layout: total weight, then each summed statistic (one or more limbs), then
+    # the limbs of each averaged value, then each averaged value's NaN flag.
+    blocks: list[np.ndarray] = [np.ones((keys.size, 1))]
+    limbs_of = []
+    for m, k in summed:
+        cols = _stat_limbs(stats[m][k])
+        limbs_of.append(cols.shape[1])
+        blocks.append(cols)
     blocks += [limbs(per_ex[m][k]) for m, k in averaged]
     blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
-    matrix = np.hstack(blocks) if blocks else np.zeros((keys.size, 0))
+    matrix = np.hstack(blocks)
     parts = []
     for chunk in _chunks(n_resamples):
         parts.append(_reweight(poisson_weights(keys, seed, chunk), matrix))
         if progress is not None:
             progress(len(chunk))
     total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
-    out: dict[str, dict[str, np.ndarray]] = {m: {} for m in stats}
+    out = Resampled({m: {} for m in stats})
     sums: dict[str, dict[str, np.ndarray]] = {}
-    for col, (m, k) in enumerate(summed):
-        sums.setdefault(m, {})[k] = total[:, col].astype(np.float64)
+    col = 1
+    for (m, k), width in zip(summed, limbs_of):
+        sums.setdefault(m, {})[k] = _combine_limbs(total[:, col:col + width],
+                                                   stats[m][k])
+        col += width
     for m, st in sums.items():
         out[m].update(_measures(m, st, full.get(m, {}), zd))
-    base, width, n_avg = len(summed), len(LIMB_COLUMNS), len(averaged)
+    base, width, n_avg = col, len(LIMB_COLUMNS), len(averaged)
     for i, (m, k) in enumerate(averaged):
         cols = total[:, base + width * i: base + width * (i + 1)]
         means = np.array([Parts(int(h), int(mm), int(lo), float(r), int(c)).mean()
@@ -178,15 +204,57 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
         if m not in METRICS:  # a NaN score propagates into every resample containing it
             means[total[:, base + width * n_avg + i] > 0] = np.nan
         out[m][k] = means
+    out.n_empty = leave_out_empty(out, total[:, 0])
     return out
+
+
+_LIMB = 28  # bits per limb of a large integer statistic (as `mycelium.exactsum`'s limbs)
+
+
+def _stat_limbs(values) -> np.ndarray:
+    """A summed statistic as float64 columns whose weighted sums are exact: the values
+    themselves when below 2**28 in magnitude (or not integers), else 28-bit limbs,
+    least significant first (``v = Σ limb_j · 2**(28·j)``)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" or arr.size == 0:
+        return arr.astype(np.float64)[:, None]
+    if arr.dtype != object:
+        peak = int(np.abs(arr).max())
+        if peak < 2**_LIMB:
+            return arr.astype(np.float64)[:, None]
+        n = -(-peak.bit_length() // _LIMB)
+        x = arr.astype(np.int64)
+        mask = np.int64(2**_LIMB - 1)
+        cols = [(x >> np.int64(_LIMB * j)) & mask for j in range(n - 1)]
+        cols.append(x >> np.int64(_LIMB * (n - 1)))  # arithmetic shift keeps the sign
+        return np.stack(cols, axis=1).astype(np.float64)
+    ints = [int(v) for v in arr.tolist()]
+    n = max(1, -(-max(abs(v) for v in ints).bit_length() // _LIMB))
+    mask = 2**_LIMB - 1
+    rows = [[(v >> (_LIMB * j)) & mask for j in range(n - 1)] + [v >> (_LIMB * (n - 1))]
+            for v in ints]
+    return np.array(rows, dtype=np.float64)
+
+
+def _combine_limbs(sums: np.ndarray, values) -> np.ndarray:
+    """Exact resampled sums from the summed limb columns of `_stat_limbs`: int64 when
+    they fit, else Python ints; float sums (float statistics) as float64."""
+    if np.asarray(values).dtype.kind == "f":
+        return sums[:, 0].astype(np.float64)
+    if sums.shape[1] == 1:
+        return sums[:, 0].astype(np.int64)
+    totals = [sum(int(x) << (_LIMB * j) for j, x in enumerate(row)) for row in sums.tolist()]
+    return narrow(np.array(totals + [None], dtype=object)[:-1])
 
 
 _BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
 
 
 def _reweight(w: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """``w @ matrix`` exactly for integer-valued columns: float64 products over blocks of
-    examples (each exact), accumulated in int64 (residual columns stay approximate)."""
+    """``w @ matrix`` exactly for integer-valued columns (each below 2**28 in magnitude,
+    as `_stat_limbs` and `mycelium.exactsum` make them): float64 products over blocks of
+    examples (each exact: weights < 2**5), accumulated in int64 (other columns, such as
+    limb residuals, stay approximate)."""
     out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
     residual = np.zeros((w.shape[0], matrix.shape[1]))
     integral = np.all(matrix == np.trunc(matrix), axis=0)
@@ -197,6 +265,18 @@ def _reweight(w: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     if integral.all():
         return out
     return np.where(integral, out, residual)
+
+
+def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
+                    weight_totals: np.ndarray) -> int:
+    """Set NaN, in place, every resample whose total weight is 0 (it drew no example);
+    return how many there are. For faces that compute their own resampled sums."""
+    empty = np.asarray(weight_totals) == 0
+    if empty.any():
+        for measures in values.values():
+            for arr in measures.values():
+                arr[empty] = np.nan
+    return int(empty.sum())
 
 
 def _chunks(n: int) -> Iterator[range]:

@@ -185,7 +185,9 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         Confidence level (e.g. 0.95) of percentile-bootstrap intervals, added as
         ``report["ci"][metric][measure] = {"low": ..., "high": ...}``; the values stay
         the full-data estimates. Resampling is the Poisson bootstrap over examples
-        (`mycelium.bootstrap`), keyed by example position and ``seed``.
+        (`mycelium.bootstrap`), keyed by example position and ``seed``. A resample
+        that draws no example (all weights 0) is left out of every interval, micro
+        and macro; ``meta["ci"]["empty_resamples"]`` says how many were.
     n_resamples, seed : int
         Number of resamples and seed of the intervals (recorded in the signature).
     ids : sequence, optional
@@ -264,7 +266,8 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
                                  f"{prepared.n_input} examples; give one id per example.")
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
-                                 ids=kept_ids, progress=progress, estimates=report)
+                                 ids=kept_ids, progress=progress, estimates=report,
+                                 meta=report["meta"]["ci"])
     return report
 
 
@@ -294,10 +297,13 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 
 
 def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
-              progress=None, estimates=None) -> dict[str, dict[str, dict[str, float]]]:
+              progress=None, estimates=None, meta=None
+              ) -> dict[str, dict[str, dict[str, float]]]:
     """Percentile-bootstrap interval of every metric and measure (`mycelium.bootstrap`).
 
     Examples are keyed by their input ``positions`` (or by ``ids`` when given).
+    Resamples that draw no example are left out of every interval; their number is
+    written to ``meta["empty_resamples"]`` when a ``meta`` dict is given.
     """
     from .bootstrap import example_keys, percentile_interval, resampled_values
     from .progress import Progress, wanted
@@ -310,6 +316,8 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
                                   zero_division=settings.zero_division,
                                   params=settings.params, seed=b.seed,
                                   n_resamples=b.n_resamples, progress=bar.update)
+    if meta is not None:
+        meta["empty_resamples"] = values.n_empty
     out = {}
     for metric in settings.metrics:
         out[metric] = {}

@@ -18,11 +18,12 @@ import numpy as np
 import pyarrow as pa
 
 from . import frames
-from .bootstrap import CHUNK, example_keys, percentile_interval, poisson_weights
+from .bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
+                        poisson_weights)
 from .errors import SpanValidationError
 from .evaluate import compute_statistics, prepare
 from .engine_sums import engine_columns, engine_layout, reduce_engine_sums
-from .reduce import SEP, values_from_sums
+from .reduce import values_from_sums
 from .settings import Settings, resolve_settings
 
 __all__ = ["evaluate"]
@@ -400,12 +401,11 @@ def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: 
     """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.with_intervals`:
     the resampled values of `mycelium.bootstrap.resampled_values`, from Spark's sums."""
     b = settings.bootstrap
-    _, sums = _group_sums(table, codes * b.n_resamples + resample, n_groups * b.n_resamples,
-                          settings, layout)
-    for name in sums:  # resampled micro statistics are re-summed as float64 there
-        if name.count(SEP) == 1:
-            sums[name] = np.asarray(sums[name], dtype=np.float64)
+    # weights, sums: per (group, resample), the summed weights and the exact sums
+    weights, sums = _group_sums(table, codes * b.n_resamples + resample,
+                                n_groups * b.n_resamples, settings, layout)
     values = values_from_sums(sums, settings)
+    leave_out_empty(values, weights)  # resamples that drew no example, as bootstrap.py
     estimates = iter(tidy.column("value").to_pylist())
     low, high = [], []
     for g in range(n_groups):

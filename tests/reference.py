@@ -7,8 +7,9 @@ and ``cleval_1d`` with every threshold decided in exact rational arithmetic.  Th
 aggregation (per example, macro, micro, ``zero_division``) follows SPEC.md sections
 3-4.  Tests compare ``mycelium.statistics`` / ``mycelium.evaluate`` against it.
 
-Character sets make the cost proportional to span *lengths*: use small offsets only
-(tests with offsets near ``2**62`` use their own interval arithmetic).
+Character sets are `Chars`: the same set algebra (``|``, ``&``, ``-``, ``len``) on
+sorted disjoint intervals, so the reference stays exact and cheap with offsets near
+``2**62`` (Python integers never overflow).
 """
 
 from __future__ import annotations
@@ -83,12 +84,45 @@ def clean(spans) -> list[tuple[int, int]]:
     return sorted(kept)
 
 
-def chars(spans) -> set[int]:
+class Chars:
+    """A set of character indices held as sorted, disjoint, non-touching intervals."""
+
+    def __init__(self, intervals=()):
+        merged: list[list[int]] = []
+        for s, e in sorted((int(s), int(e)) for s, e in intervals if s < e):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        self.intervals = [tuple(x) for x in merged]
+
+    def __len__(self) -> int:
+        return sum(e - s for s, e in self.intervals)
+
+    def __or__(self, other: "Chars") -> "Chars":
+        return Chars(self.intervals + other.intervals)
+
+    def __and__(self, other: "Chars") -> "Chars":
+        return Chars((max(a, c), min(b, d)) for a, b in self.intervals
+                     for c, d in other.intervals if max(a, c) < min(b, d))
+
+    def __sub__(self, other: "Chars") -> "Chars":
+        return Chars(p for iv in self.intervals for p in _minus(iv, other.intervals))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Chars) and self.intervals == other.intervals
+
+
+def _minus(interval, cuts):
+    pieces = [interval]
+    for c, d in cuts:
+        pieces = [p for a, b in pieces for p in ((a, min(b, c)), (max(a, d), b)) if p[0] < p[1]]
+    return pieces
+
+
+def chars(spans) -> Chars:
     """The merged character mask of a side, as a set of character indices."""
-    out: set[int] = set()
-    for s, e in spans:
-        out |= set(range(s, e))
-    return out
+    return Chars(spans)
 
 
 def length(span) -> int:
@@ -248,10 +282,10 @@ def cleval_1d_stats(refs, preds, params=None) -> dict:
     n = [sum(1 for i in range(nG) if (i, j) in M) for j in range(nD)]
     tp_chars = 0
     for i in range(nG):
-        covered: set[int] = set()
+        covered = Chars()
         for j in range(nD):
             if (i, j) in M:
-                covered |= set(range(G[i][0], G[i][1])) & set(range(D[j][0], D[j][1]))
+                covered |= chars([G[i]]) & chars([D[j]])
         tp_chars += len(covered)
     n_gran_recall = sum(max(0, mi - 1) for mi in m)
     n_gran_precision = sum(max(0, nj - 1) for nj in n)

@@ -8,6 +8,7 @@ Undefined values (``0/0``) are decided in one place, `mycelium.aggregate`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Mapping
@@ -32,15 +33,23 @@ class Param:
     allow_none: bool = False
 
     def validate(self, metric: str, value: Any) -> Any:
+        """The value as a float; a finite number in the parameter's range, or an error."""
         if value is None and self.allow_none:
             return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"params['{metric}']['{self.name}'] is "
-                            f"{type(value).__name__} {value!r}; expected {self.expected}.")
-        if not self.check(float(value)):
-            raise ValueError(f"params['{metric}']['{self.name}'] = {value!r} is out of "
-                             f"range; expected {self.expected}.")
-        return float(value)
+        where = f"params['{metric}']['{self.name}']"
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"Expected {self.expected}, got {type(value).__name__} "
+                            f"{value!r}, at {where}; fix by passing a number.")
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the float range
+            number = math.inf
+        if not math.isfinite(number) or not self.check(number):
+            raise ValueError(f"Expected {self.expected}, got {value!r}, at {where}; fix by "
+                             f"passing a finite number in that range (default "
+                             f"{self.default!r}).")
+        return number
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,7 @@ def unit(x: float) -> bool:
 
 
 def non_negative(x: float) -> bool:
+    """A weight: finite and >= 0 (`Param.validate` rejects inf and NaN for every range)."""
     return x >= 0.0
 
 

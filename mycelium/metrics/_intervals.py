@@ -3,24 +3,77 @@
 Everything here works on flat int64 arrays of many examples at once. Costs depend on the
 number of spans (and of overlapping span pairs), never on span lengths: no per-character
 array is ever built, so a span ``[0, 2**62)`` costs the same as ``[0, 2)``.
+
+Sums and threshold tests are exact for every valid input. Lengths fit in int64, but a
+sum of several lengths (overlapping spans of one example, each near 2**62) may not: a
+cheap bound check keeps the int64 path, and only when it fails are the sums that could
+leave int64 recomputed with Python integers. Such a result is an object array of Python
+ints (every value, so that downstream code never mixes the two); everything that reads
+statistics (`mycelium.aggregate`, `mycelium.bootstrap`, `mycelium.reduce`) accepts it.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+from functools import lru_cache
+
 import numpy as np
 
 INT64_MAX = np.iinfo(np.int64).max
+#: Sums whose float estimate stays below this are exact in int64 (the estimate's error is
+#: far below 2**62 for any realistic count of terms).
+_SAFE = 2.0**62
 
-# Threshold tests ``num / den >= threshold`` are decided as in exact arithmetic: ties pass
-# although the float sum of the parts may fall one ulp short (0.1 + 0.7 < 0.8 in floats).
-THRESHOLD_TOLERANCE = 1e-9
+
+@lru_cache(maxsize=64)
+def threshold_ratio(threshold: float) -> tuple[int, int]:
+    """``(p, q)`` with ``threshold`` read as the decimal it is written as (0.8 = 4/5)."""
+    f = Fraction(repr(float(threshold)))
+    return f.numerator, f.denominator
 
 
 def passes(num: np.ndarray, den: np.ndarray, threshold: float) -> np.ndarray:
-    """Return ``num / den >= threshold`` with ties passing (see ``THRESHOLD_TOLERANCE``)."""
-    num = np.asarray(num, dtype=np.float64)
-    den = np.asarray(den, dtype=np.float64)
-    return num / den >= threshold - THRESHOLD_TOLERANCE
+    """Return ``num / den >= threshold`` decided exactly (``den > 0``, ties pass).
+
+    The threshold is read as its decimal ``p / q`` and the test is ``num·q >= p·den``:
+    in int64 when both products fit (the common case), else on a float estimate with
+    the near ties (and object inputs) decided in Python integers. ``num >= 0``.
+    """
+    num, den = np.asarray(num), np.asarray(den)
+    p, q = threshold_ratio(threshold)
+    if num.size == 0:
+        return np.zeros(num.shape, dtype=bool)
+    if num.dtype != object and den.dtype != object:
+        nmax, dmax = int(num.max()), int(den.max())
+        if nmax * q <= INT64_MAX and dmax * p <= INT64_MAX:  # num >= 0: no product wraps
+            return num * np.int64(q) >= den * np.int64(p)
+    t = p / q
+    r = num.astype(np.float64) / den.astype(np.float64)
+    out = r >= t
+    near = np.flatnonzero(np.abs(r - t) <= 1e-9 * np.maximum(np.abs(r), abs(t)))
+    if near.size:
+        out[near] = [int(a) * q >= p * int(b)
+                     for a, b in zip(num[near].tolist(), den[near].tolist())]
+    return out
+
+
+def exact_add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a + b`` of int64 (or object) arrays, exactly: Python ints where int64 overflows."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype == object or b.dtype == object:
+        return narrow(a.astype(object) + b.astype(object))
+    s = a + b
+    if ((a ^ s) & (b ^ s) < 0).any():  # two's-complement overflow test
+        return a.astype(object) + b.astype(object)
+    return s
+
+
+def narrow(values: np.ndarray) -> np.ndarray:
+    """An object array of Python ints as int64 when every value fits, else unchanged."""
+    ints = values.tolist()
+    if all(-INT64_MAX <= x <= INT64_MAX for x in ints):
+        return np.array(ints, dtype=np.int64)
+    return np.array(ints + [None], dtype=object)[:-1]
 
 
 def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
@@ -119,28 +172,64 @@ def pair_order(a: np.ndarray, b: np.ndarray, n_b: int) -> np.ndarray:
 
 
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Exact per-segment sums of ``values`` for segments ``offsets[k]:offsets[k+1]``."""
+    """Exact per-segment sums of ``values`` for segments ``offsets[k]:offsets[k+1]``
+    (int64, or Python ints when a sum leaves int64; see the module docstring)."""
     n = offsets.size - 1
-    out = np.zeros(n, dtype=values.dtype)
     counts = np.diff(offsets)
+    return group_sum(np.repeat(np.arange(n, dtype=np.int64), counts), values, n) \
+        if _may_overflow(values) else _reduceat(values, offsets, counts, n)
+
+
+def _reduceat(values, offsets, counts, n):
+    out = np.zeros(n, dtype=values.dtype)
     nonempty = counts > 0
     if values.size:
         out[nonempty] = np.add.reduceat(values, offsets[:-1][nonempty])
     return out
 
 
+def _may_overflow(values: np.ndarray) -> bool:
+    """Whether some sum of ``values`` could leave int64 (a bound on the whole array)."""
+    if values.dtype == object:
+        return True
+    if values.dtype.kind == "f" or values.size == 0:
+        return False
+    return int(np.abs(values).max()) * values.size > INT64_MAX
+
+
 def group_sum(groups: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Exact sums of int64 ``values`` by group id (``bincount`` when floats are exact)."""
+    """Exact sums of integer ``values`` by group id (``bincount`` when floats are exact).
+
+    int64 unless a group's sum leaves int64; then every sum is a Python int (object).
+    int64 accumulation wraps modulo 2**64, so it is exact for every group whose sum fits;
+    a float estimate of each group's magnitude finds the groups that may not.
+    """
     if values.size == 0:
-        return np.zeros(n, dtype=values.dtype)
+        return np.zeros(n, dtype=values.dtype if values.dtype != object else np.int64)
     if values.dtype.kind == "f":
         return np.bincount(groups, weights=values, minlength=n)
-    bound = int(np.abs(values).max()) * values.size
-    if bound < 2**53:
-        return np.bincount(groups, weights=values, minlength=n).astype(np.int64)
-    out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, groups, values)
-    return out
+    if values.dtype != object:
+        bound = int(np.abs(values).max()) * values.size
+        if bound < 2**53:
+            return np.bincount(groups, weights=values, minlength=n).astype(np.int64)
+        out = np.zeros(n, dtype=np.int64)
+        np.add.at(out, groups, values)
+        if bound <= INT64_MAX:
+            return out
+        size = np.bincount(groups, weights=np.abs(values.astype(np.float64)), minlength=n)
+        risky = size >= _SAFE
+        if not risky.any():
+            return out
+    else:
+        out = np.zeros(n, dtype=np.int64)
+        risky = np.ones(n, dtype=bool)
+    exact = out.tolist()
+    sel = risky[groups]
+    for g in np.flatnonzero(risky).tolist():
+        exact[g] = 0
+    for g, v in zip(groups[sel].tolist(), values[sel].tolist()):
+        exact[g] += int(v)
+    return narrow(np.array(exact + [None], dtype=object)[:-1])
 
 
 def count(groups: np.ndarray, n: int) -> np.ndarray:

@@ -22,8 +22,11 @@ Statistics (per example)
                            prediction outside every reference do not count)
     ``fp_chars``           Σ len(d) over unmatched predictions
     ``det_chars``          matched_det_chars + fp_chars
-    ``recall_num``         max(0, tp_chars − w·n_gran_recall)     (int64 when w is a
+    ``recall_num``         max(0, tp_chars − w·n_gran_recall)     (integers when w is a
     ``precision_num``      max(0, tp_chars − w·n_gran_precision)   whole number, else float)
+
+    Character counts are exact integers: int64, or Python ints (an object array) when
+    overlapping spans of one example add up beyond int64 (lengths near 2**62).
     ``n_split_refs``       references with m_g ≥ 2 (diagnostic)
     ``n_merge_preds``      predictions with n_d ≥ 2 (diagnostic)
 
@@ -43,6 +46,8 @@ Edge cases
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -69,15 +74,11 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     matched_det = iv.group_sum(m.example, m.overlap, n)
     unmatched = n_d == 0
     fp = iv.group_sum(preds.example_ids[unmatched], preds.lengths[unmatched], n)
-    recall_num = np.maximum(0.0, tp_chars - w * gran_r)
-    precision_num = np.maximum(0.0, tp_chars - w * gran_p)
-    if float(w).is_integer():  # integer numerators: exact sums in any engine, any order
-        recall_num, precision_num = recall_num.astype(np.int64), precision_num.astype(np.int64)
     return {
-        "recall_num": recall_num,
+        "recall_num": _numerator(tp_chars, gran_r, w),
         "gt_chars": iv.segment_sum(refs.lengths, refs.offsets),
-        "precision_num": precision_num,
-        "det_chars": matched_det + fp,
+        "precision_num": _numerator(tp_chars, gran_p, w),
+        "det_chars": iv.exact_add(matched_det, fp),
         "tp_chars": tp_chars,
         "n_gran_recall": gran_r,
         "n_gran_precision": gran_p,
@@ -120,7 +121,26 @@ def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
     ks, ke = iv.order_keys([g, g], [lo, hi], ws.refs.n_spans)
     runs = np.flatnonzero(iv.merge_runs(ks, ke)[0])
     run_len = np.maximum.reduceat(hi, runs) - lo[runs]
-    return tp + iv.group_sum(ws.refs.example_ids[g[runs]], run_len, ws.n)
+    return iv.exact_add(tp, iv.group_sum(ws.refs.example_ids[g[runs]], run_len, ws.n))
+
+
+def _numerator(tp: np.ndarray, gran: np.ndarray, w: float) -> np.ndarray:
+    """``max(0, tp − w·gran)``: exact integers when ``w`` is a whole number (int64 unless a
+    value leaves it), else float64, correctly rounded where ``tp`` is beyond 2**53."""
+    if float(w).is_integer():  # integer numerators: exact sums in any engine, any order
+        wi = int(w)
+        if tp.dtype != object and wi * int(gran.max(initial=0)) <= iv.INT64_MAX:
+            return np.maximum(tp - np.int64(wi) * gran, 0)
+        values = [max(0, t - wi * g) for t, g in zip(tp.tolist(), gran.tolist())]
+        return iv.narrow(np.array(values + [None], dtype=object)[:-1])
+    tp_f = tp.astype(np.float64)
+    out = np.maximum(0.0, tp_f - w * gran)
+    big = np.flatnonzero(tp_f >= 2.0**53)
+    if big.size:
+        fw = Fraction(w)
+        out[big] = [float(max(Fraction(0), t - fw * g))
+                    for t, g in zip(tp[big].tolist(), gran[big].tolist())]
+    return out
 
 
 def ratios(st, params):
@@ -137,7 +157,7 @@ METRIC = Metric(
     ratios=ratios,
     params=(
         Param("area_precision_threshold", 0.3, unit_open, "a number in (0, 1]"),
-        Param("granularity_penalty_weight", 1.0, non_negative, "a number >= 0"),
+        Param("granularity_penalty_weight", 1.0, non_negative, "a finite number >= 0"),
     ),
     summary="Character-coverage precision, recall and F1 with granularity penalties "
             "(CLEval in 1D)",

@@ -14,8 +14,9 @@ never reused. Three passes:
 3. merge, for each unmatched d with ``cntD >= 2``: C = unmatched g with ``R[g,d] >= tr``;
    ``|C| == 1`` and ``P >= tp`` → one-to-one; ``|C| >= 2`` and ``Σ P[C,d] >= tp`` → merge.
 
-Threshold tests are ``>=`` decided as in exact arithmetic (ties pass; see
-``_intervals.THRESHOLD_TOLERANCE``). The centre-distance test of the 2D original is
+Threshold tests are ``>=`` decided in exact arithmetic, the threshold read as the
+decimal it is written as (ties pass: ``1/10 + 7/10`` meets 0.8; see
+``_intervals.passes``); sums of overlaps are exact integers even when they leave int64. The centre-distance test of the 2D original is
 vacuous in 1D (it holds for every overlapping pair) and is omitted.
 
 Parameters
@@ -186,15 +187,15 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
 
     ``triples`` are the overlapping ``(g, d, overlap)`` pairs sorted by (g, d).
     """
-    tol = iv.THRESHOLD_TOLERANCE
+    (pr, qr), (pp, qp) = iv.threshold_ratio(tr), iv.threshold_ratio(tp)
     ov = {(g, d): o for g, d, o in triples}
     by_g: dict[int, list[int]] = {}
     by_d: dict[int, list[int]] = {}
     for g, d, _ in triples:
         by_g.setdefault(g, []).append(d)
         by_d.setdefault(d, []).append(g)
-    R = lambda g, d: ov[g, d] / len_g[g] >= tr - tol  # noqa: E731
-    P = lambda g, d: ov[g, d] / len_d[d] >= tp - tol  # noqa: E731
+    R = lambda g, d: ov[g, d] * qr >= pr * len_g[g]  # noqa: E731
+    P = lambda g, d: ov[g, d] * qp >= pp * len_d[d]  # noqa: E731
     mg, md = set(), set()
     s = dict.fromkeys(STATS[2:], 0)
     for g, d, _ in triples:
@@ -208,7 +209,7 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
         if len(cand) == 1 and R(g, cand[0]):
             mg.add(g), md.add(cand[0])
             s["n_one_to_one"] += 1
-        elif len(cand) >= 2 and sum(ov[g, d] for d in cand) / len_g[g] >= tr - tol:
+        elif len(cand) >= 2 and sum(ov[g, d] for d in cand) * qr >= pr * len_g[g]:
             mg.add(g), md.update(cand)
             s["n_split_refs"] += 1
             s["n_split_preds"] += len(cand)
@@ -219,7 +220,7 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
         if len(cand) == 1 and P(cand[0], d):
             mg.add(cand[0]), md.add(d)
             s["n_one_to_one"] += 1
-        elif len(cand) >= 2 and sum(ov[g, d] for g in cand) / len_d[d] >= tp - tol:
+        elif len(cand) >= 2 and sum(ov[g, d] for g in cand) * qp >= pp * len_d[d]:
             md.add(d), mg.update(cand)
             s["n_merge_refs"] += len(cand)
             s["n_merge_preds"] += 1

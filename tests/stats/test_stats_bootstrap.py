@@ -344,3 +344,47 @@ def test_micro_interval_of_a_strong_detector_lies_above_a_weak_one():
     a = _ci(refs, good, metrics=["character"], average="micro")["ci"]["character"]["recall"]
     b = _ci(refs, weak, metrics=["character"], average="micro")["ci"]["character"]["recall"]
     assert b["high"] < a["low"]
+
+
+# ------------------------------------------------------------ resamples without examples
+
+def _empty_resamples(n: int, seed: int, R: int) -> np.ndarray:
+    return poisson_weights(example_keys(n), seed, range(R)).sum(axis=1) == 0
+
+
+@pytest.mark.parametrize("average", ["micro", "macro"])
+def test_resamples_that_draw_no_example_are_left_out_and_counted(average):
+    # One example: about e^-1 of the resamples draw it 0 times. Those have no value;
+    # micro used to score them 1.0 (IoU of nothing) or zero_division (precision).
+    R, seed = 400, 1
+    empty = _empty_resamples(1, seed, R)
+    assert 100 < empty.sum() < 200
+    r = mycelium.evaluate([[[0, 10]]], [[[0, 6]]], metrics=["iou", "character"],
+                          average=average, ci=0.95, n_resamples=R, seed=seed,
+                          zero_division=1.0, progress=False)
+    assert r["meta"]["ci"]["empty_resamples"] == int(empty.sum())
+    assert r["ci"]["iou"]["score"] == {"low": 0.6, "high": 0.6}
+    assert r["ci"]["character"]["recall"] == {"low": 0.6, "high": 0.6}
+    st = mycelium.statistics([[[0, 10]]], [[[0, 6]]], metrics=["iou"])
+    values = resampled_values(st, keys=example_keys(1), average=average, zero_division=0.0,
+                              params=None, seed=seed, n_resamples=R)
+    assert values.n_empty == int(empty.sum())
+    np.testing.assert_array_equal(np.isnan(values["iou"]["score"]), empty)
+    assert (values["iou"]["score"][~empty] == 0.6).all()
+
+
+def test_frame_intervals_leave_out_empty_resamples_of_small_groups():
+    pd = pytest.importorskip("pandas")
+    refs = [[[0, 10]], [[0, 4]], [[0, 4]], [[2, 8]]]
+    preds = [[[0, 6]], [[0, 4]], [[0, 2]], [[2, 8]]]
+    df = pd.DataFrame({"ref": refs, "pred": preds, "g": ["a", "b", "b", "b"]})
+    out = df.mycelium.evaluate("ref", "pred", by="g", metrics="iou", average="micro",
+                               ci=0.95, n_resamples=300, seed=2)
+    a = out[out.g == "a"].iloc[0]
+    assert (a.value, a.ci_low, a.ci_high) == (0.6, 0.6, 0.6)
+
+
+@pytest.mark.parametrize("ci", [math.inf, -math.inf, math.nan])
+def test_non_finite_confidence_level_is_rejected(ci):
+    with pytest.raises(ValueError, match="not a confidence level"):
+        mycelium.evaluate([[[0, 3]]], [[[0, 2]]], metrics="iou", ci=ci, n_resamples=10)

@@ -302,3 +302,30 @@ def test_missing_drop_prediction_side_and_both():
 def test_missing_is_an_error_by_default_and_in_statistics():
     with pytest.raises(SpanValidationError):
         mycelium.statistics(MISSING_REFS, MISSING_PREDS)
+
+
+def _all_params():
+    from mycelium.metrics import METRICS
+
+    return [(m.name, p) for m in METRICS.values() for p in m.params]
+
+
+@pytest.mark.parametrize("metric,param", _all_params(), ids=lambda x: getattr(x, "name", x))
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 10**400],
+                         ids=["inf", "-inf", "nan", "10**400"])
+def test_every_parameter_must_be_finite(metric, param, value):
+    # granularity_penalty_weight=inf used to pass validation and give NaN scores.
+    with pytest.raises(ValueError) as err:
+        mycelium.evaluate([[[0, 10]]], [[[0, 5], [5, 10]]], metrics=metric,
+                          params={metric: {param.name: value}})
+    msg = str(err.value)
+    assert msg.startswith(f"Expected {param.expected}, got ")
+    assert f"at params['{metric}']['{param.name}']; fix by" in msg
+
+
+def test_numpy_parameter_values_are_accepted():
+    a = mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="cleval_1d",
+                          params={"cleval_1d": {"granularity_penalty_weight": np.float32(0.5)}})
+    b = mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="cleval_1d",
+                          params={"cleval_1d": {"granularity_penalty_weight": 0.5}})
+    assert a["cleval_1d"] == b["cleval_1d"]
