@@ -219,3 +219,25 @@ def test_permutation_p_value_matches_a_hand_computed_null():
                   metrics="iou", n_resamples=99)
     assert out.loc[0, "difference"] == 0.5
     assert out.loc[0, "p_value"] == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_micro_iou_and_micro_character_f1_are_one_measure(seed):
+    # README: F1 = 2·IoU / (1 + IoU) on the pooled tp, fp, fn, so the paired bootstrap
+    # gives both the same p-value and intervals equal up to percentile interpolation.
+    refs, preds = random_batch(60, seed)
+    other = noisy_copy(refs, seed + 10, p_keep=0.7)
+    out = compare(refs, {"a": preds, "b": other}, metrics=["iou", "character"],
+                  average="micro", n_resamples=400, seed=seed)
+    iou = out[out.metric == "iou"].iloc[0]
+    f1 = out[(out.metric == "character") & (out.measure == "f1")].iloc[0]
+    assert iou.p_value == f1.p_value
+    for detector, column in ((preds, "value_a"), (other, "value_b")):
+        x = iou[column]
+        assert f1[column] == pytest.approx(2 * x / (1 + x), rel=1e-15, abs=0)
+        r = mycelium.evaluate(refs, detector, metrics=["iou", "character"],
+                              average="micro", ci=0.95, n_resamples=400, seed=seed)
+        for bound in ("low", "high"):
+            lo = r["ci"]["iou"]["score"][bound]
+            assert r["ci"]["character"]["f1"][bound] == pytest.approx(2 * lo / (1 + lo),
+                                                                      abs=1e-5)
