@@ -4,7 +4,7 @@ Public names only; see `mycelium.evaluate` for the entry point and
 ``mycelium.metrics.<name>`` for each metric's definition.
 """
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 
 from .aggregate import aggregate, per_example  # noqa: E402
 from .agreement import metric_agreement  # noqa: E402

@@ -91,3 +91,15 @@ def test_profiles_are_frozen_and_validated():
         Profile("x", params={"deteval_1d": {"recall_threshold": 2.0}})
     with pytest.raises(ValueError, match="Did you mean 'iou'"):
         Profile("x", metrics=["iuo"])
+
+
+def test_one_version_everywhere():
+    # The distribution's metadata, mycelium.__version__, the signature and meta all read
+    # mycelium/_version.py.
+    import importlib.metadata
+
+    installed = importlib.metadata.version("mycelium-eval")
+    report = mycelium.evaluate([[0, 1]], [[0, 1]], metrics="iou")
+    assert mycelium.__version__ == installed
+    assert report["meta"]["version"] == installed
+    assert mycelium.parse_signature(report["meta"]["signature"])["version"] == installed
