@@ -11,6 +11,7 @@ installed (docs/scaling.md).
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Iterator
 
@@ -94,16 +95,56 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        kept, columns = _score(batch, settings, layout)
+        try:
+            kept, columns = _score(batch, settings, layout)
+        except (ValueError, TypeError) as exc:
+            raise _for_driver(exc) from None
         groups = frames.group_codes(
             pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
-        hashes = None if boot is None else _id_keys(batch, kept, groups)
+        try:
+            hashes = None if boot is None else _id_keys(batch, kept, groups)
+        except ValueError as exc:
+            raise _for_driver(exc) from None
         g, r, values = _weighted_sums(groups, [kept.astype(np.int64)] + columns, hashes,
                                       boot)
         arrays = [groups.keys.column(k).take(pa.array(g)).combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
         yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+_MARK = "<<mycelium-error>>"
+_DRIVER_ERRORS = {"SpanValidationError": SpanValidationError, "ValueError": ValueError,
+                  "TypeError": TypeError}
+
+
+def _for_driver(exc: Exception) -> Exception:
+    """A worker's error, its type and message packed so the driver can raise it again
+    (`_from_worker`) instead of Spark's wrapped worker traceback."""
+    kind = next((k for k, t in _DRIVER_ERRORS.items() if type(exc) is t), None)
+    if kind is None:
+        return exc
+    payload = {"kind": kind, "message": str(exc), "side": getattr(exc, "side", None),
+               "span": getattr(exc, "span", None)}
+    return type(exc)(f"{str(exc)} {_MARK}{json.dumps(payload)}{_MARK}")
+
+
+def _from_worker(exc: Exception) -> Exception | None:
+    """The error a worker packed with `_for_driver`, as the driver raises it."""
+    text = str(exc)
+    start = text.find(_MARK)
+    end = text.find(_MARK, start + len(_MARK)) if start >= 0 else -1
+    if end < 0:
+        return None
+    try:
+        payload = json.loads(text[start + len(_MARK):end])
+        kind, message = _DRIVER_ERRORS[payload["kind"]], payload["message"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if kind is SpanValidationError:
+        return SpanValidationError(message, side=payload.get("side"),
+                                   span=payload.get("span"))
+    return kind(message)
 
 
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
@@ -220,8 +261,8 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     Raises
     ------
     SpanValidationError
-        Bad spans (raised on a worker; Spark wraps it, and the message names the
-        example by its ``id_col`` value when given).
+        Bad spans: found on a worker, raised on the driver with the worker's message
+        (naming the example by its ``id_col`` value when given).
     ValueError, TypeError, KeyError
         Bad options, column types or column names (checked before any Spark job).
 
@@ -282,12 +323,19 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     values = [_N] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
         *[F.sum(name).alias(name) for name in values])
-    tidy = _finish(_collect(summed), settings, layout, names, keys)
+    try:
+        collected = _collect(summed)
+    except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
+        raised = _from_worker(exc)
+        if raised is None:
+            raise
+        raise raised from None
+    tidy = _finish(collected, settings, layout, names, keys)
     if as_spark:
         return _to_spark(sdf, tidy, names)
     from .pandas_ext import _to_pandas
 
-    return _to_pandas(tidy)
+    return _to_pandas(tidy, dict.fromkeys(names))
 
 
 def _check(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> None:
@@ -320,6 +368,8 @@ def _check(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> N
             raise TypeError(f"Expected {role} column {name!r} of type {_SPAN_HINT}, got "
                             f"{t.simpleString()}; fix by casting it, e.g. "
                             f"F.col({name!r}).cast('{_SPAN_HINT}').")
+    for name in names:
+        _check_key(name, sdf.schema[name].dataType)
     if text is not None and not isinstance(sdf.schema[text].dataType, T.StringType):
         raise TypeError(f"Expected text column {text!r} of type string, got "
                         f"{sdf.schema[text].dataType.simpleString()}.")
@@ -328,6 +378,17 @@ def _check(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> N
                          "partitioned DataFrame have no stable position to key resampling "
                          "weights on; fix by passing id_col='<column of unique example "
                          "ids>'.")
+
+
+def _check_key(name: str, spark_type) -> None:
+    """The engine's key type check (`mycelium.groups.check_key_type`), before any job."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    try:
+        arrow_type = to_arrow_type(spark_type)
+    except Exception:  # noqa: BLE001 - Spark types without an Arrow form
+        arrow_type = pa.list_(pa.null())  # reported as not groupable, under its Spark name
+    frames.check_key_type(name, arrow_type, spark_type.simpleString())
 
 
 def _quoted(name: str):
