@@ -332,9 +332,7 @@ def _int_column(col, side: str, offsets: np.ndarray, name: str,
                  "expected an integer character offset (integral floats such as 3.0 are "
                  "accepted)")
         return values.astype(np.int64)
-    if pa.types.is_boolean(t):
-        fail(0, f"{col[0].as_py()!r} is a bool; expected an integer offset")
-    if len(col):
+    if len(col):  # bools, strings, ...: the first value is already wrong
         fail(0, f"{_show(col[0].as_py())} is of Arrow type {t}; expected an integer "
              "character offset (cast the span fields to int64)")
     raise TypeError(f"{side}: span field '{name}' has Arrow type {t}; expected an integer.")

@@ -11,7 +11,6 @@ installed (docs/scaling.md).
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import Iterator
 
@@ -25,11 +24,11 @@ from .evaluate import compute_statistics, prepare
 from .engine_sums import engine_columns, engine_layout, reduce_engine_sums
 from .reduce import SEP, values_from_sums
 from .settings import Settings, resolve_settings
+from .spark_checks import check_inputs, for_driver, from_worker
 
 __all__ = ["evaluate"]
 
 _REF, _PRED, _TEXT, _ID, _N, _R = "__ref", "__pred", "__text", "__id", "__n", "__r"
-_SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 
 
 def _spark_names(layout) -> list[tuple[str, str, bool]]:
@@ -98,53 +97,19 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
         try:
             kept, columns = _score(batch, settings, layout)
         except (ValueError, TypeError) as exc:
-            raise _for_driver(exc) from None
+            raise for_driver(exc) from None
         groups = frames.group_codes(
             pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
         try:
             hashes = None if boot is None else _id_keys(batch, kept, groups)
         except ValueError as exc:
-            raise _for_driver(exc) from None
+            raise for_driver(exc) from None
         g, r, values = _weighted_sums(groups, [kept.astype(np.int64)] + columns, hashes,
                                       boot)
         arrays = [groups.keys.column(k).take(pa.array(g)).combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
         yield pa.RecordBatch.from_arrays(arrays, names=names)
-
-
-_MARK = "<<mycelium-error>>"
-_DRIVER_ERRORS = {"SpanValidationError": SpanValidationError, "ValueError": ValueError,
-                  "TypeError": TypeError}
-
-
-def _for_driver(exc: Exception) -> Exception:
-    """A worker's error, its type and message packed so the driver can raise it again
-    (`_from_worker`) instead of Spark's wrapped worker traceback."""
-    kind = next((k for k, t in _DRIVER_ERRORS.items() if type(exc) is t), None)
-    if kind is None:
-        return exc
-    payload = {"kind": kind, "message": str(exc), "side": getattr(exc, "side", None),
-               "span": getattr(exc, "span", None)}
-    return type(exc)(f"{str(exc)} {_MARK}{json.dumps(payload)}{_MARK}")
-
-
-def _from_worker(exc: Exception) -> Exception | None:
-    """The error a worker packed with `_for_driver`, as the driver raises it."""
-    text = str(exc)
-    start = text.find(_MARK)
-    end = text.find(_MARK, start + len(_MARK)) if start >= 0 else -1
-    if end < 0:
-        return None
-    try:
-        payload = json.loads(text[start + len(_MARK):end])
-        kind, message = _DRIVER_ERRORS[payload["kind"]], payload["message"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if kind is SpanValidationError:
-        return SpanValidationError(message, side=payload.get("side"),
-                                   span=payload.get("span"))
-    return kind(message)
 
 
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
@@ -311,7 +276,7 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
                                 ci=ci, n_resamples=n_resamples, seed=seed,
                                 ids=id_col is not None)
     names = frames.normalize_by(by)
-    _check(sdf, ref_col, pred_col, text, names, id_col, settings)
+    check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings)
     from pyspark.sql import functions as F
 
     layout = engine_layout(settings)
@@ -326,7 +291,7 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     try:
         collected = _collect(summed)
     except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
-        raised = _from_worker(exc)
+        raised = from_worker(exc)
         if raised is None:
             raise
         raise raised from None
@@ -336,59 +301,6 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     from .pandas_ext import _to_pandas
 
     return _to_pandas(tidy, dict.fromkeys(names))
-
-
-def _check(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> None:
-    try:
-        from pyspark.sql import DataFrame
-        from pyspark.sql import types as T
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("mycelium.spark needs pyspark, got none installed; fix by "
-                          "installing the 'spark' extra (pip install -e '.[spark]' in a "
-                          "mycelium checkout) or pyspark itself.") from exc
-    if not isinstance(sdf, DataFrame):
-        raise TypeError(f"Expected a pyspark.sql.DataFrame, got {type(sdf).__name__}; fix "
-                        "by passing a Spark DataFrame (for pandas: df.mycelium.evaluate).")
-    roles = [(ref_col, "ref_col"), (pred_col, "pred_col")] + [(n, "by") for n in names]
-    roles += [(c, r) for c, r in ((text, "text"), (id_col, "id_col")) if c is not None]
-    for name, role in roles:
-        if not isinstance(name, str):
-            raise TypeError(f"Expected a column name for {role}, got a "
-                            f"{type(name).__name__}.")
-        if name not in sdf.columns:
-            raise KeyError(f"{role} column {name!r} not found; the DataFrame has columns "
-                           f"{sdf.columns}.")
-    for name, role in roles[:2]:
-        t = sdf.schema[name].dataType
-        spans = isinstance(t, T.ArrayType) and (
-            isinstance(t.elementType, T.ArrayType) or
-            (isinstance(t.elementType, T.StructType)
-             and {"start", "end"} <= set(t.elementType.fieldNames())))
-        if not (spans or isinstance(t, T.StringType)):
-            raise TypeError(f"Expected {role} column {name!r} of type {_SPAN_HINT}, got "
-                            f"{t.simpleString()}; fix by casting it, e.g. "
-                            f"F.col({name!r}).cast('{_SPAN_HINT}').")
-    for name in names:
-        _check_key(name, sdf.schema[name].dataType)
-    if text is not None and not isinstance(sdf.schema[text].dataType, T.StringType):
-        raise TypeError(f"Expected text column {text!r} of type string, got "
-                        f"{sdf.schema[text].dataType.simpleString()}.")
-    if settings.bootstrap is not None and id_col is None:
-        raise ValueError("Expected id_col with ci on Spark, got none: rows of a "
-                         "partitioned DataFrame have no stable position to key resampling "
-                         "weights on; fix by passing id_col='<column of unique example "
-                         "ids>'.")
-
-
-def _check_key(name: str, spark_type) -> None:
-    """The engine's key type check (`mycelium.groups.check_key_type`), before any job."""
-    from pyspark.sql.pandas.types import to_arrow_type
-
-    try:
-        arrow_type = to_arrow_type(spark_type)
-    except Exception:  # noqa: BLE001 - Spark types without an Arrow form
-        arrow_type = pa.list_(pa.null())  # reported as not groupable, under its Spark name
-    frames.check_key_type(name, arrow_type, spark_type.simpleString())
 
 
 def _quoted(name: str):
