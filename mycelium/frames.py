@@ -12,21 +12,19 @@ converted by each face to its own frame type. Detector comparisons live in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
-
 import numpy as np
 import pyarrow as pa
 
 from .aggregate import aggregate, per_example
 from .inputs import arrow_or_python
 from .evaluate import Prepared, _soft_given, compute_statistics, prepare
+from .groups import Groups, check_key_type, group_codes, key_table, normalize_by
 from .reduce import group_sums, row_columns, values_from_sums
 from .settings import Settings, resolve_settings
 
 __all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "tidy_from_sums",
            "with_intervals", "typed_table", "group_codes", "Groups", "soft_lists",
-           "column_values", "example_ids"]
+           "column_values", "example_ids", "key_table", "normalize_by", "check_key_type"]
 
 #: The columns after the group keys in every tidy result.
 TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
@@ -34,35 +32,6 @@ TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
 TYPE_COLUMN = "type"
 COUNTS_METRIC, COUNTS_MEASURE, COUNTS_AVERAGE = "counts", "n_ref", "sum"
 SIGNATURE_KEY = b"mycelium.signature"
-
-
-@dataclass(frozen=True)
-class Groups:
-    """Row → group assignment: ``codes[i]`` indexes the rows of ``keys`` (one per group)."""
-
-    codes: np.ndarray   # int64 per row
-    keys: pa.Table      # the distinct key values, in group order (no columns: one group)
-    n_groups: int
-
-
-def group_codes(keys: pa.Table | None, n_rows: int) -> Groups:
-    """Groups of the key columns: sorted by key (nulls last, as their own group).
-
-    The order is deterministic and the same for every face, because it is decided here
-    on the Arrow key columns (pandas' ``groupby(sort=True, dropna=False)`` rules).
-    """
-    if keys is None or keys.num_columns == 0:
-        return Groups(np.zeros(n_rows, dtype=np.int64), pa.table({}), 1)
-    if keys.num_rows != n_rows:
-        raise ValueError(f"group keys have {keys.num_rows} rows but there are {n_rows} "
-                         "examples.")
-    frame = keys.to_pandas()
-    grouped = frame.groupby(list(frame.columns), sort=True, dropna=False, observed=True)
-    codes = grouped.ngroup().to_numpy(dtype=np.int64)
-    first = np.full(int(codes.max()) + 1 if codes.size else 0, -1, dtype=np.int64)
-    rows = np.arange(codes.size, dtype=np.int64)
-    first[codes[::-1]] = rows[::-1]
-    return Groups(codes, keys.take(pa.array(first, pa.int64())), first.size)
 
 
 def evaluate_table(references, predictions, *, text=None, groups: Groups | None = None,
@@ -219,26 +188,6 @@ def signature_of(table: pa.Table) -> str | None:
     meta = table.schema.metadata or {}
     value = meta.get(SIGNATURE_KEY)
     return value.decode() if value is not None else None
-
-
-def as_key_table(columns: dict[str, Any]) -> pa.Table:
-    """Key columns (Arrow arrays, numpy arrays or lists) as an Arrow table."""
-    return pa.table({name: pa.array(col) if not isinstance(col, (pa.Array, pa.ChunkedArray))
-                     else col for name, col in columns.items()})
-
-
-def normalize_by(by) -> list[str]:
-    """``by`` as a list of column names (None → [])."""
-    if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    if isinstance(by, Sequence):
-        names = list(by)
-        if not all(isinstance(n, str) for n in names):
-            raise TypeError(f"by={by!r}: expected a column name or a list of names.")
-        return names
-    raise TypeError(f"by is a {type(by).__name__}; expected a column name or a list of names.")
 
 
 # ------------------------------------------------------------------ intervals

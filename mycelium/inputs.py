@@ -307,26 +307,34 @@ def _no_null_items(child, side, offsets, what):
 
 def _int_column(col, side: str, offsets: np.ndarray, name: str,
                 stride: int = 1) -> np.ndarray:
-    """int64 values of an Arrow column (``stride`` values per span, for error locations)."""
+    """int64 values of an Arrow column (``stride`` values per span: ``[start, end]``
+    pairs, flattened), with errors naming the example, span and field."""
+    def fail(i: int, what: str):
+        field = name if stride == 1 else ("start", "end")[i % 2]
+        _fail(side, offsets, i // stride, f"{field} {what}")
+
     if col.null_count:
-        i = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
-        _fail(side, offsets, i // stride, f"{name} is null; expected an integer offset")
+        fail(int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0]),
+             "is null; expected an integer offset")
     t = col.type
     if pa.types.is_integer(t):
         if pa.types.is_uint64(t) and len(col) and pc.max(col).as_py() > _I64_MAX:
             i = int(np.flatnonzero(col.to_numpy() > _I64_MAX)[0])
-            _fail(side, offsets, i // stride, f"{name} is beyond the int64 range")
+            fail(i, f"{col[i].as_py()} is beyond the int64 range; expected an offset "
+                 f"below 2**63 (the column is uint64)")
         return col.cast(pa.int64()).to_numpy(zero_copy_only=False)
     if pa.types.is_floating(t):
         values = col.to_numpy(zero_copy_only=False).astype(np.float64)
         bad = ~np.isfinite(values) | (values != np.trunc(values)) | (np.abs(values) >= 2.0**63)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            _fail(side, offsets, i // stride, f"{name} {values[i]!r} is not an integral offset in "
-                  "the int64 range")
+            fail(i, f"{float(values[i])!r} is not an integral offset in the int64 range; "
+                 "expected an integer character offset (integral floats such as 3.0 are "
+                 "accepted)")
         return values.astype(np.int64)
-    if pa.types.is_boolean(t):
-        _fail(side, offsets, 0, f"{name} is a bool; expected an integer offset")
+    if len(col):  # bools, strings, ...: the first value is already wrong
+        fail(0, f"{_show(col[0].as_py())} is of Arrow type {t}; expected an integer "
+             "character offset (cast the span fields to int64)")
     raise TypeError(f"{side}: span field '{name}' has Arrow type {t}; expected an integer.")
 
 

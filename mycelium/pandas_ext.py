@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import frames
+from .errors import SpanValidationError
 
 __all__ = ["MyceliumAccessor"]
 
@@ -54,9 +55,18 @@ class MyceliumAccessor:
         names = frames.normalize_by(by)
         if not names:
             return None
-        for name in names:
-            self._column(name, "by")
-        return pa.Table.from_pandas(self._df[names], preserve_index=False)
+        return frames.key_table({name: self._column(name, "by") for name in names})
+
+    def _key_dtypes(self, by) -> dict:
+        return {name: self._df[name].dtype for name in frames.normalize_by(by)}
+
+    def _labelled(self, run, *args, **kwargs):
+        """``run(*args, **kwargs)``; a span error also names its row's index label (the
+        engine's positions are frame rows)."""
+        try:
+            return run(*args, **kwargs)
+        except SpanValidationError as exc:
+            raise with_index_label(exc, self._df.index) from None
 
     def _optional(self, name, role: str):
         return None if name is None else self._column(name, role)
@@ -138,7 +148,7 @@ class MyceliumAccessor:
         """
         keys = self._keys(by)
         n = len(self._df)
-        table = frames.evaluate_table(
+        table = self._labelled(frames.evaluate_table,
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
             text=self._optional(text, "text"),
             groups=frames.group_codes(keys, n) if keys is not None else None,
@@ -149,7 +159,7 @@ class MyceliumAccessor:
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress,
             type_field=type_field, typed_matching=typed_matching)
-        return _to_pandas(table)
+        return _to_pandas(table, self._key_dtypes(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
               metrics=None, zero_division=None, params=None, missing: str = "error",
@@ -161,7 +171,7 @@ class MyceliumAccessor:
         ``soft_spearman_score``; ``granularity`` is as in `evaluate`. The caller's frame
         is not modified; join the result to it with ``df.join(df.mycelium.score(...))``.
         """
-        table = frames.score_table(
+        table = self._labelled(frames.score_table,
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
             text=self._optional(text, "text"),
             profile=profile, metrics=metrics, zero_division=zero_division, params=params,
@@ -235,18 +245,63 @@ class MyceliumAccessor:
         """
         from .frames_compare import compare_table
 
-        table = compare_table(
-            self._column, ref_col, pred_cols, n_rows=len(self._df), keys=self._keys(by),
+        keys = self._keys(by)
+        table = self._labelled(compare_table,
+            self._column, ref_col, pred_cols, n_rows=len(self._df), keys=keys,
             detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
             missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
             params=params)
-        return _to_pandas(table)
+        return _to_pandas(table, self._key_dtypes(by))
 
 
-def _to_pandas(table: pa.Table) -> pd.DataFrame:
+def _to_pandas(table: pa.Table, key_dtypes: dict | None = None) -> pd.DataFrame:
+    """The result frame. Key columns (the names of ``key_dtypes``) keep their values
+    exactly: in the given dtype (the input column's), or for a dtype of None in
+    Arrow's default, except that integer keys with nulls become ``Int64``, not floats."""
     out = table.to_pandas()
+    for name, dtype in (key_dtypes or {}).items():
+        column = table.column(name)
+        if dtype is None:
+            if not (pa.types.is_integer(column.type) and column.null_count):
+                continue
+            dtype = _NULLABLE_INTS[str(column.type)]
+        out[name] = key_series(column, dtype)
     if "profile" in out.columns:
         out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)
     out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
     return out
+
+
+_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
+    pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
+    pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
+
+
+def key_series(column: pa.ChunkedArray, dtype) -> pd.Series:
+    """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
+    key is never routed through float64)."""
+    if hasattr(dtype, "__from_arrow__"):
+        try:
+            return pd.Series(dtype.__from_arrow__(column), copy=False)
+        except (TypeError, ValueError, pa.ArrowException):
+            pass
+    if dtype == object:
+        return pd.Series(column.to_pylist(), dtype=object)
+    out = column.to_pandas()
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def with_index_label(exc: SpanValidationError, index: pd.Index) -> SpanValidationError:
+    """``exc`` naming, beside its example position, the row's index label (SPEC 8), unless
+    the index is the positions themselves."""
+    k = exc.example
+    where = f"{exc.side} example {k}"
+    if k is None or not 0 <= k < len(index) or where not in str(exc):
+        return exc
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return exc
+    label = index[k]
+    label = label.item() if hasattr(label, "item") and not isinstance(label, str) else label
+    message = str(exc).replace(where, f"{where} (index label {label!r})", 1)
+    return SpanValidationError(message, side=exc.side, example=k, span=exc.span)

@@ -80,9 +80,9 @@ class MyceliumFrame:
         return None if name is None else self._column(name, role)
 
     def _keys(self, names: list[str]) -> pa.Table | None:
-        for name in names:
-            self._column(name, "by")
-        return self._df.select(names).to_arrow() if names else None
+        if not names:
+            return None
+        return frames.key_table({name: self._column(name, "by") for name in names})
 
     def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
         return out.cast({name: self._df.schema[name] for name in names})
@@ -355,13 +355,21 @@ def _prepare_batch(batch: pl.Series, missing: str):
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
                        missing=missing)
     except SpanValidationError as exc:
-        if "row" not in fields or exc.example is None:
+        if exc.example is None:
             raise
+        if "row" not in fields:  # an expression: Polars hands it batches of rows
+            raise SpanValidationError(
+                f"{exc} (example {exc.example} counts the rows of the batch Polars "
+                "evaluated the expression on, from 0: the frame row in an eager select, "
+                "not in a streaming one)", side=exc.side, example=exc.example,
+                span=exc.span) from None
         row = int(batch.struct.field("row")[exc.example])
         message = str(exc).replace(f"{exc.side} example {exc.example}",
                                    f"{exc.side} example {row}", 1)
-        raise SpanValidationError(message, side=exc.side, example=row,
-                                  span=exc.span) from None
+        raise SpanValidationError(
+            f"{message} (example {row} is the row's position in the LazyFrame's rows as "
+            "they reach mycelium, counted from 0 after any filter or slice in the plan)",
+            side=exc.side, example=row, span=exc.span) from None
 
 
 def _batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,

@@ -103,6 +103,7 @@ class MyceliumLazyFrame:
         names = frames.normalize_by(by)
         schema = self._lf.collect_schema()
         _check_columns(schema.names(), ref_col, pred_col, text, names)
+        frames.key_table({n: pl.Series(n, [], dtype=schema[n]) for n in names})  # types
         layout = engine_layout(settings)
         inputs = list(dict.fromkeys([*names, _ROW, ref_col, pred_col]
                                     + ([text] if text is not None else [])))

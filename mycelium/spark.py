@@ -25,11 +25,11 @@ from .evaluate import compute_statistics, prepare
 from .engine_sums import engine_columns, engine_layout, reduce_engine_sums
 from .reduce import values_from_sums
 from .settings import Settings, resolve_settings
+from .spark_checks import check_inputs, for_driver, from_worker
 
 __all__ = ["evaluate"]
 
 _REF, _PRED, _TEXT, _ID, _N, _R = "__ref", "__pred", "__text", "__id", "__n", "__r"
-_SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 
 
 def _spark_names(layout) -> list[tuple[str, str, bool]]:
@@ -95,10 +95,16 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        kept, columns = _score(batch, settings, layout)
+        try:
+            kept, columns = _score(batch, settings, layout)
+        except (ValueError, TypeError) as exc:
+            raise for_driver(exc) from None
         groups = frames.group_codes(
             pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
-        hashes = None if boot is None else _id_keys(batch, kept, groups)
+        try:
+            hashes = None if boot is None else _id_keys(batch, kept, groups)
+        except ValueError as exc:
+            raise for_driver(exc) from None
         g, r, values = _weighted_sums(groups, [kept.astype(np.int64)] + columns, hashes,
                                       boot)
         arrays = [groups.keys.column(k).take(pa.array(g)).combine_chunks() for k in keys]
@@ -221,8 +227,8 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     Raises
     ------
     SpanValidationError
-        Bad spans (raised on a worker; Spark wraps it, and the message names the
-        example by its ``id_col`` value when given).
+        Bad spans: found on a worker, raised on the driver with the worker's message
+        (naming the example by its ``id_col`` value when given).
     ValueError, TypeError, KeyError
         Bad options, column types or column names (checked before any Spark job).
 
@@ -271,7 +277,7 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
                                 ci=ci, n_resamples=n_resamples, seed=seed,
                                 ids=id_col is not None)
     names = frames.normalize_by(by)
-    _check(sdf, ref_col, pred_col, text, names, id_col, settings)
+    check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings)
     from pyspark.sql import functions as F
 
     layout = engine_layout(settings)
@@ -283,52 +289,19 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     values = [_N] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
         *[F.sum(name).alias(name) for name in values])
-    tidy = _finish(_collect(summed), settings, layout, names, keys)
+    try:
+        collected = _collect(summed)
+    except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
+        raised = from_worker(exc)
+        if raised is None:
+            raise
+        raise raised from None
+    tidy = _finish(collected, settings, layout, names, keys)
     if as_spark:
         return _to_spark(sdf, tidy, names)
     from .pandas_ext import _to_pandas
 
-    return _to_pandas(tidy)
-
-
-def _check(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> None:
-    try:
-        from pyspark.sql import DataFrame
-        from pyspark.sql import types as T
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("mycelium.spark needs pyspark, got none installed; fix by "
-                          "installing the 'spark' extra (pip install -e '.[spark]' in a "
-                          "mycelium checkout) or pyspark itself.") from exc
-    if not isinstance(sdf, DataFrame):
-        raise TypeError(f"Expected a pyspark.sql.DataFrame, got {type(sdf).__name__}; fix "
-                        "by passing a Spark DataFrame (for pandas: df.mycelium.evaluate).")
-    roles = [(ref_col, "ref_col"), (pred_col, "pred_col")] + [(n, "by") for n in names]
-    roles += [(c, r) for c, r in ((text, "text"), (id_col, "id_col")) if c is not None]
-    for name, role in roles:
-        if not isinstance(name, str):
-            raise TypeError(f"Expected a column name for {role}, got a "
-                            f"{type(name).__name__}.")
-        if name not in sdf.columns:
-            raise KeyError(f"{role} column {name!r} not found; the DataFrame has columns "
-                           f"{sdf.columns}.")
-    for name, role in roles[:2]:
-        t = sdf.schema[name].dataType
-        spans = isinstance(t, T.ArrayType) and (
-            isinstance(t.elementType, T.ArrayType) or
-            (isinstance(t.elementType, T.StructType)
-             and {"start", "end"} <= set(t.elementType.fieldNames())))
-        if not (spans or isinstance(t, T.StringType)):
-            raise TypeError(f"Expected {role} column {name!r} of type {_SPAN_HINT}, got "
-                            f"{t.simpleString()}; fix by casting it, e.g. "
-                            f"F.col({name!r}).cast('{_SPAN_HINT}').")
-    if text is not None and not isinstance(sdf.schema[text].dataType, T.StringType):
-        raise TypeError(f"Expected text column {text!r} of type string, got "
-                        f"{sdf.schema[text].dataType.simpleString()}.")
-    if settings.bootstrap is not None and id_col is None:
-        raise ValueError("Expected id_col with ci on Spark, got none: rows of a "
-                         "partitioned DataFrame have no stable position to key resampling "
-                         "weights on; fix by passing id_col='<column of unique example "
-                         "ids>'.")
+    return _to_pandas(tidy, dict.fromkeys(names))
 
 
 def _quoted(name: str):

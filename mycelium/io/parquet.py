@@ -251,9 +251,30 @@ def _restore_columns(df: pd.DataFrame, table: pa.Table, meta: dict) -> None:
     wanted.update(f.name for f in table.schema if is_span_type(f.type))
     for position, name in enumerate(_data_fields(table, meta)):
         if name in wanted and position < df.shape[1]:
-            column = table.column(name)
-            column = column.cast(restored_type(column.type))
+            column = _restored(table.column(name), name)
             df.isetitem(position, pd.arrays.ArrowExtensionArray(column))
+
+
+def _restored(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+    """``column`` cast to `restored_type`; a value that does not fit (a uint64 offset
+    beyond int64) is a `SpanValidationError` naming the column, row and span."""
+    try:
+        return column.cast(restored_type(column.type))
+    except (pa.ArrowInvalid, OverflowError):
+        if not is_span_type(column.type):
+            raise
+        from ..errors import SpanValidationError
+        from ..inputs import from_arrow
+
+        side = f"span column {name!r}"
+        try:
+            from_arrow(column, side)
+        except SpanValidationError as exc:
+            message = str(exc).replace(f"{side} example {exc.example}",
+                                       f"{side}, row {exc.example}", 1)
+            raise SpanValidationError(message, side=side, example=exc.example,
+                                      span=exc.span) from None
+        raise
 
 
 def _data_fields(table: pa.Table, meta: dict) -> list[str]:

@@ -58,6 +58,7 @@ def make_table(n: int = 60, seed: int = 7, *, null_spans: bool = False) -> pa.Ta
 
 
 def to_pandas(table: pa.Table) -> pd.DataFrame:
-    """The table as pandas, span columns as ``ArrowDtype(SPAN_TYPE)``."""
+    """The table as pandas, span columns as ``ArrowDtype(SPAN_TYPE)``, integer keys with
+    nulls as ``Int64`` (as Spark's ``bigint`` keys come back), not as floats."""
     return table.to_pandas(types_mapper=lambda t: pd.ArrowDtype(t) if pa.types.is_list(t)
-                           else None)
+                           else pd.Int64Dtype() if t == pa.int64() else None)

@@ -133,7 +133,9 @@ def test_span_columns_read_from_parquet(spark, table, tmp_path, writer):
     sdf = spark.read.parquet(str(path))
     assert sdf.schema["ref"].dataType.simpleString() == \
         "array<struct<start:bigint,end:bigint>>"
-    want = mycelium.read_parquet(path).mycelium.evaluate("ref", "pred", by=BY)
+    frame = mycelium.read_parquet(path)
+    frame["lang"] = frame["lang"].astype("Int64")  # pandas reads a file's nullable ints
+    want = frame.mycelium.evaluate("ref", "pred", by=BY)  # as floats; Spark as bigint
     assert_same(myspark.evaluate(sdf, "ref", "pred", by=BY), want)
 
 
@@ -156,8 +158,8 @@ def test_as_spark(sdf, table):
     assert got.schema["value"].metadata == {"mycelium_signature":
                                             want.attrs["mycelium_signature"]}
     rows = [tuple(r) for r in got.collect()]
-    expected = [tuple(None if isinstance(v, float) and math.isnan(v) and k in BY else v
-                      for k, v in zip(want.columns, r))
+    expected = [tuple(None if (v is pd.NA or isinstance(v, float) and math.isnan(v))
+                      and k in BY else v for k, v in zip(want.columns, r))
                 for r in want.astype(object).itertuples(index=False)]
     assert rows == [tuple(None if (isinstance(v, float) and math.isnan(v)) else v
                           for v in r) for r in expected]
@@ -244,3 +246,46 @@ def test_the_docstring_example(spark):
     assert out["value"].tolist() == [0.8, 0.0]
     assert out["examples"].tolist() == [2, 1]
     assert out["average"].tolist() == ["macro", "macro"]
+
+
+# ------------------------------------------------------------------------ group keys
+
+def test_bigint_keys_beyond_2_53_with_nulls_stay_distinct(spark):
+    big = 2**53
+    sdf = spark.createDataFrame(
+        [(big, [(0, 2)], [(0, 3)]), (big + 1, [(0, 9)], [(0, 3)]), (None, [(1, 2)], [(1, 2)])],
+        "g bigint, ref array<struct<start: bigint, end: bigint>>, "
+        "pred array<struct<start: bigint, end: bigint>>")
+    out = myspark.evaluate(sdf, "ref", "pred", by="g", metrics="iou")
+    assert out["g"].dtype == "Int64"
+    assert out["g"].tolist()[:2] == [big, big + 1] and out["g"].isna().tolist()[2]
+    assert out["value"].tolist() == [2 / 3, 3 / 9, 1.0]
+    back = myspark.evaluate(sdf, "ref", "pred", by="g", metrics="iou", as_spark=True)
+    assert [r["g"] for r in back.collect()] == [big, big + 1, None]
+
+
+def test_keys_and_names_that_cannot_group_fail_before_any_job(sdf):
+    with pytest.raises(TypeError, match=r"by column 'ref' of a type mycelium can group by "
+                       r".*got array<struct<start:bigint,end:bigint>> \(nested values\)"):
+        myspark.evaluate(sdf, "ref", "pred", by="ref")
+    with pytest.raises(ValueError, match="by column 'metric', which is also the name of a "
+                       "result column"):
+        myspark.evaluate(sdf.withColumnRenamed("model", "metric"), "ref", "pred",
+                         by="metric")
+    with pytest.raises(ValueError, match="Expected distinct by columns, got 'model'"):
+        myspark.evaluate(sdf, "ref", "pred", by=["model", "model"])
+
+
+def test_bad_span_is_a_clean_error_on_the_driver(spark):
+    bad = make_table(10)
+    refs = bad["ref"].to_pylist()
+    refs[6] = [{"start": 5, "end": 3}]
+    bad = bad.set_column(bad.schema.get_field_index("ref"), "ref",
+                         pa.array(refs, mycelium.SPAN_TYPE))
+    with pytest.raises(mycelium.SpanValidationError) as err:
+        myspark.evaluate(spark.createDataFrame(bad), "ref", "pred", id_col="id")
+    assert str(err.value) == ("references example with id 'ex-6', span 0: start 5 > end 3; "
+                              "expected 0 <= start <= end with half-open [start, end) "
+                              "offsets. Fix the span (swap the bounds only if they were "
+                              "written in the wrong order).")
+    assert err.value.side == "references" and err.value.span == 0
