@@ -21,8 +21,9 @@ from typing import Sequence
 import pyarrow as pa
 
 from . import __version__, cli_mushroom
-from .cli_evaluate import read_frame, run_evaluate
+from .cli_evaluate import run_evaluate
 from .cli_output import FORMATS
+from .cli_read import read_frame
 from .errors import MyceliumError
 from .metrics import METRICS, SOFT_METRICS, unknown_name
 from .granularity import GRANULARITIES
@@ -97,6 +98,9 @@ def _add_evaluate(commands) -> None:
                         "profile's, else 0)")
     p.add_argument("--params", type=_params, metavar="JSON",
                    help='metric parameters, e.g. \'{"deteval_1d": {"recall_threshold": 0.7}}\'')
+    p.add_argument("--infer-types", action="store_true",
+                   help="CSV: let pandas infer numbers and booleans (default: every cell is "
+                        "text, so ids or keys '007' and '7' differ; empty cells are null)")
     p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
                    help="a null span cell is an error (default), an example without spans, "
                         "or left out")

@@ -7,19 +7,19 @@ bad span in the user's file and row live here; `mycelium.cli_output` writes the 
 from __future__ import annotations
 
 import argparse
-import errno
-import gzip
-import json
-import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from .cli_output import EXIT_OK, READERS, _plain, write_result
+from .cli_output import EXIT_OK, _plain, write_result
+from .cli_read import read_frame
 from .errors import SpanValidationError
-from .io import read_parquet
+
+#: Output formats told by the --output extension (without --format).
+OUTPUT_SUFFIXES = {"": "table", ".txt": "table", ".csv": "csv", ".json": "json",
+                   ".parquet": "parquet", ".pq": "parquet"}
+
 
 @dataclass(frozen=True)
 class Source:
@@ -33,9 +33,10 @@ class Source:
 def run_evaluate(args: argparse.Namespace) -> int:
     """``mycelium evaluate``: read, pair, score with ``df.mycelium.evaluate``, write."""
     fmt = _output_format(args, args.parser)
-    refs = Source("REFS", args.refs, read_frame(args.refs))
-    preds = refs if args.preds is None else Source("PREDS", args.preds,
-                                                   read_frame(args.preds))
+    typed = args.infer_types
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed))
+    preds = refs if args.preds is None else Source(
+        "PREDS", args.preds, read_frame(args.preds, infer_types=typed))
     order = _pairing(refs, preds, args.id_col)
     frame, names = _scoring_frame(refs, preds, order, args)
     try:
@@ -63,64 +64,18 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
                      "compares reference and predicted soft labels)")
     fmt = args.format
-    if fmt is None:
-        suffix = Path(args.output).suffix.lower() if args.output else ""
-        fmt = {".csv": "csv", ".json": "json", ".parquet": "parquet"}.get(suffix, "table")
+    if fmt is None and args.output:
+        suffix = Path(args.output).suffix.lower()
+        fmt = OUTPUT_SUFFIXES.get(suffix)
+        if fmt is None:
+            known = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items() if s)
+            parser.error(f"cannot tell the output format of {args.output!r} from its "
+                         f"extension {suffix!r}; expected {known} or no extension (table); "
+                         "fix by renaming the file or giving --format.")
+    fmt = fmt or "table"
     if fmt == "parquet" and not args.output:
         parser.error("--format parquet writes a binary file: give it with --output FILE")
     return fmt
-
-
-# ------------------------------------------------------------------------ reading
-
-def read_frame(path: str) -> pd.DataFrame:
-    """Read a JSON-lines, CSV or Parquet file (by extension; ``-`` = JSON lines on stdin)."""
-    if path == "-":
-        return _read_jsonl(sys.stdin, "<stdin>")
-    p = Path(path)
-    suffixes = [s.lower() for s in p.suffixes[-2:]]
-    packed = bool(suffixes) and suffixes[-1] == ".gz"
-    kind = READERS.get(suffixes[-2] if packed and len(suffixes) == 2 else
-                       (suffixes[-1] if suffixes else ""))
-    if kind is None or (packed and kind == "parquet"):
-        raise ValueError(f"cannot tell the format of {path!r} from its extension; expected "
-                         ".jsonl, .ndjson, .json, .csv (each optionally .gz), .parquet, or "
-                         "'-' for JSON lines on standard input.")
-    if not p.exists():
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    if kind == "parquet":
-        return _read_parquet(p)
-    opener = gzip.open if packed else open
-    # utf-8-sig: files saved by spreadsheet programs start with a byte order mark.
-    with opener(p, "rt", encoding="utf-8-sig", newline="" if kind == "csv" else None) as fh:
-        return _read_jsonl(fh, path) if kind == "jsonl" else _read_csv(fh)
-
-
-def _read_jsonl(fh, name: str) -> pd.DataFrame:
-    records = []
-    for lineno, line in enumerate(fh, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.rstrip("\r\n"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{name}:{lineno}: not valid JSON ({exc.msg} at column "
-                             f"{exc.colno}); expected one JSON object per line.") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{name}:{lineno}: expected a JSON object per line, got "
-                             f"a {type(record).__name__}.")
-        records.append(record)
-    return pd.DataFrame.from_records(records)
-
-
-def _read_csv(fh) -> pd.DataFrame:
-    # Only empty cells are null: a language code such as "NA" must stay a string.
-    return pd.read_csv(fh, keep_default_na=False, na_values=[""])
-
-
-def _read_parquet(path: Path) -> pd.DataFrame:
-    # Arrow-backed columns: span lists reach the core zero-copy, without a Python loop.
-    return read_parquet(path, dtype_backend="pyarrow")
 
 
 # ------------------------------------------------------------------------ pairing

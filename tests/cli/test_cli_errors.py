@@ -88,7 +88,7 @@ def test_unreadable_json(capsys, tmp_path):
                    "JSON object per line.")
     path.write_text('[1, 2]\n', "utf-8")
     assert data_error(capsys, "evaluate", path, *SPANS) == (
-        f"{path}:1: expected a JSON object per line, got a list.")
+        f"{path}:1: expected a JSON object per line, got list [1, 2].")
 
 
 def test_unparsable_json_cell_in_csv(capsys, tmp_path):

@@ -66,8 +66,10 @@ def parse_csv(text: str) -> list[dict]:
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet"])
 def test_csv_carries_intervals_and_soft_spearman(capsys, files, kind):
+    # The ids key the resamples: read the CSV's integer ids as integers, as in ROWS.
+    typed = ["--infer-types"] if kind == "csv" else []
     code, out, err = run(capsys, "evaluate", files[kind], *SPANS, *SOFT, *CI, "--by", "model",
-                         "--id-col", "id", "--format", "csv")
+                         "--id-col", "id", "--format", "csv", *typed)
     assert (code, err) == (0, "")
     want = accessor(by="model", ci=0.9, n_resamples=40, seed=7, id_col="id",
                     soft_ref_col="soft_ref", soft_pred_col="soft_pred")
