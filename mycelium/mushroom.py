@@ -27,7 +27,6 @@ official reader's pandas float parser is imprecise (``0.5000000000000001`` becom
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
