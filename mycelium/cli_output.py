@@ -87,19 +87,22 @@ def format_table(result: pd.DataFrame, *, by) -> str:
     cells = {k: key_cells(result[k]) for k in keys}
     if "ci_low" in result.columns:
         return _interval_table(result, keys, cells)
-    rows: dict[tuple, dict] = {}
+    # A table row gathers the consecutive records of one group and metric; rows are never
+    # merged by their printed key, so no group can hide behind another's.
+    rows: list[tuple[tuple, dict]] = []
     for i, rec in enumerate(result.to_dict("records")):
         ident = tuple(cells[k][i] for k in keys) + (rec["metric"],)
-        row = rows.setdefault(ident, {"examples": str(rec["examples"]),
-                                      "average": str(rec["average"]),
-                                      "profile": _cell(rec["profile"], "-")})
-        row[rec["measure"]] = _number(rec["value"])
+        if not rows or rows[-1][0] != ident or rec["measure"] in rows[-1][1]:
+            rows.append((ident, {"examples": str(rec["examples"]),
+                                 "average": str(rec["average"]),
+                                 "profile": _cell(rec["profile"], "-")}))
+        rows[-1][1][rec["measure"]] = _number(rec["value"])
     present = set(result["measure"]) if len(result) else set()
     measures = [m for m in MEASURES if m in present] + sorted(present - set(MEASURES))
     header = keys + ["metric"] + measures + ["examples", "average", "profile"]
     body = [list(ident) + [row.get(m, "") for m in measures]
             + [row["examples"], row["average"], row["profile"]]
-            for ident, row in rows.items()]
+            for ident, row in rows]
     numeric = set(measures) | {"examples"}
     return _aligned([header] + body, [h in numeric for h in header])
 

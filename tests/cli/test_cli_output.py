@@ -29,6 +29,16 @@ def test_keys_that_print_alike_stay_apart():
         "0.0000", "0.2500", "0.5000", "0.7500"]
 
 
+def test_groups_are_rows_even_when_their_keys_print_alike():
+    # Two groups whose keys compare equal in the result (e.g. rounded by a float column)
+    # stay two rows: rows follow the records, never a lookup by key.
+    frame = pd.concat([result([2.0**53, 2.0**53]).assign(measure=m) for m in ("a", "b")])
+    frame = frame.sort_index(kind="stable").reset_index(drop=True)
+    lines = format_table(frame, by=["k"]).splitlines()[2:]
+    assert [line.split()[2:4] for line in lines] == [["0.0000", "0.0000"],
+                                                     ["0.2500", "0.2500"]]
+
+
 def test_plain_keys_print_plainly():
     assert key_cells(pd.Series(["en", None, "de"])) == ["en", "<null>", "de"]
     assert key_cells(pd.Series([3, None, 2**53 + 1], dtype="Int64")) == [
