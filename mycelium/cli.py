@@ -21,8 +21,9 @@ from typing import Sequence
 import pyarrow as pa
 
 from . import __version__, cli_mushroom
-from .cli_evaluate import read_frame, run_evaluate
+from .cli_evaluate import run_evaluate
 from .cli_output import FORMATS
+from .cli_read import read_frame
 from .errors import MyceliumError
 from .metrics import METRICS, SOFT_METRICS, unknown_name
 from .granularity import GRANULARITIES
@@ -42,8 +43,8 @@ Score the span columns of a file (REFS alone) or of two files (REFS and PREDS,
 paired by --id-col or by position), overall or per group.
 
 Files are read by extension: .jsonl, .ndjson, .json (one JSON object per line),
-.csv (span cells as JSON strings), .parquet; .jsonl.gz and .csv.gz are read
-compressed; '-' reads JSON lines from standard input."""
+.csv (cells as text unless --infer-types; span cells as JSON strings), .parquet;
+.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input."""
 EVALUATE_EPILOG = """\
 exit status: 0 on success, 1 for bad data (one 'mycelium: error: ...' line on
 stderr), 2 for bad usage.
@@ -97,6 +98,9 @@ def _add_evaluate(commands) -> None:
                         "profile's, else 0)")
     p.add_argument("--params", type=_params, metavar="JSON",
                    help='metric parameters, e.g. \'{"deteval_1d": {"recall_threshold": 0.7}}\'')
+    p.add_argument("--infer-types", action="store_true",
+                   help="CSV: let pandas infer numbers and booleans (default: every cell is "
+                        "text, so ids or keys '007' and '7' differ; empty cells are null)")
     p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
                    help="a null span cell is an error (default), an example without spans, "
                         "or left out")
@@ -112,9 +116,9 @@ def _add_evaluate(commands) -> None:
                    help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
                         "(columns ci_low, ci_high; resampled within each group, examples "
                         "keyed by --id-col when given, else by row position)")
-    p.add_argument("--resamples", type=int, default=1000, metavar="N",
+    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
                    help="bootstrap resamples with --ci (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="bootstrap seed with --ci (default: 0; recorded in the signature)")
     p.add_argument("--format", choices=FORMATS,
                    help="output format (default: from the --output extension, else table)")
@@ -150,6 +154,28 @@ def _level(value: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a confidence level in (0, 1), e.g. "
                                          f"0.95, got {value!r}")
     return level
+
+
+def _resamples(value: str) -> int:
+    number = _integer(value)
+    if number is None or number < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2 (1000 or more for a 95% "
+                                         f"interval), got {value!r}")
+    return number
+
+
+def _seed(value: str) -> int:
+    number = _integer(value)
+    if number is None or not 0 <= number < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {value!r}")
+    return number
+
+
+def _integer(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
 
 
 def _zero_division(value: str):

@@ -7,19 +7,22 @@ bad span in the user's file and row live here; `mycelium.cli_output` writes the 
 from __future__ import annotations
 
 import argparse
-import errno
-import gzip
-import json
-import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 
-from .cli_output import EXIT_OK, READERS, _plain, write_result
+from .cli_output import EXIT_OK, _is_null, _plain, write_result
+from .cli_read import FileError, read_frame
 from .errors import SpanValidationError
-from .io import read_parquet
+from .inputs import to_spans
+from .metrics import SOFT_METRICS
+
+#: Output formats told by the --output extension (without --format).
+OUTPUT_SUFFIXES = {"": "table", ".txt": "table", ".csv": "csv", ".json": "json",
+                   ".parquet": "parquet", ".pq": "parquet"}
+
 
 @dataclass(frozen=True)
 class Source:
@@ -33,9 +36,10 @@ class Source:
 def run_evaluate(args: argparse.Namespace) -> int:
     """``mycelium evaluate``: read, pair, score with ``df.mycelium.evaluate``, write."""
     fmt = _output_format(args, args.parser)
-    refs = Source("REFS", args.refs, read_frame(args.refs))
-    preds = refs if args.preds is None else Source("PREDS", args.preds,
-                                                   read_frame(args.preds))
+    typed = args.infer_types
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed))
+    preds = refs if args.preds is None else Source(
+        "PREDS", args.preds, read_frame(args.preds, infer_types=typed))
     order = _pairing(refs, preds, args.id_col)
     frame, names = _scoring_frame(refs, preds, order, args)
     try:
@@ -62,65 +66,38 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     if (args.soft_ref_col is None) != (args.soft_pred_col is None):
         parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
                      "compares reference and predicted soft labels)")
+    _needs(args, parser)
     fmt = args.format
-    if fmt is None:
-        suffix = Path(args.output).suffix.lower() if args.output else ""
-        fmt = {".csv": "csv", ".json": "json", ".parquet": "parquet"}.get(suffix, "table")
+    if fmt is None and args.output:
+        suffix = Path(args.output).suffix.lower()
+        fmt = OUTPUT_SUFFIXES.get(suffix)
+        if fmt is None:
+            known = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items() if s)
+            parser.error(f"cannot tell the output format of {args.output!r} from its "
+                         f"extension {suffix!r}; expected {known} or no extension (table); "
+                         "fix by renaming the file or giving --format.")
+    fmt = fmt or "table"
     if fmt == "parquet" and not args.output:
         parser.error("--format parquet writes a binary file: give it with --output FILE")
     return fmt
 
 
-# ------------------------------------------------------------------------ reading
-
-def read_frame(path: str) -> pd.DataFrame:
-    """Read a JSON-lines, CSV or Parquet file (by extension; ``-`` = JSON lines on stdin)."""
-    if path == "-":
-        return _read_jsonl(sys.stdin, "<stdin>")
-    p = Path(path)
-    suffixes = [s.lower() for s in p.suffixes[-2:]]
-    packed = bool(suffixes) and suffixes[-1] == ".gz"
-    kind = READERS.get(suffixes[-2] if packed and len(suffixes) == 2 else
-                       (suffixes[-1] if suffixes else ""))
-    if kind is None or (packed and kind == "parquet"):
-        raise ValueError(f"cannot tell the format of {path!r} from its extension; expected "
-                         ".jsonl, .ndjson, .json, .csv (each optionally .gz), .parquet, or "
-                         "'-' for JSON lines on standard input.")
-    if not p.exists():
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    if kind == "parquet":
-        return _read_parquet(p)
-    opener = gzip.open if packed else open
-    # utf-8-sig: files saved by spreadsheet programs start with a byte order mark.
-    with opener(p, "rt", encoding="utf-8-sig", newline="" if kind == "csv" else None) as fh:
-        return _read_jsonl(fh, path) if kind == "jsonl" else _read_csv(fh)
-
-
-def _read_jsonl(fh, name: str) -> pd.DataFrame:
-    records = []
-    for lineno, line in enumerate(fh, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line.rstrip("\r\n"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{name}:{lineno}: not valid JSON ({exc.msg} at column "
-                             f"{exc.colno}); expected one JSON object per line.") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{name}:{lineno}: expected a JSON object per line, got "
-                             f"a {type(record).__name__}.")
-        records.append(record)
-    return pd.DataFrame.from_records(records)
-
-
-def _read_csv(fh) -> pd.DataFrame:
-    # Only empty cells are null: a language code such as "NA" must stay a string.
-    return pd.read_csv(fh, keep_default_na=False, na_values=[""])
-
-
-def _read_parquet(path: Path) -> pd.DataFrame:
-    # Arrow-backed columns: span lists reach the core zero-copy, without a Python loop.
-    return read_parquet(path, dtype_backend="pyarrow")
+def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Options that need others, said in the command's own flags (exit 2)."""
+    soft = args.soft_ref_col is not None
+    if args.granularity != "char" and args.text_col is None:
+        parser.error(f"--granularity {args.granularity} needs --text-col: the units are "
+                     "found in the texts")
+    if soft and args.text_col is None:
+        parser.error("--soft-ref-col and --soft-pred-col need --text-col: soft_spearman "
+                     "compares per-character probability vectors")
+    if soft and args.granularity != "char":
+        parser.error("soft_spearman has no word or sentence granularity; score the soft "
+                     "labels with --granularity char, in a separate run")
+    asked = [m for m in args.metrics or () if m in SOFT_METRICS]
+    if asked and not soft:
+        parser.error(f"--metrics {asked[0]} needs soft labels: give --soft-ref-col and "
+                     "--soft-pred-col")
 
 
 # ------------------------------------------------------------------------ pairing
@@ -188,12 +165,12 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
     taken = set(args.by)
     names = {"ref": _free("ref", taken), "pred": _free("pred", taken)}
     columns = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
-    columns[names["ref"]] = _plain_index(_column(refs.frame, args.ref_col, "--ref-col", refs))
-    columns[names["pred"]] = _take(_column(preds.frame, args.pred_col, "--pred-col", preds),
-                                   order)
+    columns[names["ref"]] = _spans(refs, args.ref_col, "--ref-col", args)
+    columns[names["pred"]] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
     if args.text_col is not None:
         names["text"] = _free("text", taken)
         columns[names["text"]] = _lookup(args.text_col, "--text-col", refs, preds, order)
+        _check_texts(refs if args.text_col in refs.frame.columns else preds, args)
     if args.soft_ref_col is not None:
         names["soft_ref"], names["soft_pred"] = _free("soft_ref", taken), _free("soft_pred",
                                                                                taken)
@@ -245,17 +222,72 @@ def _plain_index(series: pd.Series) -> pd.Series:
     return series.reset_index(drop=True)
 
 
+def _spans(source: Source, name: str, option: str, args) -> pd.Series:
+    """A span column converted here, where a bad cell can be named by file, row and
+    column (the converted Arrow column then reaches the accessor without a copy)."""
+    column = _column(source.frame, name, option, source)
+    try:
+        spans = to_spans(column)
+    except SpanValidationError as exc:
+        raise SpanValidationError(_at(source, exc.example, name, option, exc, args),
+                                  side=exc.side, example=exc.example, span=exc.span,
+                                  problem=exc.problem, fix=exc.fix) from exc
+    except (ValueError, TypeError, pa.ArrowException) as exc:
+        raise FileError(f"{source.role} {source.path}, column {name!r} ({option}): "
+                        f"{exc}") from exc
+    return pd.Series(pd.arrays.ArrowExtensionArray(spans))
+
+
+def _check_texts(source: Source, args) -> None:
+    """Every text is a string or null; else name the file, row and column."""
+    column = source.frame[args.text_col]
+    if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:
+        return
+    for row, value in enumerate(column.tolist()):
+        if not isinstance(value, str) and not _is_null(value):
+            raise FileError(f"{source.role} {source.path}, row {row + 1}, column "
+                            f"{args.text_col!r} (--text-col): expected a string (or null "
+                            f"when the text is unknown), got {type(value).__name__} "
+                            f"{value!r}; fix by quoting the text in the file.")
+
+
+#: Remedies of `SpanValidationError.fix` keys, in the command's own options.
+REMEDIES = {"missing": "passing --missing empty to score it as an example without spans, "
+                       "or --missing drop to leave it out"}
+
+
 def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args):
-    """The same error, told in file rows (counted from 1) and ids rather than positions."""
+    """The same error told in the file's terms: the file, its row and the column."""
     if exc.example is None:
         return exc
+    sides = {"references": (refs, args.ref_col, "--ref-col"),
+             "predictions": (preds, args.pred_col, "--pred-col"),
+             "soft_references": (refs, args.soft_ref_col, "--soft-ref-col"),
+             "soft_predictions": (preds, args.soft_pred_col, "--soft-pred-col"),
+             "text": (refs if args.text_col in refs.frame.columns else preds,
+                      args.text_col, "--text-col")}
+    if exc.side not in sides:
+        return exc
+    source, name, option = sides[exc.side]
     k = exc.example
-    in_preds = (exc.side == "predictions" or (exc.side == "text"
-                                              and args.text_col not in refs.frame.columns))
-    source = preds if in_preds else refs
     row = k if source is refs or order is None else int(order[k])
-    where = f"{source.path}, row {row + 1}"
-    if args.id_col is not None:
-        where += f", id {_plain(refs.frame[args.id_col].iloc[k])!r}"
-    return SpanValidationError(f"{exc} [{where}]", side=exc.side, example=exc.example,
-                               span=exc.span)
+    return SpanValidationError(_at(source, row, name, option, exc, args), side=exc.side,
+                               example=exc.example, span=exc.span, problem=exc.problem,
+                               fix=exc.fix)
+
+
+def _at(source: Source, row: int, name: str, option: str, exc: SpanValidationError,
+        args) -> str:
+    """``<ROLE> <file>, row <r>[, id <id>], column <c> (<option>)[, span <j>]: problem``,
+    rows and spans counted from 1, then the remedy in the command's options."""
+    where = f"{source.role} {source.path}, row {row + 1}"
+    if args.id_col is not None and args.id_col in source.frame.columns:
+        where += f", id {_plain(source.frame[args.id_col].iloc[row])!r}"
+    where += f", column {name!r} ({option})"
+    if exc.span is not None:
+        where += f", span {exc.span + 1}"
+    problem = exc.problem
+    text = f"{where} {problem}" if problem.startswith("is ") else f"{where}: {problem}"
+    if exc.fix in REMEDIES:
+        text = f"{text.rstrip('.')}; fix by {REMEDIES[exc.fix]}."
+    return text

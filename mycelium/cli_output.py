@@ -15,8 +15,6 @@ from .pandas_ext import SIGNATURE_ATTR
 
 EXIT_OK = 0
 FORMATS = ("table", "csv", "json", "parquet")
-READERS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
-           ".parquet": "parquet", ".pq": "parquet"}
 MEASURES = ("precision", "recall", "f1", "score")  # column order of the table format
 NULL = "<null>"
 
@@ -82,35 +80,80 @@ def format_table(result: pd.DataFrame, *, by) -> str:
     """An aligned text table: one row per group and metric, the measures as columns.
 
     With intervals (``ci_low``/``ci_high`` columns), one row per group, metric and
-    measure instead, with the value and a ``ci`` column ``[low, high]``.
+    measure instead, with the value and a ``ci`` column ``[low, high]``. Group keys
+    print plainly when that is unambiguous, else strings are quoted (`key_cells`).
     """
     keys = list(by)
+    cells = {k: key_cells(result[k]) for k in keys}
     if "ci_low" in result.columns:
-        return _interval_table(result, keys)
-    rows: dict[tuple, dict] = {}
-    for rec in result.to_dict("records"):
-        ident = tuple(_cell(rec[k]) for k in keys) + (rec["metric"],)
-        row = rows.setdefault(ident, {"examples": str(rec["examples"]),
-                                      "average": str(rec["average"]),
-                                      "profile": _cell(rec["profile"], "-")})
-        row[rec["measure"]] = _number(rec["value"])
+        return _interval_table(result, keys, cells)
+    # A table row gathers the consecutive records of one group and metric; rows are never
+    # merged by their printed key, so no group can hide behind another's.
+    rows: list[tuple[tuple, dict]] = []
+    for i, rec in enumerate(result.to_dict("records")):
+        ident = tuple(cells[k][i] for k in keys) + (rec["metric"],)
+        if not rows or rows[-1][0] != ident or rec["measure"] in rows[-1][1]:
+            rows.append((ident, {"examples": str(rec["examples"]),
+                                 "average": str(rec["average"]),
+                                 "profile": _cell(rec["profile"], "-")}))
+        rows[-1][1][rec["measure"]] = _number(rec["value"])
     present = set(result["measure"]) if len(result) else set()
     measures = [m for m in MEASURES if m in present] + sorted(present - set(MEASURES))
     header = keys + ["metric"] + measures + ["examples", "average", "profile"]
     body = [list(ident) + [row.get(m, "") for m in measures]
             + [row["examples"], row["average"], row["profile"]]
-            for ident, row in rows.items()]
+            for ident, row in rows]
     numeric = set(measures) | {"examples"}
     return _aligned([header] + body, [h in numeric for h in header])
 
 
-def _interval_table(result: pd.DataFrame, keys: list[str]) -> str:
+def key_cells(column: pd.Series) -> list[str]:
+    """The printed group keys of one column, distinct for distinct keys.
+
+    Plain (``en``, ``3``, ``<null>`` for a null) when every key prints differently and
+    no string could be mistaken for another value; otherwise every string is quoted as
+    JSON (``"1"`` next to the integer ``1``, ``"<null>"`` next to a null, ``""``), and
+    as a last resort each key shows its type (``float:1.5``).
+    """
+    values = [None if _is_null(v) else _plain(v) for v in column.tolist()]
+    distinct = list({_identity(v): v for v in values}.values())
+    for show in (_plain_key, _quoted_key, _typed_key):
+        printed = {show(v) for v in distinct}
+        if len(printed) == len(distinct) and (show is not _plain_key or all(
+                _unmistakable(v) for v in distinct if isinstance(v, str))):
+            return [show(v) for v in values]
+    return [_typed_key(v) for v in values]  # pragma: no cover - _typed_key is injective
+
+
+def _identity(value):
+    return ("null",) if value is None else (type(value).__name__, repr(value))
+
+
+def _unmistakable(text: str) -> bool:
+    return text != NULL and text != "" and text == text.strip() and text.isprintable()
+
+
+def _plain_key(value) -> str:
+    return NULL if value is None else str(value)
+
+
+def _quoted_key(value) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return _plain_key(value)
+
+
+def _typed_key(value) -> str:
+    return NULL if value is None else f"{type(value).__name__}:{value!r}"
+
+
+def _interval_table(result: pd.DataFrame, keys: list[str], cells: dict) -> str:
     header = keys + ["metric", "measure", "value", "ci", "examples", "average", "profile"]
-    body = [[_cell(rec[k]) for k in keys]
+    body = [[cells[k][i] for k in keys]
             + [rec["metric"], rec["measure"], _number(rec["value"]),
                f"[{_number(rec['ci_low'])}, {_number(rec['ci_high'])}]",
                str(rec["examples"]), str(rec["average"]), _cell(rec["profile"], "-")]
-            for rec in result.to_dict("records")]
+            for i, rec in enumerate(result.to_dict("records"))]
     numeric = {"value", "ci", "examples"}
     return _aligned([header] + body, [h in numeric for h in header])
 

@@ -24,11 +24,31 @@ class SpanValidationError(MyceliumError, ValueError):
         Position of the example in the batch (0 for a single example).
     span : int or None
         Position of the span inside the example's span list, as given.
+    problem : str
+        What is wrong, without the location: the message after its leading
+        ``"<side> example <k>[, span <j>]"``, so that a caller (the command line) can
+        say where in its own terms.
+    fix : str or None
+        A key naming the remedy when it is an option of the caller (``"missing"``: a
+        null span list is accepted by ``missing="empty"`` or ``"drop"``), so that each
+        face can give it in its own spelling.
     """
 
     def __init__(self, message: str, *, side: str | None = None,
-                 example: int | None = None, span: int | None = None) -> None:
+                 example: int | None = None, span: int | None = None,
+                 problem: str | None = None, fix: str | None = None) -> None:
         super().__init__(message)
         self.side = side
         self.example = example
         self.span = span
+        self.problem = _without_location(message, side, example, span) if problem is None \
+            else problem
+        self.fix = fix
+
+
+def _without_location(message: str, side, example, span) -> str:
+    where = f"{side} example {example}" + ("" if span is None else f", span {span}")
+    if side is None or example is None or not message.startswith(where):
+        return message
+    rest = message[len(where):]
+    return rest[2:] if rest.startswith(": ") else rest.lstrip()

@@ -106,7 +106,8 @@ def _apply_missing(ref: Side, pred: Side, missing: str) -> np.ndarray:
                     f"{name} example {k} is null (None/NaN) instead of a span list; pass "
                     "missing='empty' to score it as an example without spans, or "
                     "missing='drop' to leave it out (it is then counted in "
-                    "meta['dropped']).", side=name, example=k)
+                    "meta['dropped']).", side=name, example=k,
+                    problem="is null (None/NaN) instead of a span list", fix="missing")
     if missing == "drop":
         return ~(ref.nulls | pred.nulls)
     return np.ones(ref.batch.n_examples, dtype=bool)

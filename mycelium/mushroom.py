@@ -27,7 +27,6 @@ official reader's pandas float parser is imprecise (``0.5000000000000001`` becom
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ import numpy as np
 from .errors import MyceliumError, SpanValidationError
 from .evaluate import evaluate
 from .inputs import from_python
+from .io._records import json_objects
 from .metrics.soft_spearman import soft_vector
 from .spans import validate
 
@@ -70,26 +70,19 @@ def format_scores(iou: float, cor: float) -> str:
 
 
 def read_jsonl(path) -> list[dict]:
-    """Records of a jsonl file (floats parsed exactly); errors name the file and line."""
+    """Records of a jsonl file (floats parsed exactly); errors name the file and line.
+
+    Lines end at ``"\\n"`` only, as for the official scorer's reader: a raw U+2028,
+    U+2029 or U+0085 inside a JSON string is part of the string. A byte order mark at
+    the start of the file is dropped.
+    """
     path = Path(path)
-    records = []
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            return [record for _, record in json_objects(
+                fh, str(path), at=lambda n: f"{path}, line {n}", error=MushroomInputError)]
     except OSError as exc:
         raise MushroomInputError(f"{path}: cannot read the file ({exc.strerror}).") from None
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MushroomInputError(f"{path}, line {line_no}: not valid JSON ({exc.msg}).") \
-                from None
-        if not isinstance(record, dict):
-            raise MushroomInputError(f"{path}, line {line_no}: expected a JSON object, got "
-                                     f"{type(record).__name__}.")
-        records.append(record)
-    return records
 
 
 def derive_hard_labels(soft_labels: list[dict]) -> list[list[int]]:

@@ -6,6 +6,7 @@ what the signature string records and what `parse_signature` gives back.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,8 +66,7 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
     prof = get_profile(profile)
     if average is None:
         average = prof.average if prof else "macro"
-    if average not in AVERAGES:
-        raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
+    _choice("average", average, AVERAGES)
     if zero_division is None:
         zero_division = prof.zero_division if prof else 0.0
     zd = resolve_zero_division(zero_division)
@@ -74,9 +74,7 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
         metrics = [m for m in prof.metrics if m in METRICS or soft]
     names = resolve_metrics(metrics, soft=soft)
     full = resolve_params(prof.params if prof else None, params)
-    if missing not in MISSING:
-        raise ValueError(f"missing={missing!r} is not supported; expected one of "
-                         f"{', '.join(map(repr, MISSING))}.")
+    _choice("missing", missing, MISSING)
     boot = None
     if ci is not None:
         from .bootstrap import validate_bootstrap
@@ -85,12 +83,20 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
                          keys="ids" if ids else "positions")
     from .granularity import GRANULARITIES
 
-    if granularity not in GRANULARITIES:
-        raise ValueError(f"granularity={granularity!r} is not supported; expected one of "
-                         f"{', '.join(map(repr, GRANULARITIES))}.")
+    _choice("granularity", granularity, GRANULARITIES)
     if soft and granularity != "char":
         raise ValueError("soft_spearman compares per-character probability vectors; it has "
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
     return Settings(prof, average, zd, names, full, missing, boot, granularity)
+
+
+def _choice(option: str, value, valid) -> None:
+    """Raise ValueError for a value outside ``valid``, with a "did you mean"."""
+    if isinstance(value, str) and value in valid:
+        return
+    close = difflib.get_close_matches(value, valid, n=1) if isinstance(value, str) else []
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"{option}={value!r} is not supported; expected one of "
+                     f"{', '.join(map(repr, valid))}.{hint}")
 

@@ -7,6 +7,7 @@ exact (pandas' ``read_json`` parser is not round-trip exact).
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
@@ -43,21 +44,72 @@ class Where:
 
 def iter_records(path: Path) -> Iterator[tuple[Where, dict]]:
     """``(where, record)`` for every non-blank line of a JSONL file (1-based lines)."""
-    with open(path, encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = Where(str(path), lineno)
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{where.file}:{lineno}: not valid JSON ({exc.msg} at "
-                                 f"column {exc.colno}); expected one JSON object per line."
-                                 ) from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{where.file}:{lineno}: expected a JSON object per line, "
-                                 f"got {type(record).__name__} {show(record)}.")
-            yield where, record
+    with open(path, "rb") as fh:
+        for lineno, record in json_objects(fh, str(path)):
+            yield Where(str(path), lineno), record
+
+
+def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueError
+                 ) -> Iterator[tuple[int, dict]]:
+    """``(line number, object)`` for every non-blank line of a JSON-lines stream.
+
+    ``lines`` iterates bytes (a file opened in binary mode: lines then end at ``b"\\n"``
+    only) or text lines split at ``"\\n"`` only. A line may end in ``"\\r\\n"``; a
+    UTF-8 byte order mark at the start is dropped. Raw U+2028, U+2029 and U+0085 are
+    legal inside JSON strings, so lines are never split with ``str.splitlines``, which
+    would break a record at them. ``at(lineno)`` gives the location in messages (default
+    ``"<name>:<lineno>"``); problems raise ``error``.
+    """
+    at = at or (lambda n: f"{name}:{n}")
+    for lineno, line in enumerate(lines, 1):
+        if isinstance(line, bytes):
+            line = decode_line(line, at(lineno), error=error, first=lineno == 1)
+        elif lineno == 1:
+            line = line.removeprefix("\ufeff")
+        line = line.removesuffix("\n").removesuffix("\r")  # columns count within the line
+        if not line.strip(_JSON_SPACE):
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{at(lineno)}: not valid JSON ({exc.msg} at column {exc.colno}); "
+                        "expected one JSON object per line.") from None
+        if not isinstance(record, dict):
+            raise error(f"{at(lineno)}: expected a JSON object per line, got "
+                        f"{type(record).__name__} {show(record)}.")
+        yield lineno, record
+
+
+_JSON_SPACE = " \t\r\n"  # JSON's whitespace (str.strip would also take U+2028 and others)
+
+
+def decode_line(raw: bytes, at: str, *, error: type[ValueError] = ValueError,
+                first: bool = False) -> str:
+    """One line of a UTF-8 file as text (a leading byte order mark dropped on the first)."""
+    if first and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(_not_utf8(at, raw[exc.start], exc.start)) from None
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """A whole UTF-8 file as text; a bad byte is reported with its file and line."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(_not_utf8(f"{name}:{line}", data[exc.start], exc.start - start)
+                         ) from None
+
+
+def _not_utf8(at: str, byte: int, pos: int) -> str:
+    return (f"{at}: not valid UTF-8 (byte 0x{byte:02x} at byte {pos + 1} of the line); "
+            "expected UTF-8 text; fix by saving the file as UTF-8.")
 
 
 def jsonl_files(paths) -> list[Path]:

@@ -63,21 +63,28 @@ def test_bad_span_names_the_file_row_and_id(capsys, tmp_path, files):
                          for r in ROWS][::-1])
     msg = data_error(capsys, "evaluate", refs, preds, "--id-col", "id", *SPANS,
                      "--text-col", "text")
-    assert msg.startswith("predictions example 2, span 0: end 99 is past the end of the text")
-    assert msg.endswith(f"[{preds}, row 4, id 'c']")
+    # File rows and spans are counted from 1, on the file that holds the span.
+    assert msg == (f"PREDS {preds}, row 4, id 'c', column 'pred' (--pred-col), span 1: end 99 "
+                   "is past the end of the text (len(text) = 20) in [0, 99); expected end <= "
+                   "len(text). Offsets are Python str code points, half-open; fix the span or "
+                   "the text (inclusive ends need +1 only when converting from [start, end] "
+                   "conventions).")
 
 
 def test_bad_span_in_a_single_file(capsys, tmp_path):
     path = rows_with(tmp_path, ref=(4, [[5, 2]]))
     msg = data_error(capsys, "evaluate", path, *SPANS)
-    assert msg.startswith("references example 4, span 0:")
-    assert msg.endswith(f"[{path}, row 5]")
+    assert msg.startswith(f"REFS {path}, row 5, column 'ref' (--ref-col), span 1: start 5 > "
+                          "end 2; expected 0 <= start <= end")
 
 
 def test_null_spans_are_errors_by_default(capsys, tmp_path):
     path = rows_with(tmp_path, pred=(1, None))
     msg = data_error(capsys, "evaluate", path, *SPANS)
-    assert msg.startswith("predictions example 1 is null")
+    # The remedy is the command's option, not the Python keyword.
+    assert msg == (f"REFS {path}, row 2, column 'pred' (--pred-col) is null (None/NaN) "
+                   "instead of a span list; fix by passing --missing empty to score it as "
+                   "an example without spans, or --missing drop to leave it out.")
 
 
 def test_unreadable_json(capsys, tmp_path):
@@ -88,15 +95,15 @@ def test_unreadable_json(capsys, tmp_path):
                    "JSON object per line.")
     path.write_text('[1, 2]\n', "utf-8")
     assert data_error(capsys, "evaluate", path, *SPANS) == (
-        f"{path}:1: expected a JSON object per line, got a list.")
+        f"{path}:1: expected a JSON object per line, got list [1, 2].")
 
 
 def test_unparsable_json_cell_in_csv(capsys, tmp_path):
     path = tmp_path / "d.csv"
     path.write_text('ref,pred\n"[[0, 2]]","[[0, 2]"\n', "utf-8")
     msg = data_error(capsys, "evaluate", path, *SPANS)
-    assert msg.startswith("predictions example 0: could not parse the JSON string")
-    assert msg.endswith(f"[{path}, row 1]")
+    assert msg.startswith(f"REFS {path}, row 1, column 'pred' (--pred-col): could not "
+                          "parse the JSON string '[[0, 2]' as a span list")
 
 
 def test_unknown_extension(capsys, tmp_path):
@@ -152,7 +159,8 @@ def test_debug_prints_the_traceback_then_the_line(capsys, tmp_path):
         assert code == 1
         assert err.startswith("Traceback (most recent call last):")
         assert "SpanValidationError" in err
-        assert err.splitlines()[-1].startswith("mycelium: error: references example 0, span 0")
+        assert err.splitlines()[-1].startswith(
+            f"mycelium: error: REFS {path}, row 1, column 'ref' (--ref-col), span 1: ")
 
 
 # ----------------------------------------------------------------- exit status 2

@@ -62,8 +62,8 @@ def test_bad_data_exit_1_one_line(command, tmp_path):
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1
-    assert re.fullmatch(r"mycelium: error: predictions example 0, span 0: .*\[.*d\.jsonl, "
-                        r"row 1\]\n", done.stderr)
+    assert re.fullmatch(r"mycelium: error: REFS .*d\.jsonl, row 1, column 'pred' "
+                        r"\(--pred-col\), span 1: start 4 > end 2; .*\n", done.stderr)
     debug = call(command, "--debug", "evaluate", path, "--ref-col", "ref", "--pred-col", "pred")
     assert debug.returncode == 1
     assert debug.stderr.startswith("Traceback (most recent call last):")

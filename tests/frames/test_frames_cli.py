@@ -66,8 +66,10 @@ def parse_csv(text: str) -> list[dict]:
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet"])
 def test_csv_carries_intervals_and_soft_spearman(capsys, files, kind):
+    # The ids key the resamples: read the CSV's integer ids as integers, as in ROWS.
+    typed = ["--infer-types"] if kind == "csv" else []
     code, out, err = run(capsys, "evaluate", files[kind], *SPANS, *SOFT, *CI, "--by", "model",
-                         "--id-col", "id", "--format", "csv")
+                         "--id-col", "id", "--format", "csv", *typed)
     assert (code, err) == (0, "")
     want = accessor(by="model", ci=0.9, n_resamples=40, seed=7, id_col="id",
                     soft_ref_col="soft_ref", soft_pred_col="soft_pred")
@@ -144,7 +146,10 @@ def test_ids_key_resamples_across_paired_files(capsys, files, tmp_path):
     (["--ci", "1.5"], "argument --ci: expected a confidence level in (0, 1)"),
     (["--ci", "x"], "argument --ci: expected a confidence level"),
     (["--granularity", "token"], "argument --granularity: invalid choice"),
-    (["--resamples", "many"], "argument --resamples: invalid int value"),
+    (["--resamples", "many"], "argument --resamples: expected an integer >= 2"),
+    (["--ci", "0.9", "--resamples", "1"], "argument --resamples: expected an integer >= 2"),
+    (["--metrics", "soft_spearman"], "--metrics soft_spearman needs soft labels: give "
+                                     "--soft-ref-col and --soft-pred-col"),
 ])
 def test_usage_errors_exit_2(capsys, files, argv, fragment):
     code, out, err = run(capsys, "evaluate", files["jsonl"], *SPANS, *argv)
@@ -153,8 +158,6 @@ def test_usage_errors_exit_2(capsys, files, argv, fragment):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["--metrics", "soft_spearman"], "metric 'soft_spearman' needs soft labels"),
-    (["--ci", "0.9", "--resamples", "1"], "n_resamples=1; expected an integer >= 2"),
     (["--soft-ref-col", "soft_ref", "--soft-pred-col", "nope"],
      "--soft-pred-col column 'nope' not found in REFS"),
 ])
