@@ -253,7 +253,8 @@ def _check_texts(source: Source, args) -> None:
 
 #: Remedies of `SpanValidationError.fix` keys, in the command's own options.
 REMEDIES = {"missing": "passing --missing empty to score it as an example without spans, "
-                       "or --missing drop to leave it out"}
+                       "or --missing drop to leave it out",
+            "text": "giving the row a text in the --text-col column"}
 
 
 def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args):

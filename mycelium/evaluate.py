@@ -73,11 +73,15 @@ def _units(refs, preds, text, single, kept, granularity):
     if text is None:
         raise ValueError(f"granularity={granularity!r} needs the text of every example to "
                          "find its units; pass text=...")
-    texts = [t for t, k in zip(text_values(text, single=single), kept) if k]
-    missing = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-    if missing:
-        raise ValueError(f"granularity={granularity!r} needs the text of every example; "
-                         f"kept example {missing[0]} has none.")
+    values = text_values(text, single=single)
+    for k in np.flatnonzero(kept).tolist():
+        if not isinstance(values[k], str):
+            problem = (f"is {values[k]!r}, not a str; granularity={granularity!r} needs "
+                       "the text of every example to find its units")
+            raise SpanValidationError(f"text example {k}: {problem}; fix by giving that "
+                                      "example a str in text=.", side="text", example=k,
+                                      problem=problem + ".", fix="text")
+    texts = [t for t, k in zip(values, kept) if k]
     refs, counts = to_units(refs, texts, granularity)
     preds, _ = to_units(preds, texts, granularity)
     return refs, preds, counts

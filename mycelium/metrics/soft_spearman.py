@@ -32,9 +32,12 @@ def soft_statistics(soft_references, soft_predictions, prepared, *, text) -> dic
                          "vectors have one entry per character); pass text=...")
     lengths = prepared.text_lengths
     if lengths is not None and (lengths < 0).any():
-        k = int(np.flatnonzero(lengths < 0)[0])
-        raise ValueError(f"soft_spearman needs the text of every example; text of kept "
-                         f"example {k} is None.")
+        k = int(np.flatnonzero(prepared.kept)[np.flatnonzero(lengths < 0)[0]])
+        problem = ("is None; soft_spearman needs the text of every example (its "
+                   "soft-label vectors have one entry per character)")
+        raise SpanValidationError(f"text example {k}: {problem}; fix by giving that example "
+                                  "a str in text=.", side="text", example=k,
+                                  problem=problem + ".", fix="text")
     refs = _examples(soft_references, "soft_references", prepared)
     preds = _examples(soft_predictions, "soft_predictions", prepared)
     positions = np.flatnonzero(prepared.kept).tolist()

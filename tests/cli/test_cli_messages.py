@@ -97,3 +97,31 @@ def test_bootstrap_options_are_checked_as_flags(capsys, files, options, message)
     code, out, err = run(capsys, "evaluate", files["jsonl"], *SPANS, *options)
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == f"mycelium evaluate: error: {message}"
+
+
+@pytest.mark.parametrize("options, need", [
+    (("--granularity", "word"), "granularity='word' needs the text of every example"),
+    (("--soft-ref-col", "soft", "--soft-pred-col", "soft"), "soft_spearman needs the text"),
+])
+def test_a_null_text_names_the_file_row_and_flag(capsys, tmp_path, options, need):
+    rows = [dict(r, soft=[]) for r in ROWS]
+    rows[3]["text"] = None
+    path = write_jsonl(tmp_path / "d.jsonl", rows)
+    msg = data_error(capsys, "evaluate", path, *SPANS, "--text-col", "text", *options)
+    assert msg.startswith(f"REFS {path}, row 4, column 'text' (--text-col) is None")
+    assert need in msg and "kept example" not in msg and "text=" not in msg
+    assert msg.endswith("; fix by giving the row a text in the --text-col column.")
+
+
+@pytest.mark.parametrize("soft", [False, True])
+def test_a_null_text_is_reported_at_its_input_position(soft):
+    # The position is the input's, not the position among the examples kept.
+    import mycelium
+
+    opts = (dict(soft_references=[[]] * 3, soft_predictions=[[]] * 3) if soft
+            else dict(granularity="word"))
+    with pytest.raises(mycelium.SpanValidationError) as info:
+        mycelium.evaluate([None, [[0, 1]], [[0, 1]]], [[[0, 1]]] * 3, text=["ab", "ab", None],
+                          missing="drop", **opts)
+    assert (info.value.side, info.value.example, info.value.fix) == ("text", 2, "text")
+    assert str(info.value).startswith("text example 2: is None")
