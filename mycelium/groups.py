@@ -127,8 +127,8 @@ def _unreadable(name: str, col, exc: Exception) -> str:
     kinds = sorted({type(v).__name__ for v in _sample(col)})
     if len(kinds) > 1:
         return (f"Expected by column {name!r} to hold values of one type, got a mix of "
-                f"{', '.join(kinds)}; fix by converting it to one type first, "
-                f"e.g. df[{name!r}].astype(str).")
+                f"{', '.join(kinds)}; fix by giving it one type (e.g. every key a "
+                f"string) in the frame or file.")
     return (f"Expected by column {name!r} of a type mycelium can group by ({_KEY_KINDS}), "
             f"got {dtype if dtype is not None else type(col).__name__} ({exc}); fix by "
             "casting it, e.g. to Int64 if its values fit or to a string type.")

@@ -125,3 +125,12 @@ def test_a_null_text_is_reported_at_its_input_position(soft):
                           missing="drop", **opts)
     assert (info.value.side, info.value.example, info.value.fix) == ("text", 2, "text")
     assert str(info.value).startswith("text example 2: is None")
+
+
+def test_mixed_key_types_are_refused_in_plain_words(capsys, tmp_path):
+    rows = [dict(r, g=1 if i % 2 else "1") for i, r in enumerate(ROWS)]
+    path = write_jsonl(tmp_path / "d.jsonl", rows)
+    msg = data_error(capsys, "evaluate", path, *SPANS, "--by", "g")
+    assert msg == ("Expected by column 'g' to hold values of one type, got a mix of int, "
+                   "str; fix by giving it one type (e.g. every key a string) in the frame "
+                   "or file.")

@@ -116,8 +116,8 @@ def test_mixed_int_and_str_keys_name_the_column_and_types():
     pdf = pd.DataFrame({"ref": REFS, "pred": PREDS,
                         "k": pd.Series([1, "a", 2], dtype=object)})
     with pytest.raises(TypeError, match=r"by column 'k' to hold values of one type, got a "
-                       r"mix of int, str; fix by converting it to one type first, e\.g\. "
-                       r"df\['k'\]\.astype\(str\)"):
+                       r"mix of int, str; fix by giving it one type \(e\.g\. every key a "
+                       r"string\) in the frame or file\."):
         pdf.mycelium.evaluate("ref", "pred", by="k")
 
 
