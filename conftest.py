@@ -11,7 +11,8 @@ TESTS = str(Path(__file__).resolve().parent / "tests")
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
-_NEEDS = {"polars_ext.py": "polars", "polars_lazy.py": "polars", "spark.py": "pyspark"}
+_NEEDS = {"frames/polars.py": "polars", "frames/polars_lazy.py": "polars",
+          "frames/polars_batches.py": "polars", "frames/spark.py": "pyspark"}
 
 collect_ignore = [f"mycelium/{module}" for module, extra in _NEEDS.items()
                   if importlib.util.find_spec(extra) is None]

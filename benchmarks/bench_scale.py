@@ -9,13 +9,13 @@ never holds the whole dataset), then scores it with
 wall time and the process's peak resident memory (target: under 2 GB).
 
 Check: each result must equal, bit for bit, an independent chunked reduction of the
-same file — `mycelium.statistics` per row group, `mycelium.reduce.row_columns` summed
+same file — `mycelium.statistics` per row group, `mycelium.core.reduce.row_columns` summed
 exactly per group (Python integers across chunks), finished by
-`mycelium.frames.tidy_from_sums` — or the script exits non-zero. ``--check-rows``
+`mycelium.frames.engine.tidy_from_sums` — or the script exits non-zero. ``--check-rows``
 limits that check to a smaller file scored the same two ways (0: skip).
 
 Spark part: `spark_benchmark` scores a ``--spark-rows``-row Parquet file (default
-1,000,000) with `mycelium.spark.evaluate` on Spark local (all cores), beside the pandas
+1,000,000) with `mycelium.frames.spark.evaluate` on Spark local (all cores), beside the pandas
 accessor on the same rows in the same run, both averages, and macro with intervals
 (``--spark-resamples``, default 200; 0 skips it); each Spark frame must equal the
 pandas accessor's, bit for bit (skipped without pyspark).
@@ -44,8 +44,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluate import make_batch  # noqa: E402
 
 import mycelium  # noqa: E402
-from mycelium import frames, reduce  # noqa: E402
-from mycelium.settings import resolve_settings  # noqa: E402
+from mycelium.core import reduce  # noqa: E402
+from mycelium.frames import engine as frames  # noqa: E402
+from mycelium.core.settings import resolve_settings  # noqa: E402
 
 BY = ["model", "lang"]
 AVERAGES = ("macro", "micro")
@@ -247,7 +248,7 @@ def spark_benchmark(rows: int, seed: int, tmp: str, *, resamples: int = 200,
     except ImportError:
         print("\nSpark: skipped (pyspark is not installed; pip install -e '.[spark]')")
         return True
-    from mycelium import spark as myspark
+    from mycelium.frames import spark as myspark
 
     path = os.path.join(tmp, "spark.parquet")
     write_dataset(path, rows, min(SPARK_ROW_GROUP, rows), seed)

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_evaluate import make_batch  # noqa: E402
 
 import mycelium  # noqa: E402
-from mycelium.comparison import compare  # noqa: E402
+from mycelium.stats.comparison import compare  # noqa: E402
 
 
 def timed(fn):

@@ -1,38 +1,35 @@
 """mycelium: score hallucination-span detectors the way each benchmark does, and all ways at once.
 
 Public names only; see `mycelium.evaluate` for the entry point and
-``mycelium.metrics.<name>`` for each metric's definition.
+``mycelium.metrics.<name>`` for each metric's definition. The package is laid out by
+layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, settings, the
+statistics pipeline, aggregation), ``views`` (granularity, typology), ``stats``
+(intervals, comparisons, agreement), the dict face ``evaluate``, ``frames`` (pandas,
+Polars, Spark), ``io`` and ``mushroom`` (files), ``cli`` (the command).
 """
 
-from ._version import __version__  # noqa: E402
+from . import _aliases
+from ._version import __version__
+from .core.aggregate import aggregate, per_example
+from .core.inputs import to_spans
+from .core.profiles import PROFILES, Profile, get_profile
+from .core.signature import parse_signature
+from .core.spans import SPAN_TYPE
+from .errors import MyceliumError, SpanValidationError
+from .evaluate import evaluate, statistics
+from .frames import _polars_hook
+from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium)
+from .metrics import METRICS
+from .stats.agreement import metric_agreement
+from .stats.comparison import compare
 
-from .aggregate import aggregate, per_example  # noqa: E402
-from .agreement import metric_agreement  # noqa: E402
-from .comparison import compare  # noqa: E402
-from .errors import MyceliumError, SpanValidationError  # noqa: E402
-from .evaluate import evaluate, statistics  # noqa: E402
-from .inputs import to_spans  # noqa: E402
-from .metrics import METRICS  # noqa: E402
-from .profiles import PROFILES, Profile, get_profile  # noqa: E402
-from .signature import parse_signature  # noqa: E402
-from .spans import SPAN_TYPE  # noqa: E402
-from . import pandas_ext  # noqa: E402,F401  (registers df.mycelium)
-from . import _polars_hook  # noqa: E402
-
+_aliases.install()  # mycelium 0.1's module paths (mycelium.spark, mycelium.bootstrap, ...)
 _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
 }
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module 'mycelium' has no attribute {name!r}")
 
 __all__ = [
     "evaluate",
@@ -56,3 +53,16 @@ __all__ = [
     "SpanValidationError",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'mycelium' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """Every public name, the lazily loaded ones included (for completion in notebooks)."""
+    return sorted(set(globals()) | set(__all__))

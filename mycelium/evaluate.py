@@ -1,127 +1,37 @@
-"""The orchestration behind `mycelium.evaluate` and `mycelium.statistics`.
+"""The dict face: `mycelium.evaluate` and `mycelium.statistics`.
 
-inputs → validated canonical `SpanBatch` per side → per-example statistics of each
-metric → `mycelium.aggregate` → a plain dict. The dataframe faces reuse `prepare` and
-`compute_statistics`, so every face computes the same numbers.
+The core pipeline (`mycelium.core.pipeline`: validated canonical spans, per-example
+statistics), the views (`mycelium.views`: other units, per-type breakdowns) and the
+intervals (`mycelium.stats.bootstrap`) assembled into one plain dict. The dataframe faces
+reuse `prepare`, `build_report` and `intervals`, so every face computes the same numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .aggregate import aggregate, per_example
-from .errors import SpanValidationError
-from .inputs import Side, convert, text_lengths
-from .metrics import METRICS, Workspace
-from .settings import Settings, resolve_settings
-from .spans import SpanBatch, canonicalize, validate
+from ._version import __version__
+from .core import pipeline
+from .core.aggregate import aggregate, per_example
+from .core.pipeline import Prepared, compute_statistics, soft_given
+from .core.settings import Settings, resolve_settings
+from .views.granularity import at_granularity
 
-__all__ = ["evaluate", "statistics"]
+__all__ = ["evaluate", "statistics", "prepare", "build_report", "intervals"]
 
 OFFSET_CONVENTION = "half-open [start, end)"
-#: Metrics that enumerate every overlapping span pair (the others can reuse them).
-PAIR_METRICS = ("deteval_1d", "cleval_1d")
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """Both sides of a batch, validated and canonical, with the examples kept."""
-
-    refs: SpanBatch
-    preds: SpanBatch
-    kept: np.ndarray          # bool per input example
-    single: bool
-    text_lengths: np.ndarray | None  # per kept example, -1 when unknown
-
-    @property
-    def n_input(self) -> int:
-        return self.kept.size
 
 
 def prepare(references, predictions, *, text=None, missing="error",
             granularity="char") -> Prepared:
-    """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8).
-
-    With a word or sentence ``granularity`` the validated character spans are mapped to
-    unit-index spans (`mycelium.granularity`) before canonicalisation.
-    """
-    ref = convert(references, "references")
-    pred = convert(predictions, "predictions")
-    _same_form(ref, pred)
-    n = ref.batch.n_examples
-    lengths = text_lengths(text, single=ref.single, n_examples=n)
-    kept = _apply_missing(ref, pred, missing)
-    for side, name in ((ref, "references"), (pred, "predictions")):
-        validate(side.batch, name, lengths)
-    refs, preds = ref.batch, pred.batch
-    if not kept.all():
-        refs, preds = refs.take(kept), preds.take(kept)
-        lengths = None if lengths is None else lengths[kept]
-    if granularity != "char":
-        refs, preds, lengths = _units(refs, preds, text, ref.single, kept, granularity)
-    return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths)
-
-
-def _units(refs, preds, text, single, kept, granularity):
-    from .granularity import to_units
-    from .inputs import text_values
-
-    if text is None:
-        raise ValueError(f"granularity={granularity!r} needs the text of every example to "
-                         "find its units; pass text=...")
-    values = text_values(text, single=single)
-    for k in np.flatnonzero(kept).tolist():
-        if not isinstance(values[k], str):
-            problem = (f"is {values[k]!r}, not a str; granularity={granularity!r} needs "
-                       "the text of every example to find its units")
-            raise SpanValidationError(f"text example {k}: {problem}; fix by giving that "
-                                      "example a str in text=.", side="text", example=k,
-                                      problem=problem + ".", fix="text")
-    texts = [t for t, k in zip(values, kept) if k]
-    refs, counts = to_units(refs, texts, granularity)
-    preds, _ = to_units(preds, texts, granularity)
-    return refs, preds, counts
-
-
-def _same_form(ref: Side, pred: Side) -> None:
-    if ref.single != pred.single:
-        forms = {True: "one example (a list of spans)", False: "a batch (a list of span lists)"}
-        raise ValueError(
-            f"references are {forms[ref.single]} but predictions are {forms[pred.single]}; "
-            "pass both sides in the same form (wrap a single example as [spans] to make it "
-            "a batch of one).")
-    nr, np_ = ref.batch.n_examples, pred.batch.n_examples
-    if nr != np_:
-        raise ValueError(f"references have {nr} examples but predictions have {np_}; both "
-                         "sides must have one span set per example, in the same order.")
-
-
-def _apply_missing(ref: Side, pred: Side, missing: str) -> np.ndarray:
-    """Examples kept under the ``missing`` policy; raise for nulls under ``"error"``."""
-    if missing == "error":
-        for side, name in ((ref, "references"), (pred, "predictions")):
-            if side.nulls.any():
-                k = int(np.flatnonzero(side.nulls)[0])
-                raise SpanValidationError(
-                    f"{name} example {k} is null (None/NaN) instead of a span list; pass "
-                    "missing='empty' to score it as an example without spans, or "
-                    "missing='drop' to leave it out (it is then counted in "
-                    "meta['dropped']).", side=name, example=k,
-                    problem="is null (None/NaN) instead of a span list", fix="missing")
-    if missing == "drop":
-        return ~(ref.nulls | pred.nulls)
-    return np.ones(ref.batch.n_examples, dtype=bool)
-
-
-def compute_statistics(refs: SpanBatch, preds: SpanBatch, metrics, params
-                       ) -> dict[str, dict[str, np.ndarray]]:
-    """Per-example statistics of each span metric over one shared `Workspace`."""
-    ws = Workspace(refs, preds, share_pairs=any(m in PAIR_METRICS for m in metrics))
-    return {m: METRICS[m].compute(ws, params.get(m, {})) for m in metrics if m in METRICS}
+    """`mycelium.core.pipeline.prepare`, then the units of ``granularity``
+    (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
+    prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    if granularity == "char":
+        return prepared
+    return at_granularity(prepared, text, granularity)
 
 
 def statistics(references, predictions, *, text=None, metrics=None, params=None,
@@ -145,7 +55,7 @@ def statistics(references, predictions, *, text=None, metrics=None, params=None,
     ([6, 3], [10, 3])
     """
     settings = resolve_settings(metrics=metrics, params=params, missing=missing)
-    prepared = prepare(references, predictions, text=text, missing=missing)
+    prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
     return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                               settings.params)
 
@@ -190,7 +100,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         Confidence level (e.g. 0.95) of percentile-bootstrap intervals, added as
         ``report["ci"][metric][measure] = {"low": ..., "high": ...}``; the values stay
         the full-data estimates. Resampling is the Poisson bootstrap over examples
-        (`mycelium.bootstrap`), keyed by example position and ``seed``. A resample
+        (`mycelium.stats.bootstrap`), keyed by example position and ``seed``. A resample
         that draws no example (all weights 0) is left out of every interval, micro
         and macro; ``meta["ci"]["empty_resamples"]`` says how many were.
     n_resamples, seed : int
@@ -204,11 +114,11 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         Show a progress bar while resampling (default: only on a terminal, for long runs).
     granularity : {"char", "word", "sentence"}
         Unit of scoring (needs ``text``): spans mark the words or sentences they touch
-        and every metric counts units instead of characters (`mycelium.granularity`).
+        and every metric counts units instead of characters (`mycelium.views.granularity`).
     type_field : str, optional
         Name of the span field holding a hallucination type (e.g. ``"label_type"``):
         adds ``report["by_type"]``, per type the reference-side measures and counts
-        (`mycelium.typology` says which measures and why).
+        (`mycelium.views.typology` says which measures and why).
     typed_matching : bool
         With ``type_field``, restrict predictions to each type too (they must carry
         the field) and report every measure per type.
@@ -244,7 +154,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     ...          average="micro")["iou"]["score"]
     0.6923076923076923
     """
-    soft = _soft_given(soft_references, soft_predictions)
+    soft = soft_given(soft_references, soft_predictions)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
                                 missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
@@ -278,8 +188,8 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
 
 def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
             type_field: str, typed_matching: bool) -> dict:
-    """``{type: {"examples", "n_ref", metric: {measure: value}}}`` (`mycelium.typology`)."""
-    from .typology import typed_for
+    """``{type: {"examples", "n_ref", metric: {measure: value}}}`` (`mycelium.views.typology`)."""
+    from .views.typology import typed_for
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
@@ -304,14 +214,14 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
               progress=None, estimates=None, meta=None
               ) -> dict[str, dict[str, dict[str, float]]]:
-    """Percentile-bootstrap interval of every metric and measure (`mycelium.bootstrap`).
+    """Percentile-bootstrap interval of every metric and measure (`mycelium.stats.bootstrap`).
 
     Examples are keyed by their input ``positions`` (or by ``ids`` when given).
     Resamples that draw no example are left out of every interval; their number is
     written to ``meta["empty_resamples"]`` when a ``meta`` dict is given.
     """
-    from .bootstrap import example_keys, percentile_interval, resampled_values
-    from .progress import Progress, wanted
+    from .core.progress import Progress, wanted
+    from .stats.bootstrap import example_keys, percentile_interval, resampled_values
 
     b = settings.bootstrap
     keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
@@ -331,14 +241,6 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
             low, high = percentile_interval(arr, b.ci, estimate)
             out[metric][measure] = {"low": low, "high": high}
     return out
-
-
-def _soft_given(soft_references, soft_predictions) -> bool:
-    if (soft_references is None) != (soft_predictions is None):
-        given = "soft_references" if soft_references is not None else "soft_predictions"
-        raise ValueError(f"{given} was given alone; soft_spearman needs both "
-                         "soft_references and soft_predictions.")
-    return soft_references is not None
 
 
 def build_report(stats, settings: Settings, prepared: Prepared,

@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from .core.inputs import from_python
+from .core.spans import validate
 from .errors import MyceliumError, SpanValidationError
 from .evaluate import evaluate
-from .inputs import from_python
 from .io._records import json_objects
 from .metrics.soft_spearman import soft_vector
-from .spans import validate
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]

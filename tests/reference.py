@@ -416,7 +416,7 @@ def per_example(stats, zero_division=0.0, params=None) -> list[dict]:
 
 
 def aggregate(stats, average="macro", zero_division=0.0, params=None) -> dict:
-    """Reference of ``mycelium.aggregate.aggregate``: macro or micro report numbers."""
+    """Reference of ``mycelium.core.aggregate.aggregate``: macro or micro report numbers."""
     out = {}
     if average == "micro":
         for m, cols in stats.items():

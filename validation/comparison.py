@@ -1,5 +1,5 @@
 """Part 2: how each metric scores and ranks the reference detectors, per language, and how
-far the rankings the metrics induce agree (Kendall's tau-b via `mycelium.agreement`).
+far the rankings the metrics induce agree (Kendall's tau-b via `mycelium.stats.agreement`).
 
 The reference is always the published hard labels; Cor compares each detector's spans,
 as probability-1 soft labels, with the published soft labels.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mycelium.agreement import metric_agreement
+from mycelium.stats.agreement import metric_agreement
 
 from . import detectors as det
 from . import scoring

@@ -97,7 +97,7 @@ def _tau(out: Path, t: dict) -> None:
     wide = tau.pivot(index="lang", columns="pair", values="kendall_tau").reset_index()
     keep = ["lang"] + [c for c in wide.columns if "SpanCov" in c or c == "IoU / Char F1"]
     write_md(out / "metric_tau.md", "Part 2: agreement between the rankings metrics induce", [
-        ("", "Kendall's tau-b (`mycelium.agreement.metric_agreement`) between the orders "
+        ("", "Kendall's tau-b (`mycelium.stats.agreement.metric_agreement`) between the orders "
              "in which two measures rank the detectors of `detectors.md`, per language.\n\n"),
         ("Summary over languages", md_table(summ, digits=2)),
         ("Per language: pairs with Span Coverage F1, and IoU / Char F1",

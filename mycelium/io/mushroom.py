@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
-from ..spans import SPAN_TYPE
 from . import _records as rec
 
 __all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE"]

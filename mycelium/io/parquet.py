@@ -12,7 +12,7 @@ mycelium's own facts under two keys of the schema metadata:
   ``end``), listed for other tools; arrow columns are the pandas ``ArrowDtype``
   columns, which `read_parquet` restores as such (span columns it recognises by type).
 - ``b"mycelium.signature"``: the settings signature of a result frame (the key
-  `mycelium.frames` uses on Arrow result tables).
+  `mycelium.frames.engine` uses on Arrow result tables).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..frames import SIGNATURE_KEY
-from ..pandas_ext import SIGNATURE_ATTR
-from ..spans import SPAN_TYPE
+from ..core.spans import SPAN_TYPE
+from ..frames.engine import SIGNATURE_KEY
+from ..frames.pandas import SIGNATURE_ATTR
 
 __all__ = ["read_parquet", "write_parquet", "METADATA_KEY"]
 
@@ -263,8 +263,8 @@ def _restored(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
     except (pa.ArrowInvalid, OverflowError):
         if not is_span_type(column.type):
             raise
+        from ..core.inputs import from_arrow
         from ..errors import SpanValidationError
-        from ..inputs import from_arrow
 
         side = f"span column {name!r}"
         try:

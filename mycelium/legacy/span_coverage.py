@@ -7,10 +7,10 @@ there, and both conventions give the same Span Coverage scores.
 """
 
 import math
-from fractions import Fraction
 import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
+from fractions import Fraction
 from itertools import accumulate
 from typing import NamedTuple
 

@@ -3,7 +3,7 @@
 Every metric is defined by per-example sufficient statistics (see each module's
 docstring for its definition, statistics and edge cases); micro and macro averages,
 groups and confidence intervals are all computed from those statistics by
-`mycelium.aggregate`, never by re-matching spans.
+`mycelium.core.aggregate`, never by re-matching spans.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A metric is a name, the names of its per-example sufficient statistics, the names of
 its measures, a vectorised ``statistics(workspace, params)`` and a vectorised
 ``ratios(stats, params)`` that states each measure as ``numerator / denominator``.
-Undefined values (``0/0``) are decided in one place, `mycelium.aggregate`.
+Undefined values (``0/0``) are decided in one place, `mycelium.core.aggregate`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
-from ..spans import SpanBatch
 from . import _intervals as iv
+
+if TYPE_CHECKING:  # the kernels sit below the core: they take its SpanBatch, never import it
+    from ..core.spans import SpanBatch
 
 Stats = Mapping[str, np.ndarray]
 Ratios = dict[str, tuple[np.ndarray, np.ndarray]]
@@ -198,7 +200,7 @@ def _merge(batch: SpanBatch, ks: np.ndarray, ke: np.ndarray):
     last[-1] = batch.n_spans - 1
     before = np.zeros(batch.n_spans + 1, dtype=np.int64)
     np.cumsum(new, out=before[1:])
-    merged = SpanBatch(before[batch.offsets], batch.starts[runs],
+    merged = type(batch)(before[batch.offsets], batch.starts[runs],
                        np.maximum.reduceat(batch.ends, runs), True)
     merged.__dict__["example_ids"] = batch.example_ids[runs]  # prime the cached property
     return merged, ks[runs], reach[last]

@@ -9,7 +9,7 @@ sum of several lengths (overlapping spans of one example, each near 2**62) may n
 cheap bound check keeps the int64 path, and only when it fails are the sums that could
 leave int64 recomputed with Python integers. Such a result is an object array of Python
 ints (every value, so that downstream code never mixes the two); everything that reads
-statistics (`mycelium.aggregate`, `mycelium.bootstrap`, `mycelium.reduce`) accepts it.
+statistics (`mycelium.core.aggregate`, `mycelium.stats.bootstrap`, `mycelium.core.reduce`) accepts it.
 """
 
 from __future__ import annotations

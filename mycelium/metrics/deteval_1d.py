@@ -55,7 +55,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _intervals as iv
-from ._base import Metric, Param, Pairs, Workspace, prf_ratios, unit, unit_open
+from ._base import Metric, Pairs, Param, Workspace, prf_ratios, unit, unit_open
 
 #: Rounds of the vectorised split/merge passes before the sequential fallback.
 MAX_ROUNDS = 32

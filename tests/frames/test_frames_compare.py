@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from _optional import pl  # polars, or a stand-in that skips the test using it
 
-from mycelium.comparison import COLUMNS, compare
+from mycelium.stats.comparison import COLUMNS, compare
 
 from _frames_data import (FACES, column, group_rows, make_rows, records, same_records)
 

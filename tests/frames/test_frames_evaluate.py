@@ -11,7 +11,7 @@ from _optional import pl  # polars, or a stand-in that skips the test using it
 import mycelium
 from mycelium.evaluate import compute_statistics, intervals, prepare
 from mycelium.metrics.soft_spearman import soft_statistics
-from mycelium.settings import resolve_settings
+from mycelium.core.settings import resolve_settings
 
 from _frames_data import (FACES, column, flat, group_rows, key_of, make_rows,
                           pandas_object, polars_frame, records, same, same_records)

@@ -19,8 +19,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 import reference as ref  # noqa: E402
 
 import mycelium  # noqa: E402
-from mycelium.aggregate import aggregate as core_aggregate  # noqa: E402
-from mycelium.aggregate import per_example as core_per_example  # noqa: E402
+from mycelium.core.aggregate import aggregate as core_aggregate  # noqa: E402
+from mycelium.core.aggregate import per_example as core_per_example  # noqa: E402
 
 METRICS = list(ref.METRICS)
 AVERAGES = ("macro", "micro")
@@ -275,7 +275,7 @@ def test_evaluate_matches_reference(batch):
     stats = ref.batch_statistics(refs, preds)
     core = core_stats(refs, preds, text=texts)
     for zd in ZERO_DIVISIONS:
-        # mycelium.aggregate.per_example: {metric: {measure: array}}
+        # mycelium.core.aggregate.per_example: {metric: {measure: array}}
         columns = core_per_example(core, zero_division=zd)
         for k, exp in enumerate(ref.per_example(stats, zero_division=zd)):
             row = {m: {q: float(v[k]) for q, v in cols.items()} for m, cols in columns.items()}

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium  # noqa: F401  (registers df.mycelium)
-from mycelium.agreement import kendall_tau_b, metric_agreement, spearman_rho
+from mycelium.stats.agreement import kendall_tau_b, metric_agreement, spearman_rho
 
 from _stats_data import noisy_copy, random_batch
 

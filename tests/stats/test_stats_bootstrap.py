@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import mycelium
-import mycelium.bootstrap as boot
+import mycelium.stats.bootstrap as boot
 from mycelium import parse_signature
-from mycelium.bootstrap import (example_keys, percentile_interval, poisson_weights,
+from mycelium.stats.bootstrap import (example_keys, percentile_interval, poisson_weights,
                                 resampled_values)
 
 from _stats_data import detector_batch, flat, noisy_copy, random_batch

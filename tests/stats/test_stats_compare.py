@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium
-from mycelium.bootstrap import example_keys, percentile_interval, resampled_values
-from mycelium.comparison import compare, holm
+from mycelium.stats.bootstrap import example_keys, percentile_interval, resampled_values
+from mycelium.stats.comparison import compare, holm
 
 from _stats_data import detector_batch, noisy_copy, random_batch
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import mycelium
-from mycelium.agreement import kendall_tau_b
+from mycelium.stats.agreement import kendall_tau_b
 from mycelium.metrics.soft_spearman import cor, soft_vector
 
 from _study import LANGUAGES, have_matplotlib

@@ -1,0 +1,253 @@
+"""The ``mycelium`` command: the parser and the entry point, one module per subcommand.
+
+``mycelium evaluate`` (`mycelium.cli.evaluate`, writing with `mycelium.cli.output`)
+scores span columns of JSONL, CSV or Parquet files through the pandas accessor;
+``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer. Exit
+status: 0 on success, 1 for bad data (one ``mycelium: error: ...`` line on stderr), 2
+for bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import sys
+import traceback
+from typing import Sequence
+
+import pyarrow as pa
+
+from .._version import __version__
+from ..core.profiles import PROFILES
+from ..core.settings import GRANULARITIES
+from ..errors import MyceliumError
+from ..metrics import METRICS, SOFT_METRICS, unknown_name
+from . import mushroom as cli_mushroom
+from .evaluate import run_evaluate
+from .output import FORMATS
+from .read import read_frame
+
+__all__ = ["main", "build_parser", "read_frame"]
+
+EXIT_OK, EXIT_DATA, EXIT_USAGE = 0, 1, 2
+#: Everything a bad input file or bad data can raise: reported in one line, exit 1.
+DATA_ERRORS = (MyceliumError, KeyError, ValueError, TypeError, OSError, pa.ArrowException)
+
+
+# ------------------------------------------------------------------------- parser
+
+EVALUATE_DESCRIPTION = """\
+Score the span columns of a file (REFS alone) or of two files (REFS and PREDS,
+paired by --id-col or by position), overall or per group.
+
+Files are read by extension: .jsonl, .ndjson, .json (one JSON object per line),
+.csv (cells as text unless --infer-types; span cells as JSON strings), .parquet;
+.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input."""
+EVALUATE_EPILOG = """\
+exit status: 0 on success, 1 for bad data (one 'mycelium: error: ...' line on
+stderr), 2 for bad usage.
+
+example:
+  mycelium evaluate detections.jsonl --ref-col ref_spans --pred-col pred_spans \\
+      --text-col text --by detector,lang --profile ragtruth"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``mycelium`` argument parser (one subparser per subcommand)."""
+    parser = argparse.ArgumentParser(
+        prog="mycelium",
+        description="Score hallucination-span detectors under every benchmark convention.")
+    parser.add_argument("--version", action="version", version=f"mycelium {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the full traceback")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_evaluate(commands)
+    cli_mushroom.add_parser(commands)
+    return parser
+
+
+def _add_evaluate(commands) -> None:
+    p = commands.add_parser(
+        "evaluate", help="score span columns, overall or per group",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=EVALUATE_DESCRIPTION, epilog=EVALUATE_EPILOG)
+    p.add_argument("refs", metavar="REFS", help="file with the reference spans")
+    p.add_argument("preds", metavar="PREDS", nargs="?",
+                   help="file with the predicted spans (default: REFS holds both columns)")
+    p.add_argument("--ref-col", required=True, help="column of reference spans (in REFS)")
+    p.add_argument("--pred-col", required=True,
+                   help="column of predicted spans (in PREDS, else in REFS)")
+    p.add_argument("--text-col", help="column of output texts: spans must end within them "
+                                      "(looked up in REFS, then PREDS)")
+    p.add_argument("--id-col", help="pair REFS and PREDS rows by this column instead of "
+                                    "by position; every id must occur once in each file "
+                                    "(with --ci, the ids also key the resamples)")
+    p.add_argument("--by", type=_names, action="extend", default=[], metavar="COLUMNS",
+                   help="comma-separated group columns (REFS, then PREDS); null keys form "
+                        "their own group")
+    p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
+    p.add_argument("--metrics", type=_metric_names, metavar="NAMES",
+                   help=f"comma-separated metrics (default: all): {', '.join(METRICS)}, "
+                        f"and {', '.join(SOFT_METRICS)} with soft labels")
+    p.add_argument("--average", choices=("macro", "micro"),
+                   help="default: the profile's, else macro")
+    p.add_argument("--zero-division", type=_zero_division, metavar="{0,1,nan}",
+                   help="value of an undefined precision or recall (default: the "
+                        "profile's, else 0)")
+    p.add_argument("--params", type=_params, metavar="JSON",
+                   help='metric parameters, e.g. \'{"deteval_1d": {"recall_threshold": 0.7}}\'')
+    p.add_argument("--infer-types", action="store_true",
+                   help="CSV: let pandas infer numbers and booleans (default: every cell is "
+                        "text, so ids or keys '007' and '7' differ; empty cells are null)")
+    p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
+                   help="a null span cell is an error (default), an example without spans, "
+                        "or left out")
+    p.add_argument("--granularity", choices=GRANULARITIES, default="char",
+                   help="unit of scoring (needs --text-col): spans mark the words or "
+                        "sentences they touch (default: char)")
+    p.add_argument("--soft-ref-col", metavar="COLUMN",
+                   help="column of reference soft labels, lists of {start, end, prob} (in "
+                        "REFS); with --soft-pred-col adds soft_spearman (needs --text-col)")
+    p.add_argument("--soft-pred-col", metavar="COLUMN",
+                   help="column of predicted soft labels (in PREDS, else in REFS)")
+    p.add_argument("--ci", type=_level, metavar="LEVEL",
+                   help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
+                        "(columns ci_low, ci_high; resampled within each group, examples "
+                        "keyed by --id-col when given, else by row position)")
+    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
+                   help="bootstrap resamples with --ci (default: 1000)")
+    p.add_argument("--seed", type=_seed, default=0, metavar="S",
+                   help="bootstrap seed with --ci (default: 0; recorded in the signature)")
+    p.add_argument("--format", choices=FORMATS,
+                   help="output format (default: from the --output extension, else table)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output "
+                                          "(required for parquet)")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="on an error, print the full traceback")
+    p.set_defaults(run=run_evaluate, parser=p)
+
+
+def _names(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {value!r}")
+    return names
+
+
+def _metric_names(value: str) -> list[str]:
+    names = _names(value)
+    valid = list(METRICS) + list(SOFT_METRICS)
+    for name in names:
+        if name not in valid:
+            raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))
+    return names
+
+
+def _level(value: str) -> float:
+    try:
+        level = float(value)
+    except ValueError:
+        level = math.nan
+    if not 0 < level < 1:
+        raise argparse.ArgumentTypeError(f"expected a confidence level in (0, 1), e.g. "
+                                         f"0.95, got {value!r}")
+    return level
+
+
+def _resamples(value: str) -> int:
+    number = _integer(value)
+    if number is None or number < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2 (1000 or more for a 95% "
+                                         f"interval), got {value!r}")
+    return number
+
+
+def _seed(value: str) -> int:
+    number = _integer(value)
+    if number is None or not 0 <= number < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**64), got {value!r}")
+    return number
+
+
+def _integer(value: str) -> int | None:
+    try:
+        return int(value)
+    except ValueError:
+        return None
+
+
+def _zero_division(value: str):
+    if value.lower() == "nan":
+        return "nan"
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if number not in (0.0, 1.0):
+        raise argparse.ArgumentTypeError(f"expected 0, 1 or nan, got {value!r}")
+    return number
+
+
+def _params(value: str) -> dict:
+    try:
+        params = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({exc.msg}): {value!r}") from None
+    if not isinstance(params, dict):
+        raise argparse.ArgumentTypeError(
+            f"expected a JSON object {{metric: {{name: value}}}}, got {value!r}")
+    return params
+
+
+# ------------------------------------------------------------------- entry point
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``mycelium`` command; return its exit status (0, 1 or 2).
+
+    Examples
+    --------
+    >>> main(["--version"])
+    mycelium 0.1.0
+    0
+    """
+    parser = build_parser()
+    args = None
+    try:
+        args = parser.parse_args(argv)
+        return args.run(args)
+    except SystemExit as exc:  # argparse: --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except BrokenPipeError:  # e.g. `mycelium evaluate ... | head`
+        _silence_stdout()
+        return EXIT_DATA
+    except DATA_ERRORS as exc:
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(f"mycelium: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_DATA
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        message = str(exc.args[0])  # str(KeyError) would add quotes
+    elif isinstance(exc, OSError) and exc.strerror and exc.filename:
+        message = f"{exc.strerror}: {exc.filename}"
+    else:
+        message = str(exc) or type(exc).__name__
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""``mycelium evaluate``: read files, pair REFS and PREDS, score with ``df.mycelium.evaluate``.
+
+Reading (jsonl / csv / Parquet, by extension), pairing by id or position, and locating a
+bad span in the user's file and row live here; `mycelium.cli.output` writes the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from ..core.inputs import to_spans
+from ..errors import SpanValidationError
+from ..metrics import SOFT_METRICS
+from .output import EXIT_OK, _is_null, _plain, write_result
+from .read import FileError, read_frame
+
+#: Output formats told by the --output extension (without --format).
+OUTPUT_SUFFIXES = {"": "table", ".txt": "table", ".csv": "csv", ".json": "json",
+                   ".parquet": "parquet", ".pq": "parquet"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file read into a frame, and the name it is reported under (REFS or PREDS)."""
+
+    role: str
+    path: str
+    frame: pd.DataFrame
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    """``mycelium evaluate``: read, pair, score with ``df.mycelium.evaluate``, write."""
+    fmt = _output_format(args, args.parser)
+    typed = args.infer_types
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed))
+    preds = refs if args.preds is None else Source(
+        "PREDS", args.preds, read_frame(args.preds, infer_types=typed))
+    order = _pairing(refs, preds, args.id_col)
+    frame, names = _scoring_frame(refs, preds, order, args)
+    try:
+        result = frame.mycelium.evaluate(
+            names["ref"], names["pred"], text=names.get("text"), by=args.by or None,
+            profile=args.profile, metrics=args.metrics, average=args.average,
+            zero_division=args.zero_division, params=args.params, missing=args.missing,
+            soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
+            granularity=args.granularity, ci=args.ci, n_resamples=args.resamples,
+            seed=args.seed, id_col=names.get("id"))
+    except SpanValidationError as exc:
+        raise _located(exc, refs, preds, order, args) from exc
+    write_result(result, fmt, args.output, by=args.by)
+    return EXIT_OK
+
+
+def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+    """The output format; usage errors the argument parser cannot see exit with 2."""
+    if args.id_col is not None and args.preds is None and args.ci is None:
+        parser.error("--id-col pairs REFS with PREDS rows; give a PREDS file as well "
+                     "(or --ci, whose resamples it keys)")
+    if args.refs == "-" and args.preds == "-":
+        parser.error("standard input can be read once: give REFS or PREDS as a file")
+    if (args.soft_ref_col is None) != (args.soft_pred_col is None):
+        parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
+                     "compares reference and predicted soft labels)")
+    _needs(args, parser)
+    fmt = args.format
+    if fmt is None and args.output:
+        suffix = Path(args.output).suffix.lower()
+        fmt = OUTPUT_SUFFIXES.get(suffix)
+        if fmt is None:
+            known = ", ".join(f"{s} ({f})" for s, f in OUTPUT_SUFFIXES.items() if s)
+            parser.error(f"cannot tell the output format of {args.output!r} from its "
+                         f"extension {suffix!r}; expected {known} or no extension (table); "
+                         "fix by renaming the file or giving --format.")
+    fmt = fmt or "table"
+    if fmt == "parquet" and not args.output:
+        parser.error("--format parquet writes a binary file: give it with --output FILE")
+    return fmt
+
+
+def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Options that need others, said in the command's own flags (exit 2)."""
+    soft = args.soft_ref_col is not None
+    if args.granularity != "char" and args.text_col is None:
+        parser.error(f"--granularity {args.granularity} needs --text-col: the units are "
+                     "found in the texts")
+    if soft and args.text_col is None:
+        parser.error("--soft-ref-col and --soft-pred-col need --text-col: soft_spearman "
+                     "compares per-character probability vectors")
+    if soft and args.granularity != "char":
+        parser.error("soft_spearman has no word or sentence granularity; score the soft "
+                     "labels with --granularity char, in a separate run")
+    asked = [m for m in args.metrics or () if m in SOFT_METRICS]
+    if asked and not soft:
+        parser.error(f"--metrics {asked[0]} needs soft labels: give --soft-ref-col and "
+                     "--soft-pred-col")
+
+
+# ------------------------------------------------------------------------ pairing
+
+def _pairing(refs: Source, preds: Source, id_col: str | None):
+    """Positions of the PREDS rows in REFS order (None: the rows already correspond)."""
+    if preds is refs:
+        return None
+    n_ref, n_pred = len(refs.frame), len(preds.frame)
+    if id_col is None:
+        if n_ref != n_pred:
+            raise ValueError(f"REFS ({refs.path}) has {n_ref} rows but PREDS ({preds.path}) "
+                             f"has {n_pred}; pass files with the same rows in the same order, "
+                             "or pair them by an id column with --id-col.")
+        return None
+    ref_ids, pred_ids = _ids(refs, id_col), _ids(preds, id_col)
+    positions = pred_ids.get_indexer(ref_ids)
+    missing = ref_ids[positions < 0]
+    extra = pred_ids[~pred_ids.isin(ref_ids)]
+    if len(missing) or len(extra):
+        raise ValueError(f"ids in column {id_col!r} do not match: "
+                         f"{_id_mismatch(missing, extra, ref_ids, pred_ids)}; every REFS id "
+                         "needs exactly one PREDS row and vice versa.")
+    return positions
+
+
+def _ids(source: Source, id_col: str) -> pd.Index:
+    ids = pd.Index(_column(source.frame, id_col, "--id-col", source))
+    if ids.hasnans:
+        row = int(pd.isna(ids).argmax()) + 1
+        raise ValueError(f"--id-col {id_col!r}: {source.role} ({source.path}) has no id in "
+                         f"row {row}; every row needs one.")
+    if not ids.is_unique:
+        dup = ids[ids.duplicated()].unique()
+        raise ValueError(f"--id-col {id_col!r}: {source.role} ({source.path}) has "
+                         f"{len(dup)} duplicate id(s): {_some(dup)}; each id must occur "
+                         "once.")
+    return ids
+
+
+def _id_mismatch(missing, extra, ref_ids, pred_ids) -> str:
+    parts = []
+    if len(missing):
+        parts.append(f"{len(missing)} REFS id(s) missing from PREDS ({_some(missing)})")
+    if len(extra):
+        parts.append(f"{len(extra)} PREDS id(s) not in REFS ({_some(extra)})")
+    text = " and ".join(parts)
+    if len(missing) == len(ref_ids) and len(ref_ids) and len(pred_ids):
+        a, b = _plain(ref_ids[0]), _plain(pred_ids[0])
+        if type(a) is not type(b):  # 7 is not "7": ids are compared as given
+            text += (f"; no id matched: REFS ids look like {a!r} ({type(a).__name__}), "
+                     f"PREDS ids like {b!r} ({type(b).__name__})")
+    return text
+
+
+def _some(values, k: int = 3) -> str:
+    shown = ", ".join(repr(_plain(v)) for v in list(values)[:k])
+    return shown + (", ..." if len(values) > k else "")
+
+
+# ------------------------------------------------------------------ scoring frame
+
+def _scoring_frame(refs: Source, preds: Source, order, args):
+    """One frame with the group keys under their own names and the span/text columns."""
+    taken = set(args.by)
+    names = {"ref": _free("ref", taken), "pred": _free("pred", taken)}
+    columns = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
+    columns[names["ref"]] = _spans(refs, args.ref_col, "--ref-col", args)
+    columns[names["pred"]] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
+    if args.text_col is not None:
+        names["text"] = _free("text", taken)
+        columns[names["text"]] = _lookup(args.text_col, "--text-col", refs, preds, order)
+        _check_texts(refs if args.text_col in refs.frame.columns else preds, args)
+    if args.soft_ref_col is not None:
+        names["soft_ref"], names["soft_pred"] = _free("soft_ref", taken), _free("soft_pred",
+                                                                               taken)
+        columns[names["soft_ref"]] = _plain_index(
+            _column(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
+        columns[names["soft_pred"]] = _take(
+            _column(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
+    if args.id_col is not None and args.ci is not None:
+        # The ids key the bootstrap resamples: intervals then do not depend on row order.
+        names["id"] = _free("id", taken)
+        columns[names["id"]] = _plain_index(_column(refs.frame, args.id_col, "--id-col",
+                                                     refs))
+    return pd.DataFrame(columns), names
+
+
+def _free(stem: str, taken: set[str]) -> str:
+    name = f"__{stem}__"
+    while name in taken:
+        name = f"_{name}_"
+    return name
+
+
+def _lookup(name: str, option: str, refs: Source, preds: Source, order) -> pd.Series:
+    if name in refs.frame.columns:
+        return _plain_index(refs.frame[name])
+    if preds is not refs and name in preds.frame.columns:
+        return _take(preds.frame[name], order)
+    where = refs.role if preds is refs else f"{refs.role} or {preds.role}"
+    raise KeyError(f"{option} column {name!r} not found in {where}; "
+                   f"{_columns_of(refs)}" + ("" if preds is refs else f"; {_columns_of(preds)}"))
+
+
+def _column(frame: pd.DataFrame, name: str, option: str, source: Source) -> pd.Series:
+    if name not in frame.columns:
+        raise KeyError(f"{option} column {name!r} not found in {source.role}; "
+                       f"{_columns_of(source)}")
+    return frame[name]
+
+
+def _columns_of(source: Source) -> str:
+    return f"{source.path} has columns {list(map(str, source.frame.columns))}"
+
+
+def _take(series: pd.Series, order) -> pd.Series:
+    return _plain_index(series if order is None else series.iloc[order])
+
+
+def _plain_index(series: pd.Series) -> pd.Series:
+    return series.reset_index(drop=True)
+
+
+def _spans(source: Source, name: str, option: str, args) -> pd.Series:
+    """A span column converted here, where a bad cell can be named by file, row and
+    column (the converted Arrow column then reaches the accessor without a copy)."""
+    column = _column(source.frame, name, option, source)
+    try:
+        spans = to_spans(column)
+    except SpanValidationError as exc:
+        raise SpanValidationError(_at(source, exc.example, name, option, exc, args),
+                                  side=exc.side, example=exc.example, span=exc.span,
+                                  problem=exc.problem, fix=exc.fix) from exc
+    except (ValueError, TypeError, pa.ArrowException) as exc:
+        raise FileError(f"{source.role} {source.path}, column {name!r} ({option}): "
+                        f"{exc}") from exc
+    return pd.Series(pd.arrays.ArrowExtensionArray(spans))
+
+
+def _check_texts(source: Source, args) -> None:
+    """Every text is a string or null; else name the file, row and column."""
+    column = source.frame[args.text_col]
+    if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:
+        return
+    for row, value in enumerate(column.tolist()):
+        if not isinstance(value, str) and not _is_null(value):
+            raise FileError(f"{source.role} {source.path}, row {row + 1}, column "
+                            f"{args.text_col!r} (--text-col): expected a string (or null "
+                            f"when the text is unknown), got {type(value).__name__} "
+                            f"{value!r}; fix by quoting the text in the file.")
+
+
+#: Remedies of `SpanValidationError.fix` keys, in the command's own options.
+REMEDIES = {"missing": "passing --missing empty to score it as an example without spans, "
+                       "or --missing drop to leave it out",
+            "text": "giving the row a text in the --text-col column"}
+
+
+def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args):
+    """The same error told in the file's terms: the file, its row and the column."""
+    if exc.example is None:
+        return exc
+    sides = {"references": (refs, args.ref_col, "--ref-col"),
+             "predictions": (preds, args.pred_col, "--pred-col"),
+             "soft_references": (refs, args.soft_ref_col, "--soft-ref-col"),
+             "soft_predictions": (preds, args.soft_pred_col, "--soft-pred-col"),
+             "text": (refs if args.text_col in refs.frame.columns else preds,
+                      args.text_col, "--text-col")}
+    if exc.side not in sides:
+        return exc
+    source, name, option = sides[exc.side]
+    k = exc.example
+    row = k if source is refs or order is None else int(order[k])
+    return SpanValidationError(_at(source, row, name, option, exc, args), side=exc.side,
+                               example=exc.example, span=exc.span, problem=exc.problem,
+                               fix=exc.fix)
+
+
+def _at(source: Source, row: int, name: str, option: str, exc: SpanValidationError,
+        args) -> str:
+    """``<ROLE> <file>, row <r>[, id <id>], column <c> (<option>)[, span <j>]: problem``,
+    rows and spans counted from 1, then the remedy in the command's options."""
+    where = f"{source.role} {source.path}, row {row + 1}"
+    if args.id_col is not None and args.id_col in source.frame.columns:
+        where += f", id {_plain(source.frame[args.id_col].iloc[row])!r}"
+    where += f", column {name!r} ({option})"
+    if exc.span is not None:
+        where += f", span {exc.span + 1}"
+    problem = exc.problem
+    text = f"{where} {problem}" if problem.startswith("is ") else f"{where}: {problem}"
+    if exc.fix in REMEDIES:
+        text = f"{text.rstrip('.')}; fix by {REMEDIES[exc.fix]}."
+    return text

@@ -1,0 +1,131 @@
+"""Input files of ``mycelium evaluate``: JSON lines, CSV and Parquet read into frames.
+
+Values arrive as they are written: JSON integers stay exact integers (a column with a
+null is nullable ``Int64``, not float64), CSV cells stay text unless typed reading is
+asked for, and every problem names the file (and the line where there is one).
+"""
+
+from __future__ import annotations
+
+import errno
+import gzip
+import io
+import os
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import MyceliumError
+from ..io import read_parquet
+from ..io._records import decode_text, json_objects
+
+__all__ = ["READERS", "FileError", "read_frame"]
+
+READERS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+_I64, _U64 = np.iinfo(np.int64), np.iinfo(np.uint64)
+_EXACT_IN_FLOAT = 2**53  # integers up to this magnitude survive a float64 column
+
+
+class FileError(MyceliumError, ValueError):
+    """An input file that cannot be read; the message names the file (and the line)."""
+
+
+def read_frame(path: str, *, infer_types: bool = False) -> pd.DataFrame:
+    """Read a JSON-lines, CSV or Parquet file (by extension; ``-`` = JSON lines on stdin).
+
+    CSV cells are text (an empty cell is null) unless ``infer_types`` lets pandas infer
+    numbers and booleans. Errors raise `FileError` naming the file.
+    """
+    if path == "-":
+        stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: lines end at "\n" only
+        return _guarded(lambda: _read_jsonl(stdin, "<stdin>"), "<stdin>")
+    p = Path(path)
+    suffixes = [s.lower() for s in p.suffixes[-2:]]
+    packed = bool(suffixes) and suffixes[-1] == ".gz"
+    kind = READERS.get(suffixes[-2] if packed and len(suffixes) == 2 else
+                       (suffixes[-1] if suffixes else ""))
+    if kind is None or (packed and kind == "parquet"):
+        raise ValueError(f"cannot tell the format of {path!r} from its extension; expected "
+                         ".jsonl, .ndjson, .json, .csv (each optionally .gz), .parquet, or "
+                         "'-' for JSON lines on standard input.")
+    if not p.exists():
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if kind == "parquet":
+        # Arrow-backed columns: span lists reach the core zero-copy, without a Python loop.
+        return _guarded(lambda: read_parquet(p, dtype_backend="pyarrow"), path)
+    opener = gzip.open if packed else open
+
+    def read() -> pd.DataFrame:
+        with opener(p, "rb") as fh:
+            if kind == "jsonl":
+                return _read_jsonl(fh, path)
+            return _read_csv(decode_text(fh.read(), path), path, infer_types)
+
+    return _guarded(read, path)
+
+
+def _guarded(read, name: str) -> pd.DataFrame:
+    """``read()``, with any error it raises told as a `FileError` naming the file."""
+    try:
+        return read()
+    except FileError:
+        raise
+    except (ValueError, TypeError, pa.ArrowException, EOFError, zlib.error,
+            gzip.BadGzipFile, pd.errors.ParserError) as exc:
+        message = str(exc) or type(exc).__name__
+        if not message.startswith(name):
+            message = f"{name}: {message}"
+        raise FileError(message) from exc
+
+
+# --------------------------------------------------------------------- JSON lines
+
+def _read_jsonl(lines, name: str) -> pd.DataFrame:
+    records = [record for _, record in json_objects(lines, name, error=FileError)]
+    if not records:
+        raise FileError(f"{name}: the file is empty (no JSON lines); expected one JSON "
+                        "object per line.")
+    names = list(dict.fromkeys(key for record in records for key in record))
+    return pd.DataFrame({key: _json_column([r.get(key) for r in records]) for key in names})
+
+
+def _json_column(values: list):
+    """A column of JSON values with its integers exact (never float64 around a null)."""
+    present = [v for v in values if v is not None]
+    ints = [isinstance(v, int) and not isinstance(v, bool) for v in present]
+    if present and all(ints):
+        lo, hi = min(present), max(present)
+        if _I64.min <= lo and hi <= _I64.max:
+            return _ints(values, "Int64", np.int64, len(present))
+        if lo >= 0 and hi <= _U64.max:
+            return _ints(values, "UInt64", np.uint64, len(present))
+        return pd.Series(values, dtype=object)  # beyond 64 bits: Python ints, exact
+    if any(ints):
+        floats = all(isinstance(v, float) or i for v, i in zip(present, ints))
+        big = any(i and abs(v) > _EXACT_IN_FLOAT for v, i in zip(present, ints))
+        if floats and big:  # float64 would round these integers
+            return pd.Series(values, dtype=object)
+    return pd.Series(values, dtype=None if present else object)
+
+
+def _ints(values: list, nullable: str, dtype, n_present: int):
+    if n_present == len(values):
+        return np.array(values, dtype=dtype)
+    return pd.array(values, dtype=nullable)
+
+
+# ---------------------------------------------------------------------------- CSV
+
+def _read_csv(text: str, name: str, infer_types: bool) -> pd.DataFrame:
+    if not text.strip():
+        raise FileError(f"{name}: the file is empty (no header line); expected a header "
+                        "with the column names, then one row per example.")
+    # Only empty cells are null: a language code such as "NA" must stay a string. Cells
+    # are text by default: ids or keys "007" and "7" are different values.
+    return pd.read_csv(io.StringIO(text, newline=""), keep_default_na=False,
+                       na_values=[""], dtype=None if infer_types else str)

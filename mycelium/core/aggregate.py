@@ -1,0 +1,217 @@
+"""From per-example statistics to per-example, micro and macro values.
+
+This module is the single place where undefined values (``0/0``) are decided:
+``zero_division`` for precision and recall, the metric's fixed value where it has one
+(IoU of two empty sets is 1.0). Everything that aggregates — `mycelium.evaluate`, the
+dataframe faces, groups — goes through these functions.
+
+Rules
+    - A measure is ``numerator / denominator`` of the metric's statistics.
+    - Undefined precision/recall take ``zero_division`` (0.0, 1.0 or NaN for ``"nan"``).
+    - F1 of P = a/b and R = c/d is ``2ac / (ad + bc)`` (one rounding: P = 1, R = 0.6
+      gives exactly 0.75); 0.0 when P + R = 0; NaN when P or R is NaN.
+    - macro = mean over examples of the per-example values; under ``"nan"`` an undefined
+      example is left out, and a mean over no values is NaN. Means are exact and
+      correctly rounded (`mycelium.core.exactsum`): independent of order and batching.
+    - micro = the measure computed from the batch sums of the statistics.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..metrics import METRICS, resolve_params
+from .exactsum import exact_mean
+
+__all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
+
+AVERAGES = ("macro", "micro")
+
+
+def resolve_zero_division(value) -> float:
+    """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan)."""
+    if isinstance(value, str) and value.lower() == "nan":
+        return math.nan
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+            value, (bool, np.bool_)):
+        if math.isnan(value):
+            return math.nan
+        if value in (0, 1):
+            return float(value)
+    raise ValueError(f"zero_division={value!r} is not supported; expected 0.0, 1.0 or "
+                     "'nan' (the value of an undefined precision or recall).")
+
+
+def zero_division_label(value: float) -> Any:
+    """The public spelling of a resolved ``zero_division`` (for meta and signatures)."""
+    return "nan" if math.isnan(value) else float(value)
+
+
+def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=0.0,
+                params=None) -> dict[str, dict[str, np.ndarray]]:
+    """Per-example measure values for every metric in ``stats``.
+
+    Parameters
+    ----------
+    stats : mapping
+        ``{metric: {statistic: array}}`` as returned by `mycelium.statistics`.
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall.
+    params : mapping, optional
+        Metric parameters (``{"deteval_1d": {...}}``); defaults where absent.
+
+    Returns
+    -------
+    dict
+        ``{metric: {measure: float64 array}}``.
+    """
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    return {name: _measures(name, st, full.get(name, {}), zd) for name, st in stats.items()}
+
+
+def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
+              zero_division=0.0, params=None) -> dict[str, dict[str, float]]:
+    """Micro or macro values for every metric in ``stats`` (see the module rules).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = {"character": {"tp": np.array([6, 3]), "fp": np.array([0, 0]),
+    ...                     "fn": np.array([4, 0])}}
+    >>> aggregate(st, average="micro")["character"]
+    {'precision': 1.0, 'recall': 0.6923076923076923, 'f1': 0.8181818181818182}
+    >>> aggregate(st, average="macro")["character"]["recall"]
+    0.8
+    """
+    if average not in AVERAGES:
+        raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    out = {}
+    for name, st in stats.items():
+        if average == "micro" and name in METRICS:
+            values = _measures(name, sum_statistics(st), full.get(name, {}), zd)
+            out[name] = {m: float(v[0]) for m, v in values.items()}
+        else:
+            values = _measures(name, st, full.get(name, {}), zd)
+            # Per-example scores outside the statistics registry (soft_spearman) keep
+            # NaN in their mean, as the official Mu-SHROOM file mean does.
+            avg = mean if name in METRICS else _plain_mean
+            out[name] = {m: avg(v) for m, v in values.items()}
+    return out
+
+
+def mean(values: np.ndarray) -> float:
+    """Correctly rounded exact mean of the defined (non-NaN) values; NaN if none.
+
+    Exact and order-independent (`mycelium.core.exactsum`): the same float however examples
+    are ordered, grouped, batched or partitioned, so every face and engine agrees bit for
+    bit. (The official Mu-SHROOM scorer's ``numpy.mean`` may differ in the last ulp or
+    two; never in its printed digits.)
+    """
+    return exact_mean(values)
+
+
+def _plain_mean(values: np.ndarray) -> float:
+    """Exact mean, NaN if any value is NaN (the official Cor file mean) or none."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0 or np.isnan(values).any():
+        return math.nan
+    return exact_mean(values)
+
+
+def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Batch sums as length-1 arrays.
+
+    Integer sums (of integer arrays, or of object arrays of Python ints) are exact
+    Python ints (object arrays), so micro measures are computed in exact integer
+    arithmetic with one final rounding, however large the batch.
+    """
+    out = {}
+    for key, arr in st.items():
+        arr = np.asarray(arr)
+        if arr.dtype.kind in "iu":
+            bound = int(np.abs(arr).max()) * arr.size if arr.size else 0
+            total = int(arr.sum(dtype=np.int64)) if bound < 2**63 else sum(
+                int(x) for x in arr.tolist())
+            out[key] = np.array([total], dtype=object)
+        elif arr.dtype == object and all(type(x) is int for x in arr.tolist()):
+            # Exact partial sums (e.g. an engine's GROUP BY SUM beyond int64) stay exact.
+            out[key] = np.array([sum(arr.tolist())], dtype=object)
+        elif arr.size and np.isfinite(arr).all() and np.array_equal(arr, np.trunc(arr)):
+            # Whole-number floats (CLEval numerators with a fractional weight that
+            # happen to be whole): exact integer sums, as `mycelium.core.reduce` does.
+            out[key] = np.array([sum(int(x) for x in arr.tolist())], dtype=object)
+        else:  # exactly rounded, so any face summing in any order agrees
+            out[key] = np.array([math.fsum(arr.tolist())], dtype=np.float64)
+    return out
+
+
+def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
+    if name not in METRICS:  # a metric that is already a per-example value
+        return {key: np.asarray(v, dtype=np.float64) for key, v in st.items()}
+    metric = METRICS[name]
+    ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(st, params).items()}
+    out = _finalize(metric, ratios, zd, exact=False)
+    big = _needs_exact(ratios)
+    if big is not None:
+        # Counts beyond 2**26 make float64 products inexact: recompute those examples
+        # with Python integers so every value is still rounded exactly once.
+        sub = {k: (n[big].astype(object), d[big].astype(object)) for k, (n, d) in ratios.items()}
+        for key, values in _finalize(metric, sub, zd, exact=True).items():
+            out[key][big] = values
+    return out
+
+
+_FLOAT_EXACT = 2**26  # products of two such integers stay below 2**53
+
+
+def _needs_exact(ratios) -> np.ndarray | None:
+    """Rows with an integer beyond 2**26 (int64, or Python ints beyond int64)."""
+    big = None
+    for num, den in ratios.values():
+        for arr in (num, den):
+            if arr.size and (arr.dtype.kind in "iu" or arr.dtype == object):
+                mask = (np.abs(arr) >= _FLOAT_EXACT).astype(bool)
+                big = mask if big is None else big | mask
+    return big if big is not None and big.any() else None
+
+
+def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:
+    """Measures from ``{measure: (num, den)}``; float64, or Python numbers if ``exact``."""
+    convert = _as_object if exact else _as_float
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if "precision" in ratios:
+            a, b = _fill(*map(convert, ratios["precision"]), zd)
+            c, d = _fill(*map(convert, ratios["recall"]), zd)
+            den = a * d + b * c
+            f1 = np.where(den == 0, 0.0, (2 * a * c) / np.where(den == 0, 1, den))
+            out = {"precision": a / b, "recall": c / d, "f1": f1}
+        else:
+            out = {}
+            for measure, (num, den) in ratios.items():
+                fixed = metric.fixed_undefined.get(measure, zd)
+                a, b = _fill(convert(num), convert(den), fixed)
+                out[measure] = a / b
+    return {k: np.asarray(v, dtype=np.float64) for k, v in out.items()}
+
+
+def _fill(num, den, value: float):
+    """Replace an undefined ``0/0`` ratio by ``value / 1``."""
+    undefined = den == 0
+    if not undefined.any():
+        return num, den
+    return np.where(undefined, value, num), np.where(undefined, 1, den)
+
+
+def _as_float(x) -> np.ndarray:
+    x = np.asarray(x)
+    return x if x.dtype == object else x.astype(np.float64, copy=False)
+
+
+def _as_object(x) -> np.ndarray:
+    return np.asarray(x).astype(object)

@@ -1,0 +1,244 @@
+"""Per-row int64 columns whose engine sums give `mycelium.core.reduce`'s exact group sums.
+
+`mycelium.core.reduce.row_columns` gives, per row, integer-valued float64 limbs, a float
+residual per value and (only for ``cleval_1d`` with a fractional penalty weight) float
+statistics. An engine — Polars' streaming ``group_by().sum()``, Spark's ``GROUP BY SUM``
+— sums integers exactly (in 128-bit integers or decimals) but floats in an order of its
+own. `engine_columns` therefore rewrites every column as int64 columns plus a float
+*rest*, and `reduce_engine_sums` turns the engine's per-group sums back into the sums
+`mycelium.frames.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
+computes on the same rows, so every face agrees bit for bit:
+
+- an integer(-valued) column (a limb, a definedness flag, an integer statistic) stays
+  one int64 column;
+- a limb residual ``r`` (``|r| < 2**-84``, zero for every value ``>= 2**-31``) becomes
+  ``trunc(r·2**115)`` (an int64 below 2**31) and a float rest, zero whenever the value
+  is at least 2**-63 in magnitude — every ratio of int64 counts, so every measure of a
+  built-in metric — because such a value has no bit below 2**-115;
+- a float statistic ``x`` becomes its integer part, three limbs of its fraction on the
+  grids 2**-28, 2**-56, 2**-84, the fraction's residual as above, and two counts (rows
+  with ``x != 0``, rows with a fraction) which decide, as ``reduce.group_sums`` does,
+  whether the sums are exact integers or correctly rounded floats.
+
+The exact sum of a float column is then ``N / 2**115`` for an integer ``N`` built from
+the summed int64 columns, rounded once (Python's int division is correctly rounded, as
+``math.fsum`` is). Only the float rests are summed in the engine's order; they are zero
+unless a value lies below 2**-63 (not reachable by the built-in metrics' measures;
+reachable by a CLEval numerator only with a penalty weight below about 2**-60).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+import numpy as np
+
+from ..metrics import METRICS
+from .exactsum import limb_arrays
+from .reduce import SEP, group_sums, row_columns
+from .settings import Settings
+
+__all__ = ["EngineColumn", "engine_layout", "engine_columns", "reduce_engine_sums",
+           "exact_ints"]
+
+_GRID = 115                 # bits of the residual grid: 2**-115
+_SCALE = 2.0**_GRID
+_SHIFTS = (_GRID - 28, _GRID - 56, _GRID - 84)  # limbs h, m, l on the 2**-115 grid
+_WHOLE_MAX = 2.0**62        # integer parts kept in int64 (larger values go to the rest)
+_FLOAT_PARTS = ("whole", "h", "m", "l", "res", "rest", "nonzero", "fractional")
+
+
+@dataclass(frozen=True)
+class EngineColumn:
+    """One engine column: ``label`` is ``source#part`` (``source`` alone for an int)."""
+
+    label: str
+    source: str   # the `reduce.row_columns` name it comes from
+    kind: str     # "int" (as is), "residual" (res, rest) or "float" (_FLOAT_PARTS)
+    part: str     # "" for "int"
+
+    @property
+    def integer(self) -> bool:
+        """int64, summed exactly; else float64, summed in the engine's order."""
+        return self.part != "rest"
+
+
+def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
+    """The engine columns of ``settings``, in order (read off an empty batch)."""
+    import pyarrow as pa
+
+    from .pipeline import compute_statistics, prepare
+    from .spans import SPAN_TYPE
+
+    empty = pa.array([], SPAN_TYPE)
+    prepared = prepare(empty, empty)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    out: list[EngineColumn] = []
+    for name, col in row_columns(stats, settings).items():
+        if name.endswith(f"{SEP}residual"):
+            kind, parts = "residual", ("res", "rest")
+        elif col.dtype.kind == "f" and _is_statistic(name, settings):
+            kind, parts = "float", _FLOAT_PARTS
+        else:
+            out.append(EngineColumn(name, name, "int", ""))
+            continue
+        out += [EngineColumn(f"{name}#{p}", name, kind, p) for p in parts]
+    return tuple(out)
+
+
+def _is_statistic(name: str, settings: Settings) -> bool:
+    """A micro statistic (``metric|statistic``), not a limb of a per-example value."""
+    metric = name.split(SEP, 1)[0]
+    return settings.average == "micro" and metric in METRICS and name.count(SEP) == 1
+
+
+def engine_columns(stats, settings: Settings, layout=None) -> dict[str, np.ndarray]:
+    """``{label: int64 or float64 array}``: the per-row engine columns of ``stats``."""
+    layout = engine_layout(settings) if layout is None else layout
+    columns = row_columns(stats, settings)
+    out: dict[str, np.ndarray] = {}
+    split: dict[str, dict[str, np.ndarray]] = {}
+    for col in layout:
+        source = columns[col.source]
+        if col.kind == "int":
+            out[col.label] = _as_int64(source)
+            continue
+        if col.source not in split:
+            split[col.source] = (_split_residual(source) if col.kind == "residual"
+                                 else _split_float(source))
+        out[col.label] = split[col.source][col.part]
+    return out
+
+
+def _as_int64(col: np.ndarray) -> np.ndarray:
+    col = np.asarray(col)
+    return col if col.dtype == np.int64 else col.astype(np.int64)
+
+
+def _split_residual(r: np.ndarray) -> dict[str, np.ndarray]:
+    """``r = res / 2**115 + rest`` with ``res`` int64 (exact: scaling by 2**115 is)."""
+    r = np.asarray(r, dtype=np.float64)
+    if not r.any():
+        return {"res": np.zeros(r.size, np.int64), "rest": np.zeros(r.size)}
+    s = r * _SCALE
+    s = np.where(np.isfinite(s) & (np.abs(s) < _WHOLE_MAX), s, 0.0)
+    res = np.trunc(s)
+    rest = r - res / _SCALE  # exact: the bits of r below 2**-115 (or r itself if huge)
+    return {"res": res.astype(np.int64), "rest": rest}
+
+
+def _split_float(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``x = whole + (h·2**56 + m·2**28 + l)/2**84 + res/2**115 + rest`` (all exact)."""
+    x = np.asarray(x, dtype=np.float64)
+    ok = np.isfinite(x) & (np.abs(x) < _WHOLE_MAX)
+    inside = x if ok.all() else np.where(ok, x, 0.0)
+    whole = np.trunc(inside)
+    frac = inside - whole  # exact
+    h, m, low, residual, _ = limb_arrays(frac)
+    parts = _split_residual(residual)
+    if not ok.all():
+        parts["rest"] = parts["rest"] + np.where(ok, 0.0, x)  # rest is 0 there: exact
+    return {"whole": whole.astype(np.int64), "h": h.astype(np.int64),
+            "m": m.astype(np.int64), "l": low.astype(np.int64), **parts,
+            "nonzero": (x != 0).astype(np.int64),
+            "fractional": (frac != 0).astype(np.int64)}
+
+
+def exact_ints(values) -> np.ndarray:
+    """Engine integer sums (Python ints, None for an empty group) as an exact array:
+    int64 when every value fits, else an object array of Python ints."""
+    ints = [0 if v is None else int(v) for v in values]
+    if all(-2**62 < v < 2**62 for v in ints):
+        return np.array(ints, dtype=np.int64)
+    return np.array(ints, dtype=object)
+
+
+def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
+                       n_groups: int, settings: Settings, layout=None
+                       ) -> dict[str, np.ndarray]:
+    """The exact group sums of `reduce.row_columns` from engine partial sums.
+
+    ``partials[label]`` holds one engine sum per partial group (int columns as
+    `exact_ints`, float rests as float64) and ``codes[i]`` the final group of partial
+    ``i`` (an engine may split groups that pandas' rules merge, e.g. NaN and null keys).
+    Returns ``{row_columns name: per-group sums}`` for `frames.tidy_from_sums`.
+
+    Examples
+    --------
+    Two rows, each its own partial sum (as if from two batches), in one group:
+
+    >>> import numpy as np, mycelium
+    >>> from mycelium import reduce
+    >>> from mycelium.core.settings import resolve_settings
+    >>> settings = resolve_settings(metrics="iou", average="macro")
+    >>> stats = mycelium.statistics([[[0, 3]], [[0, 10]]], [[[0, 1]], [[2, 9]]],
+    ...                             metrics="iou")
+    >>> cols = engine_columns(stats, settings)
+    >>> sorted(cols)[:3], cols["iou|score|h"].dtype
+    (['iou|score|defined', 'iou|score|h', 'iou|score|l'], dtype('int64'))
+    >>> sums = reduce_engine_sums(cols, np.array([0, 0]), 1, settings)  # rows as partials
+    >>> reduce.values_from_sums(sums, settings)["iou"]["score"].tolist()  # (1/3 + 0.7) / 2
+    [0.5166666666666666]
+    >>> mycelium.evaluate([[[0, 3]], [[0, 10]]], [[[0, 1]], [[2, 9]]],
+    ...                   metrics="iou")["iou"]["score"]
+    0.5166666666666666
+    """
+    layout = engine_layout(settings) if layout is None else layout
+    ints = {c.label: partials[c.label] for c in layout if c.integer}
+    summed = group_sums(ints, codes, n_groups) if ints else {}
+    rests = {c.label: _fsum_by(partials[c.label], codes, n_groups)
+             for c in layout if not c.integer}
+    out: dict[str, np.ndarray] = {}
+    for col in layout:
+        if col.kind == "int":
+            out[col.source] = summed[col.label]
+        elif col.source in out:
+            continue
+        elif col.kind == "residual":
+            base = f"{col.source}#"
+            out[col.source] = np.array(
+                [_rounded(int(n), r) for n, r in zip(summed[base + "res"],
+                                                     rests[base + "rest"])],
+                dtype=np.float64)
+        else:
+            out[col.source] = _float_statistic(col.source, summed, rests)
+    return out
+
+
+def _float_statistic(source: str, summed, rests) -> np.ndarray:
+    """Sums of a float statistic, typed as ``reduce.group_sums`` types them (keep the
+    two in step): float zeros if every row is 0, Python ints if every row is
+    integer-valued, else correctly rounded floats (``math.fsum``'s values)."""
+    get = {p: summed.get(f"{source}#{p}") for p in _FLOAT_PARTS}
+    n = len(get["whole"])
+    if sum(int(v) for v in get["nonzero"]) == 0:
+        return np.zeros(n, dtype=np.float64)
+    sh, sm, sl = _SHIFTS
+    scaled = [(int(w) << _GRID) + (int(h) << sh) + (int(m) << sm) + (int(low) << sl) + int(r)
+              for w, h, m, low, r in zip(get["whole"], get["h"], get["m"], get["l"],
+                                         get["res"])]
+    rest = rests[f"{source}#rest"]
+    if sum(int(v) for v in get["fractional"]) == 0 and not rest.any():
+        return np.array([v >> _GRID for v in scaled], dtype=object)
+    return np.array([_rounded(v, r) for v, r in zip(scaled, rest)], dtype=np.float64)
+
+
+def _rounded(scaled: int, rest: float) -> float:
+    """``scaled / 2**115 + rest`` rounded once."""
+    if rest == 0:
+        return scaled / (1 << _GRID) if scaled else 0.0
+    return float(Fraction(scaled, 1 << _GRID) + Fraction(rest))
+
+
+def _fsum_by(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    out = np.zeros(n_groups, dtype=np.float64)
+    if not values.any():
+        return out
+    for g in range(n_groups):
+        out[g] = math.fsum(values[codes == g].tolist())
+    return out

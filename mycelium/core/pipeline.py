@@ -1,0 +1,106 @@
+"""The per-example statistics pipeline every face runs: both sides converted, checked
+and made canonical (`prepare`), then each metric's sufficient statistics over one shared
+workspace (`compute_statistics`).
+
+inputs (`mycelium.core.inputs`) → validated canonical `SpanBatch` per side
+(`mycelium.core.spans`) → ``{metric: {statistic: per-example array}}`` → aggregation
+(`mycelium.core.aggregate`). Other units (words, sentences) are applied on top of a
+prepared batch by `mycelium.views.granularity`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SpanValidationError
+from ..metrics import METRICS, Workspace
+from .inputs import Side, convert, text_lengths
+from .spans import SpanBatch, canonicalize, validate
+
+__all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "PAIR_METRICS"]
+
+#: Metrics that enumerate every overlapping span pair (the others can reuse them).
+PAIR_METRICS = ("deteval_1d", "cleval_1d")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Both sides of a batch, validated and canonical, with the examples kept."""
+
+    refs: SpanBatch
+    preds: SpanBatch
+    kept: np.ndarray          # bool per input example
+    single: bool
+    text_lengths: np.ndarray | None  # per kept example, -1 when unknown
+
+    @property
+    def n_input(self) -> int:
+        return self.kept.size
+
+
+def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
+    """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8).
+
+    The examples left out by ``missing="drop"`` are recorded in ``kept``; the text
+    lengths (when a text is given) are those of the kept examples.
+    """
+    ref = convert(references, "references")
+    pred = convert(predictions, "predictions")
+    _same_form(ref, pred)
+    n = ref.batch.n_examples
+    lengths = text_lengths(text, single=ref.single, n_examples=n)
+    kept = _apply_missing(ref, pred, missing)
+    for side, name in ((ref, "references"), (pred, "predictions")):
+        validate(side.batch, name, lengths)
+    refs, preds = ref.batch, pred.batch
+    if not kept.all():
+        refs, preds = refs.take(kept), preds.take(kept)
+        lengths = None if lengths is None else lengths[kept]
+    return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths)
+
+
+def _same_form(ref: Side, pred: Side) -> None:
+    if ref.single != pred.single:
+        forms = {True: "one example (a list of spans)", False: "a batch (a list of span lists)"}
+        raise ValueError(
+            f"references are {forms[ref.single]} but predictions are {forms[pred.single]}; "
+            "pass both sides in the same form (wrap a single example as [spans] to make it "
+            "a batch of one).")
+    nr, np_ = ref.batch.n_examples, pred.batch.n_examples
+    if nr != np_:
+        raise ValueError(f"references have {nr} examples but predictions have {np_}; both "
+                         "sides must have one span set per example, in the same order.")
+
+
+def _apply_missing(ref: Side, pred: Side, missing: str) -> np.ndarray:
+    """Examples kept under the ``missing`` policy; raise for nulls under ``"error"``."""
+    if missing == "error":
+        for side, name in ((ref, "references"), (pred, "predictions")):
+            if side.nulls.any():
+                k = int(np.flatnonzero(side.nulls)[0])
+                raise SpanValidationError(
+                    f"{name} example {k} is null (None/NaN) instead of a span list; pass "
+                    "missing='empty' to score it as an example without spans, or "
+                    "missing='drop' to leave it out (it is then counted in "
+                    "meta['dropped']).", side=name, example=k,
+                    problem="is null (None/NaN) instead of a span list", fix="missing")
+    if missing == "drop":
+        return ~(ref.nulls | pred.nulls)
+    return np.ones(ref.batch.n_examples, dtype=bool)
+
+
+def compute_statistics(refs: SpanBatch, preds: SpanBatch, metrics, params
+                       ) -> dict[str, dict[str, np.ndarray]]:
+    """Per-example statistics of each span metric over one shared `Workspace`."""
+    ws = Workspace(refs, preds, share_pairs=any(m in PAIR_METRICS for m in metrics))
+    return {m: METRICS[m].compute(ws, params.get(m, {})) for m in metrics if m in METRICS}
+
+
+def soft_given(soft_references, soft_predictions) -> bool:
+    if (soft_references is None) != (soft_predictions is None):
+        given = "soft_references" if soft_references is not None else "soft_predictions"
+        raise ValueError(f"{given} was given alone; soft_spearman needs both "
+                         "soft_references and soft_predictions.")
+    return soft_references is not None

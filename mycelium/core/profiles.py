@@ -1,0 +1,106 @@
+"""Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``, ``ragtruth``).
+
+A profile fixes how a benchmark reads span scores: its aggregation, its value for
+undefined precision/recall, its default metrics and metric parameters. Explicit
+arguments to `mycelium.evaluate` always win over the profile's values. Changing what a
+built-in profile means requires a new ``version``; the name and version go into every
+result's signature.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..metrics import resolve_metrics, resolve_params, unknown_name
+from .aggregate import AVERAGES, resolve_zero_division, zero_division_label
+
+__all__ = ["Profile", "PROFILES", "get_profile"]
+
+_RESERVED = set("|:,@=")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named, versioned set of scoring settings.
+
+    Parameters
+    ----------
+    name : str
+        Identifier written into signatures (no ``| : , @ =`` characters).
+    version : int
+        Bumped whenever the profile's meaning changes.
+    average : {"macro", "micro"}
+        Aggregation used when `evaluate` gets no explicit ``average``.
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall unless `evaluate` gets one.
+    metrics : tuple of str, optional
+        Default metrics (None: every metric that applies).
+    params : mapping, optional
+        Metric parameters, e.g. ``{"deteval_1d": {"merge_credit": 1.0}}``.
+    description : str
+        One line saying what the profile reproduces.
+
+    Examples
+    --------
+    >>> strict = Profile("strict_micro", version=1, average="micro", zero_division="nan")
+    >>> strict.average, strict.zero_division
+    ('micro', 'nan')
+    """
+
+    name: str
+    version: int = 1
+    average: str = "macro"
+    zero_division: Any = 0.0
+    metrics: tuple[str, ...] | None = None
+    params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or _RESERVED & set(self.name):
+            raise ValueError(f"Profile name {self.name!r} must be a non-empty str without "
+                             "any of the characters | : , @ =")
+        if isinstance(self.version, bool) or not isinstance(self.version, int) \
+                or self.version < 1:
+            raise ValueError(f"Profile version {self.version!r} must be a positive int.")
+        if self.average not in AVERAGES:
+            raise ValueError(f"Profile average {self.average!r}; expected 'macro' or 'micro'.")
+        zd = zero_division_label(resolve_zero_division(self.zero_division))
+        object.__setattr__(self, "zero_division", zd)
+        if self.metrics is not None:
+            object.__setattr__(self, "metrics", resolve_metrics(self.metrics, soft=True))
+        resolve_params(self.params)  # validates names and values
+        frozen = {m: MappingProxyType(dict(v)) for m, v in dict(self.params).items()}
+        object.__setattr__(self, "params", MappingProxyType(frozen))
+
+    @property
+    def tag(self) -> str:
+        """``name@version`` as written in signatures."""
+        return f"{self.name}@{self.version}"
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("mu_shroom", 1, "macro", 0.0,
+                description="SemEval-2025 Task 3 (Mu-SHROOM): per-example IoU averaged "
+                            "over examples, as the official participant-kit scorer"),
+        Profile("ragtruth", 1, "micro", 0.0,
+                description="RAGTruth span level: merged character masks per response, "
+                            "TP/FP/FN summed over the batch, undefined values 0.0"),
+    )
+}
+
+
+def get_profile(profile) -> Profile | None:
+    """Resolve ``None``, a built-in profile name or a `Profile`."""
+    if profile is None or isinstance(profile, Profile):
+        return profile
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise unknown_name("profile", profile, PROFILES)
+        return PROFILES[profile]
+    raise TypeError(f"profile is a {type(profile).__name__}; expected None, a name "
+                    f"({', '.join(PROFILES)}) or a mycelium.Profile.")
+

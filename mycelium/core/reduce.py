@@ -1,0 +1,154 @@
+"""Group reductions: per-row columns whose exact group sums determine every result.
+
+Every face reduces through here, so every face agrees bit for bit with
+`mycelium.evaluate` on the same rows:
+
+- micro: the per-row sufficient statistics themselves (integers; CLEval's numerators are
+  floats only with a fractional penalty weight, summed with ``math.fsum``);
+- macro: each per-example value split into exact integer limbs
+  (`mycelium.core.exactsum`), plus a definedness count;
+- ``soft_spearman`` (always a mean): its limbs, plus a count of NaN scores (one NaN
+  makes the mean NaN, as in the official scorer).
+
+Sums of these columns are exact in any order, so they can be computed by any engine —
+numpy here, Polars' streaming ``group_by().sum()``, Spark's ``GROUP BY SUM`` — and
+finished with `values_from_sums`. Column names are ``metric|statistic`` (micro) and
+``metric|measure|part`` (limb parts h, m, l, residual, defined, nan).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+
+from ..metrics import METRICS
+from .aggregate import _measures, per_example
+from .exactsum import Parts, limb_arrays
+from .settings import Settings
+
+__all__ = ["row_columns", "group_sums", "values_from_sums", "SEP"]
+
+SEP = "|"
+_LIMB_PARTS = ("h", "m", "l", "residual", "defined")
+
+
+def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Settings, *,
+                values=None) -> dict[str, np.ndarray]:
+    """Per-row columns to be summed per group (see the module docstring).
+
+    ``values`` (per-example measures, `mycelium.per_example`) may be given when already
+    computed; otherwise they are derived from ``stats``.
+    """
+    out: dict[str, np.ndarray] = {}
+    need_values = settings.average == "macro" or any(m not in METRICS
+                                                     for m in settings.metrics)
+    if need_values and values is None:
+        values = per_example(stats, zero_division=settings.zero_division,
+                             params=settings.params)
+    for metric in settings.metrics:
+        if metric in METRICS and settings.average == "micro":
+            for key, arr in stats[metric].items():
+                out[f"{metric}{SEP}{key}"] = np.asarray(arr)
+            continue
+        for measure, arr in values[metric].items():
+            for name, col in zip(_LIMB_PARTS, limb_arrays(arr)):
+                # integer-valued float64 limbs: exact in float64 sums up to 2**25 rows
+                out[f"{metric}{SEP}{measure}{SEP}{name}"] = col
+            if metric not in METRICS:
+                out[f"{metric}{SEP}{measure}{SEP}nan"] = np.isnan(arr).astype(np.int64)
+    return out
+
+
+def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
+               n_groups: int) -> dict[str, np.ndarray]:
+    """Exact per-group sums: integer(-valued) columns → Python ints (object arrays),
+    other float columns → exactly rounded sums (``math.fsum`` per group).
+
+    Integer-valued columns whose sums stay below 2**53 are summed with ``bincount``
+    (exact, no sort); the rest go through a sort by group.
+    """
+    out: dict[str, np.ndarray] = {}
+    rest = {}
+    for name, col in columns.items():
+        col = np.asarray(col)
+        if col.dtype.kind == "f" and not col.any():  # e.g. residuals: almost always 0
+            out[name] = np.zeros(n_groups, dtype=np.float64)
+            continue
+        if col.dtype.kind in "iubf" and col.size and not name.endswith(f"{SEP}residual"):
+            peak = float(np.abs(col).max())
+            if peak * col.size < 2**53 and (col.dtype.kind != "f" or
+                                            np.array_equal(col, np.trunc(col))):
+                sums = np.bincount(codes, weights=col, minlength=n_groups)
+                out[name] = np.array([int(x) for x in sums.tolist()], dtype=object)
+                continue
+        rest[name] = col
+    if not rest:
+        return out
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    nonempty = bounds[1:] > bounds[:-1]
+    for name, col in rest.items():
+        col = col[order]
+        if col.dtype.kind == "f" and not name.endswith(f"{SEP}residual") \
+                and np.array_equal(col, np.trunc(col)):
+            col = col.astype(np.int64)  # integer-valued limbs: exact integer sums
+        if col.dtype.kind in "iub":
+            out[name] = _int_group_sums(col.astype(np.int64), bounds, nonempty)
+        elif col.dtype == object and all(isinstance(x, (int, np.integer))
+                                         for x in col.tolist()):
+            out[name] = np.array([sum(int(x) for x in col[a:b].tolist())
+                                  for a, b in zip(bounds[:-1], bounds[1:])], dtype=object)
+        else:
+            out[name] = np.array([math.fsum(col[a:b].tolist())
+                                  for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+    return out
+
+
+def _int_group_sums(col: np.ndarray, bounds: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
+    out = np.zeros(bounds.size - 1, dtype=object)
+    if col.size == 0:
+        out[:] = 0
+        return out
+    bound = int(np.abs(col).max()) * col.size
+    if bound < 2**63:
+        sums = np.zeros(bounds.size - 1, dtype=np.int64)
+        sums[nonempty] = np.add.reduceat(col, bounds[:-1][nonempty])
+        out[:] = [int(x) for x in sums.tolist()]
+    else:  # beyond int64: Python integers
+        out[:] = [sum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])]
+    return out
+
+
+def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
+                     ) -> dict[str, dict[str, np.ndarray]]:
+    """``{metric: {measure: value per group}}`` from group sums of `row_columns`."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    n = len(next(iter(sums.values()))) if sums else 0
+    for metric in settings.metrics:
+        if metric in METRICS and settings.average == "micro":
+            st = {key: _as_exact(sums[f"{metric}{SEP}{key}"])
+                  for key in METRICS[metric].statistics}
+            out[metric] = _measures(metric, st, settings.params.get(metric, {}),
+                                    settings.zero_division)
+            continue
+        measures = METRICS[metric].measures if metric in METRICS else ("score",)
+        out[metric] = {}
+        for measure in measures:
+            base = f"{metric}{SEP}{measure}{SEP}"
+            means = np.array([
+                Parts(int(sums[base + "h"][g]), int(sums[base + "m"][g]),
+                      int(sums[base + "l"][g]), float(sums[base + "residual"][g]),
+                      int(sums[base + "defined"][g])).mean() for g in range(n)])
+            if metric not in METRICS:
+                means[np.asarray(sums[base + "nan"], dtype=np.int64) > 0] = np.nan
+            out[metric][measure] = means
+    return out
+
+
+def _as_exact(arr: np.ndarray) -> np.ndarray:
+    arr = np.asarray(arr)
+    if arr.dtype == object and all(isinstance(x, (int, np.integer)) for x in arr.tolist()):
+        return np.array([int(x) for x in arr.tolist()], dtype=object)
+    return arr.astype(np.float64) if arr.dtype == object else arr

@@ -1,0 +1,119 @@
+"""The settings signature: a canonical, human-readable string that can be parsed back.
+
+Every result carries ``meta["signature"]``, e.g.::
+
+    mycelium:0.1.0|profile:mu_shroom@1|average:macro|zero_division:0.0|metrics:iou|missing:error|offsets:half-open
+
+Fields are ``key:value`` joined by ``|`` in a fixed order; metric parameters appear as
+``metric.param:value`` for the selected metrics. Two calls with the same signature
+compute the same numbers from the same data. `parse_signature` returns the options,
+ready to pass back to `mycelium.evaluate`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .aggregate import resolve_zero_division, zero_division_label
+
+__all__ = ["format_signature", "parse_signature"]
+
+OFFSETS = "half-open"
+BOOTSTRAP = "poisson-percentile"
+
+
+def format_signature(settings) -> str:
+    """The canonical signature string of a `mycelium.core.settings.Settings`."""
+    from .._version import __version__
+
+    prof = settings.profile
+    fields = [
+        ("mycelium", __version__),
+        ("profile", prof.tag if prof else "none"),
+        ("average", settings.average),
+        ("zero_division", _value(zero_division_label(settings.zero_division))),
+        ("metrics", ",".join(settings.metrics)),
+    ]
+    for metric, values in settings.used_params().items():
+        for key, value in values.items():
+            fields.append((f"{metric}.{key}", _value(value)))
+    fields += [("missing", settings.missing), ("offsets", OFFSETS),
+               ("granularity", settings.granularity)]
+    if settings.bootstrap is not None:
+        b = settings.bootstrap
+        fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
+                   ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
+    return "|".join(f"{k}:{v}" for k, v in fields)
+
+
+def parse_signature(signature: str) -> dict[str, Any]:
+    """Parse a signature back into the settings it records.
+
+    Returns
+    -------
+    dict
+        ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
+        ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
+        ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
+        ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
+        ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
+        `mycelium.evaluate`.
+
+    Raises
+    ------
+    ValueError
+        If the string is not a mycelium signature.
+
+    Examples
+    --------
+    >>> s = parse_signature("mycelium:0.1.0|profile:ragtruth@1|average:micro|"
+    ...                     "zero_division:0.0|metrics:character|missing:error|offsets:half-open")
+    >>> s["profile"], s["average"], s["metrics"], s["zero_division"]
+    ('ragtruth', 'micro', ['character'], 0.0)
+    """
+    if not isinstance(signature, str) or not signature.startswith("mycelium:"):
+        raise ValueError(f"{signature!r} is not a mycelium signature; expected a string "
+                         "starting with 'mycelium:' as found in meta['signature'].")
+    out: dict[str, Any] = {"params": {}}
+    for part in signature.split("|"):
+        key, sep, value = part.partition(":")
+        if not sep:
+            raise ValueError(f"Malformed signature field {part!r}; expected 'key:value'.")
+        if key == "mycelium":
+            out["version"] = value
+        elif key == "profile":
+            name, _, version = value.partition("@")
+            out["profile"] = None if name == "none" else name
+            out["profile_version"] = int(version) if version else None
+        elif key == "zero_division":
+            out["zero_division"] = zero_division_label(resolve_zero_division(
+                value if value == "nan" else float(value)))
+        elif key == "metrics":
+            out["metrics"] = value.split(",") if value else []
+        elif key == "ci":
+            out["ci"] = float(value)
+        elif key in ("resamples", "seed"):
+            out["n_resamples" if key == "resamples" else "seed"] = int(value)
+        elif "." in key:
+            metric, _, param = key.partition(".")
+            out["params"].setdefault(metric, {})[param] = _parse_value(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _value(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _parse_value(text: str):
+    if text == "none":
+        return None
+    try:
+        return int(text) if text.lstrip("-").isdigit() else float(text)
+    except ValueError:
+        return text

@@ -1,0 +1,191 @@
+"""The columnar span batch every metric reads, its validation and its canonical form.
+
+A `SpanBatch` holds one side (references or predictions) of many examples as three
+int64 arrays: ``offsets`` (example k owns spans ``offsets[k]:offsets[k+1]``), ``starts``
+and ``ends`` (half-open ``[start, end)`` code-point offsets). Conversion from user
+inputs lives in `mycelium.core.inputs`; this module owns the invariants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import SpanValidationError
+
+__all__ = ["SPAN_TYPE", "SpanBatch"]
+
+#: Arrow type of a span column: a list of ``{start, end}`` structs per example.
+SPAN_TYPE = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64())]))
+
+_EMPTY = np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class SpanBatch:
+    """One side of a batch of examples as flat int64 arrays.
+
+    Parameters
+    ----------
+    offsets : numpy.ndarray
+        int64, length ``n_examples + 1``, non-decreasing, ``offsets[0] == 0``.
+    starts, ends : numpy.ndarray
+        int64, length ``offsets[-1]``.
+    canonical : bool
+        True once spans are validated, zero-length spans dropped, each example's spans
+        sorted by ``(start, end)`` and exact duplicates collapsed (`canonicalize`).
+    """
+
+    offsets: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    canonical: bool = False
+
+    @classmethod
+    def empty(cls, n_examples: int) -> "SpanBatch":
+        """A batch of ``n_examples`` examples with no spans."""
+        return cls(np.zeros(n_examples + 1, dtype=np.int64), _EMPTY, _EMPTY, True)
+
+    @property
+    def n_examples(self) -> int:
+        return self.offsets.size - 1
+
+    @property
+    def n_spans(self) -> int:
+        return self.starts.size
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Number of spans of each example."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def example_ids(self) -> np.ndarray:
+        """Example index of every span."""
+        return np.repeat(np.arange(self.n_examples, dtype=np.int64), self.counts)
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        """Length ``end - start`` of every span."""
+        return self.ends - self.starts
+
+    def take(self, keep: np.ndarray) -> "SpanBatch":
+        """The examples selected by the boolean mask ``keep``, in order."""
+        span_keep = np.repeat(keep, self.counts)
+        counts = self.counts[keep]
+        offsets = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        return SpanBatch(offsets, self.starts[span_keep], self.ends[span_keep],
+                         self.canonical)
+
+    def concat(self, other: "SpanBatch") -> "SpanBatch":
+        """The examples of ``self`` followed by those of ``other``."""
+        offsets = np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]])
+        return SpanBatch(offsets, np.concatenate([self.starts, other.starts]),
+                         np.concatenate([self.ends, other.ends]),
+                         self.canonical and other.canonical)
+
+    def to_lists(self) -> list[list[tuple[int, int]]]:
+        """Spans of each example as a list of ``(start, end)`` tuples (for display, tests)."""
+        s, e = self.starts.tolist(), self.ends.tolist()
+        o = self.offsets.tolist()
+        return [list(zip(s[o[k]:o[k + 1]], e[o[k]:o[k + 1]])) for k in range(self.n_examples)]
+
+
+def validate(batch: SpanBatch, side: str, text_lengths: np.ndarray | None) -> None:
+    """Raise `SpanValidationError` for the first span breaking ``0 <= start <= end <= len``.
+
+    ``text_lengths`` holds ``len(text)`` per example, or -1 where the text is unknown.
+    Spans are checked in the order given, so the indices in the message are the user's.
+    """
+    s, e = batch.starts, batch.ends
+    bad = (s < 0) | (s > e)
+    if text_lengths is not None and s.size:
+        limit = np.repeat(text_lengths, batch.counts)
+        bad |= (limit >= 0) & (e > limit)
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    k = int(np.searchsorted(batch.offsets, i, side="right") - 1)
+    j = i - int(batch.offsets[k])
+    start, end = int(s[i]), int(e[i])
+    where = f"{side} example {k}, span {j}"
+    if start < 0:
+        raise SpanValidationError(
+            f"{where}: start {start} is negative in [{start}, {end}); expected "
+            "0 <= start <= end. Fix the offsets (they are character positions, never "
+            "negative).", side=side, example=k, span=j)
+    if start > end:
+        raise SpanValidationError(
+            f"{where}: start {start} > end {end}; expected 0 <= start <= end with "
+            "half-open [start, end) offsets. Fix the span (swap the bounds only if "
+            "they were written in the wrong order).", side=side, example=k, span=j)
+    length = int(text_lengths[k])
+    raise SpanValidationError(
+        f"{where}: end {end} is past the end of the text (len(text) = {length}) in "
+        f"[{start}, {end}); expected end <= len(text). Offsets are Python str code "
+        "points, half-open; fix the span or the text (inclusive ends need +1 only "
+        "when converting from [start, end] conventions).",
+        side=side, example=k, span=j)
+
+
+def canonicalize(batch: SpanBatch) -> SpanBatch:
+    """Drop zero-length spans, sort each example by ``(start, end)``, collapse duplicates.
+
+    A span set is a set (SPEC section 2): this changes no metric's meaning and makes
+    every metric independent of the order the spans arrive in. Already-sorted input
+    (the common case) is detected and not re-sorted.
+    """
+    if batch.canonical:
+        return batch
+    s, e, ex = batch.starts, batch.ends, batch.example_ids
+    nonempty = s < e
+    if not nonempty.all():
+        s, e, ex = s[nonempty], e[nonempty], ex[nonempty]
+    same = ex[1:] == ex[:-1]
+    ordered = (s[1:] > s[:-1]) | ((s[1:] == s[:-1]) & (e[1:] >= e[:-1]))
+    unordered = same & ~ordered
+    if unordered.any():
+        s, e = _sort_examples(s, e, ex, ex[1:][unordered])
+    dup = same & (s[1:] == s[:-1]) & (e[1:] == e[:-1])
+    if dup.any():
+        keep = np.ones(s.size, dtype=bool)
+        keep[1:] = ~dup
+        s, e, ex = s[keep], e[keep], ex[keep]
+    offsets = np.zeros(batch.n_examples + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ex, minlength=batch.n_examples), out=offsets[1:])
+    return SpanBatch(offsets, np.ascontiguousarray(s), np.ascontiguousarray(e), True)
+
+
+def _sort_examples(s, e, ex, bad_examples):
+    """Sort the spans of the listed examples by (start, end); leave the others in place.
+
+    Only the (few) examples that arrive unsorted pay for a sort; their spans stay in
+    their example's slots because examples are contiguous.
+    """
+    s, e = s.copy(), e.copy()
+    pick = np.zeros(int(ex[-1]) + 1, dtype=bool)
+    pick[bad_examples] = True
+    idx = np.flatnonzero(pick[ex])
+    order = _lex_order(ex[idx], s[idx], e[idx])
+    s[idx], e[idx] = s[idx][order], e[idx][order]
+    return s, e
+
+
+def _lex_order(ex: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Order by (ex, s, e): one packed int64 key when the bits fit, else lexsort.
+
+    Packing is ~30x faster than ``np.lexsort`` on millions of spans.
+    """
+    if ex.size == 0:
+        return np.empty(0, dtype=np.int64)
+    first = int(ex[0])
+    bits = [int(ex[-1] - first).bit_length(), int(s.max()).bit_length(),
+            int(e.max()).bit_length()]
+    if sum(bits) <= 62:
+        key = (((ex - first) << (bits[1] + bits[2])) | (s << bits[2])) | e
+        return np.argsort(key, kind="stable")
+    return np.lexsort((e, s, ex))

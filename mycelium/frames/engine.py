@@ -1,0 +1,379 @@
+"""The engine behind every dataframe face: grouped tidy results and per-row scores.
+
+The faces (pandas accessor, Polars namespace, CLI, Spark) hand this module span columns,
+optional texts, soft labels, ids and group keys; it scores every row once with the
+core, then reduces per group exactly as `mycelium.evaluate` would on that group's rows
+(same per-example values, exact sums), so each group's numbers equal ``evaluate`` on
+those rows bit for bit — values, ``soft_spearman``, bootstrap intervals (resampled
+within each group) and the per-type rows of ``by_type``. Results are Arrow tables,
+converted by each face to its own frame type. Detector comparisons live in
+`mycelium.frames.compare`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..core.aggregate import aggregate, per_example
+from ..core.inputs import arrow_or_python
+from ..core.pipeline import Prepared, compute_statistics, soft_given
+from ..core.reduce import group_sums, row_columns, values_from_sums
+from ..core.settings import Settings, resolve_settings
+from ..evaluate import prepare
+from .groups import Groups, check_key_type, group_codes, key_table, normalize_by
+
+__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "tidy_from_sums",
+           "with_intervals", "typed_table", "group_codes", "Groups", "soft_lists",
+           "column_values", "example_ids", "key_table", "normalize_by", "check_key_type"]
+
+#: The columns after the group keys in every tidy result.
+TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
+#: The key column of the per-type rows (after the group keys), and their count rows.
+TYPE_COLUMN = "type"
+COUNTS_METRIC, COUNTS_MEASURE, COUNTS_AVERAGE = "counts", "n_ref", "sum"
+SIGNATURE_KEY = b"mycelium.signature"
+
+
+def evaluate_table(references, predictions, *, text=None, groups: Groups | None = None,
+                   profile=None, metrics=None, average=None, zero_division=None,
+                   params=None, missing="error", soft_references=None,
+                   soft_predictions=None, granularity="char", ci=None, n_resamples=1000,
+                   seed=0, ids=None, progress=None, type_field=None,
+                   typed_matching=False) -> pa.Table:
+    """One row per (group, metric, measure): ``[*keys, metric, measure, value, examples,
+    average, profile]``, with the settings signature in the schema metadata.
+
+    ``soft_references``/``soft_predictions`` (lists of ``{start, end, prob}`` per row, in
+    any form `soft_lists` reads) add ``soft_spearman``; ``ci`` adds ``ci_low`` and
+    ``ci_high`` after ``value`` (`with_intervals`; ``ids``, one per row, key the
+    resamples instead of the row positions); ``type_field`` gives the per-type rows
+    instead (`typed_table`). Every option is that of `mycelium.evaluate`.
+    """
+    soft = soft_given(soft_references, soft_predictions)
+    if type_field is not None and (soft or ci is not None):
+        raise ValueError("type_field gives the per-type rows of mycelium.evaluate's "
+                         "'by_type', which have no soft_spearman and no intervals; drop "
+                         "soft_ref_col/soft_pred_col and ci, or call without type_field.")
+    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                zero_division=zero_division, params=params, missing=missing,
+                                soft=soft, ci=ci, n_resamples=n_resamples, seed=seed,
+                                granularity=granularity, ids=ids is not None)
+    prepared = prepare(references, predictions, text=text, missing=missing,
+                       granularity=settings.granularity)
+    if groups is None:
+        groups = group_codes(None, prepared.n_input)
+    if ids is not None:
+        ids = example_ids(ids, prepared.n_input)
+    if type_field is not None:
+        return typed_table(references, predictions, settings, prepared, groups,
+                           type_field=type_field, typed_matching=typed_matching)
+    stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
+                           soft_predictions=soft_predictions)
+    table = _tidy(stats, settings, prepared, groups)
+    if settings.bootstrap is not None:
+        table = with_intervals(table, stats, settings, prepared, groups, ids=ids,
+                               progress=progress)
+    return table
+
+
+def all_statistics(prepared: Prepared, settings: Settings, *, text=None,
+                   soft_references=None, soft_predictions=None) -> dict:
+    """Per-row statistics of the span metrics, and ``soft_spearman``'s per-row scores
+    (computed as `mycelium.evaluate` does)."""
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    if "soft_spearman" in settings.metrics:
+        from ..metrics.soft_spearman import soft_statistics
+
+        stats["soft_spearman"] = soft_statistics(
+            soft_lists(soft_references, "soft_references"),
+            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text)
+    return stats
+
+
+def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.Table:
+    return tidy_table(stats, settings, groups.codes[prepared.kept], groups)
+
+
+def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
+               examples: np.ndarray | None = None, example_values=None) -> pa.Table:
+    """Reduce per-row statistics to the tidy table through exact group sums.
+
+    ``stats`` (``{metric: {statistic: array}}``) has one entry per scored row and
+    ``codes[i]`` is row i's group; each group's values equal what `mycelium.evaluate`
+    computes on that group's rows, because both reduce exact sums (`mycelium.core.reduce`).
+    With ``examples`` (micro only), each row is a partial sum of statistics over
+    ``examples[i]`` examples. With ``example_values`` (macro only; ``stats`` unused),
+    the rows' per-example values are given instead.
+    """
+    if examples is not None and settings.average != "micro":
+        raise ValueError("internal: partial sums of statistics can only be micro-averaged")
+    if example_values is not None and settings.average != "macro":
+        raise ValueError("internal: per-example values can only be macro-averaged")
+    columns = row_columns(stats, settings, values=example_values)
+    counts = np.ones(codes.size, dtype=np.int64) if examples is None else np.asarray(
+        examples, dtype=np.int64)
+    sums = group_sums({**columns, "": counts}, codes, groups.n_groups)
+    examples_per_group = sums.pop("")
+    return tidy_from_sums(sums, examples_per_group, groups, settings)
+
+
+def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings) -> pa.Table:
+    """The tidy table from exact group sums of `mycelium.core.reduce.row_columns`."""
+    values = values_from_sums(sums, settings)
+    rows: dict[str, list] = {name: [] for name in ("group",) + TIDY_COLUMNS}
+    profile = settings.profile.name if settings.profile else None
+    for g in range(groups.n_groups):
+        for metric in settings.metrics:
+            for measure, per_group in values[metric].items():
+                rows["group"].append(g)
+                rows["metric"].append(metric)
+                rows["measure"].append(measure)
+                rows["value"].append(float(per_group[g]))
+                rows["examples"].append(int(examples_per_group[g]))
+                rows["average"].append(_average_of(metric, settings))
+                rows["profile"].append(profile)
+    return _assemble(rows, groups, settings)
+
+
+def _average_of(metric: str, settings: Settings) -> str:
+    return "macro" if metric == "soft_spearman" else settings.average
+
+
+def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
+    group = pa.array(rows.pop("group"), pa.int64())
+    columns = {name: groups.keys.column(name).take(group) for name in groups.keys.column_names}
+    columns.update({
+        "metric": pa.array(rows["metric"], pa.string()),
+        "measure": pa.array(rows["measure"], pa.string()),
+        "value": pa.array(rows["value"], pa.float64()),
+        "examples": pa.array(rows["examples"], pa.int64()),
+        "average": pa.array(rows["average"], pa.string()),
+        "profile": pa.array(rows["profile"], pa.string()),
+    })
+    table = pa.table(columns)
+    return table.replace_schema_metadata({SIGNATURE_KEY: settings.signature().encode()})
+
+
+def score_table(references, predictions, *, text=None, profile=None, metrics=None,
+                zero_division=None, params=None, missing="error", soft_references=None,
+                soft_predictions=None, granularity="char") -> pa.Table:
+    """Per-row measures, one column ``<metric>_<measure>`` each, rows in input order.
+
+    Rows left out by ``missing="drop"`` get nulls. Soft labels add ``soft_spearman_score``;
+    ``granularity`` scores words or sentences (as in `mycelium.evaluate`).
+    """
+    settings = resolve_settings(profile=profile, metrics=metrics, zero_division=zero_division,
+                                params=params, missing=missing,
+                                soft=soft_given(soft_references, soft_predictions),
+                                granularity=granularity)
+    prepared = prepare(references, predictions, text=text, missing=missing,
+                       granularity=settings.granularity)
+    stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
+                           soft_predictions=soft_predictions)
+    values = per_example(stats, zero_division=settings.zero_division, params=settings.params)
+    columns = {}
+    mask = None if prepared.kept.all() else ~prepared.kept
+    for metric in settings.metrics:
+        for measure, arr in values[metric].items():
+            full = np.full(prepared.n_input, np.nan)
+            full[prepared.kept] = arr
+            columns[f"{metric}_{measure}"] = pa.array(full, pa.float64(), mask=mask)
+    table = pa.table(columns) if columns else pa.table({})
+    return table.replace_schema_metadata({SIGNATURE_KEY: settings.signature().encode()})
+
+
+def signature_of(table: pa.Table) -> str | None:
+    """The settings signature stored in a result table's schema metadata."""
+    meta = table.schema.metadata or {}
+    value = meta.get(SIGNATURE_KEY)
+    return value.decode() if value is not None else None
+
+
+# ------------------------------------------------------------------ intervals
+
+def with_intervals(table: pa.Table, stats, settings: Settings, prepared: Prepared,
+                   groups: Groups, *, ids=None, progress=None) -> pa.Table:
+    """``table`` with ``ci_low`` and ``ci_high`` after ``value``: per group, the
+    percentile-bootstrap interval of `mycelium.evaluate.intervals` on that group's rows.
+
+    Resampling runs within each group (`mycelium.stats.bootstrap`). Each example is keyed by
+    its id (``ids``, one per input row) or, without ids, by its row position in the
+    whole frame — so a group's interval equals ``intervals`` (and, for the whole frame,
+    `mycelium.evaluate`) with the same keys. One progress bar covers all groups.
+    """
+    from ..core.progress import Progress, wanted
+    from ..stats.bootstrap import example_keys, percentile_interval, resampled_values
+
+    b = settings.bootstrap
+    positions = np.flatnonzero(prepared.kept)
+    codes = groups.codes[prepared.kept]
+    order = np.argsort(codes, kind="stable")  # each group's rows in frame order
+    bounds = np.searchsorted(codes[order], np.arange(groups.n_groups + 1))
+    kept_ids = None if ids is None else ids[positions]
+    per_group = table.num_rows // groups.n_groups
+    metric = table.column("metric").to_pylist()
+    measure = table.column("measure").to_pylist()
+    value = table.column("value").to_numpy()
+    low, high = np.full(table.num_rows, np.nan), np.full(table.num_rows, np.nan)
+    enabled = wanted(progress, b.n_resamples * positions.size)
+    with Progress(b.n_resamples * groups.n_groups, "bootstrap", enabled) as bar:
+        for g in range(groups.n_groups):
+            rows = order[bounds[g]:bounds[g + 1]]
+            sub = {m: {k: np.asarray(v)[rows] for k, v in st.items()}
+                   for m, st in stats.items()}
+            keys = (positions[rows].astype(np.uint64) if kept_ids is None
+                    else example_keys(0, kept_ids[rows]))
+            resampled = resampled_values(
+                sub, keys=keys, average=settings.average, zero_division=settings.zero_division,
+                params=settings.params, seed=b.seed, n_resamples=b.n_resamples,
+                progress=bar.update)
+            for i in range(g * per_group, (g + 1) * per_group):
+                low[i], high[i] = percentile_interval(resampled[metric[i]][measure[i]], b.ci,
+                                                      float(value[i]))
+    at = table.schema.get_field_index("value") + 1
+    table = table.add_column(at, "ci_low", pa.array(low, pa.float64()))
+    return table.add_column(at + 1, "ci_high", pa.array(high, pa.float64()))
+
+
+def example_ids(values, n_rows: int) -> np.ndarray:
+    """Example ids (one per row, any column form) as an object array of Python values."""
+    ids = column_values(values)
+    if len(ids) != n_rows:
+        raise ValueError(f"ids have {len(ids)} entries but there are {n_rows} rows.")
+    for k, value in enumerate(ids):
+        if value is None:
+            raise ValueError(f"the id of row {k} is null; every row needs an id (ids key "
+                             "the bootstrap resamples and pair the rows of detectors).")
+    out = np.empty(len(ids), dtype=object)
+    out[:] = ids
+    return out
+
+
+# ------------------------------------------------------------------ typology
+
+def typed_table(references, predictions, settings: Settings, prepared: Prepared,
+                groups: Groups, *, type_field: str, typed_matching: bool) -> pa.Table:
+    """Per group and type, the rows of `mycelium.evaluate`'s ``by_type`` on the group's
+    rows: ``[*keys, type, metric, measure, value, examples, average, profile]``.
+
+    For each type, the measures `mycelium.views.typology` defines per type (the reference-side
+    recalls; every measure under typed matching), then one count row: metric
+    ``"counts"``, measure ``"n_ref"``, value the number of reference spans of that type,
+    average ``"sum"``. ``examples`` counts the group's examples having the type. A
+    group lists the types occurring in its own rows, as ``evaluate`` on those rows does.
+    """
+    from ..views.typology import _sorted_types, typed_for
+
+    typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
+                      typed_matching=typed_matching)
+    wanted = typed.measures_of(settings.span_metrics)
+    codes = groups.codes[prepared.kept]
+    ref_types = _types_by_group(references, "references", type_field, groups, prepared.kept)
+    pred_types = (_types_by_group(predictions, "predictions", type_field, groups,
+                                  prepared.kept) if typed_matching else None)
+    rows: dict[str, list] = {name: [] for name in ("group", TYPE_COLUMN) + TIDY_COLUMNS}
+    profile = settings.profile.name if settings.profile else None
+
+    def emit(g, t, metric, measure, value, examples, average):
+        for name, v in zip(("group", TYPE_COLUMN) + TIDY_COLUMNS,
+                           (g, t, metric, measure, float(value), examples, average, profile)):
+            rows[name].append(v)
+
+    for g in range(groups.n_groups):
+        in_group = codes == g
+        for t in _sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
+            present = typed.present[t] & in_group
+            examples = int(present.sum())
+            sub = {m: {k: v[present] for k, v in st.items()}
+                   for m, st in typed.stats[t].items()}
+            values = aggregate(sub, average=settings.average,
+                               zero_division=settings.zero_division, params=settings.params)
+            for metric, measures in values.items():
+                for measure, value in measures.items():
+                    if wanted is None or (metric, measure) in wanted:
+                        emit(g, t, metric, measure, value, examples, settings.average)
+            emit(g, t, COUNTS_METRIC, COUNTS_MEASURE, int(typed.n_ref[t][in_group].sum()),
+                 examples, COUNTS_AVERAGE)
+    types = rows.pop(TYPE_COLUMN)
+    type_array = pa.array(types)
+    if pa.types.is_null(type_array.type):
+        type_array = type_array.cast(pa.string())
+    table = _assemble(rows, groups, settings)
+    return table.add_column(groups.keys.num_columns, TYPE_COLUMN, type_array)
+
+
+def _types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray) -> list:
+    """The type of every span of the kept examples, split by group (object arrays)."""
+    from ..core.inputs import convert
+    from ..views.typology import span_field
+
+    batch = convert(obj, side).batch
+    types = span_field(obj, field, side, single=False)
+    example = batch.example_ids
+    keep = kept[example]
+    codes, types = groups.codes[example][keep], types[keep]
+    return [types[codes == g] for g in range(groups.n_groups)]
+
+
+# ------------------------------------------------------------------ columns
+
+def column_values(col) -> list:
+    """The values of a column (pandas, Polars, Arrow, numpy or a sequence) as Python
+    values, nulls (None, NaN, pd.NA) as None."""
+    col = arrow_or_python(col)
+    if isinstance(col, (pa.Array, pa.ChunkedArray)):
+        return col.to_pylist()
+    if isinstance(col, np.ndarray):
+        col = col.tolist()
+    return [None if _is_null(v) else v for v in col]
+
+
+def _is_null(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return value != value
+    try:
+        import pandas as pd
+
+        return value is pd.NA or value is pd.NaT
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def soft_lists(col, side: str) -> list:
+    """Soft labels, one list of ``{start, end, prob}`` per row, from a column of lists of
+    dicts, an Arrow / Polars ``list<struct<start, end, prob>>`` column, or JSON strings
+    (as in CSV files). Null rows stay None (`soft_spearman` names them if kept)."""
+    import json
+
+    out = []
+    for k, value in enumerate(column_values(col)):
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{side} example {k} is not valid JSON ({exc.msg}); "
+                                 "expected a list of {start, end, prob}.") from None
+        elif isinstance(value, np.ndarray):
+            value = value.tolist()
+        out.append(value)
+    return out
+
+
+def take_rows(col, rows: np.ndarray):
+    """Rows ``rows`` (positions) of a column in any accepted form, same form."""
+    if col is None:
+        return None
+    module = type(col).__module__
+    if module.startswith("polars"):
+        return col.gather(rows)
+    if module.startswith("pandas"):
+        return col.iloc[rows].reset_index(drop=True)
+    if isinstance(col, (pa.Array, pa.ChunkedArray)):
+        return col.take(pa.array(rows, pa.int64()))
+    if isinstance(col, np.ndarray):
+        return col[rows]
+    return [col[i] for i in rows.tolist()]

@@ -1,0 +1,307 @@
+"""The ``df.mycelium`` pandas accessor: a thin, stateless adapter over `mycelium.frames.engine`.
+
+Columns are handed to the core positionally (the index is never used for alignment,
+``.loc`` is never used), the caller's frame is never modified, and results keep the
+caller's index where they are per row.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import SpanValidationError
+from . import engine as frames
+
+__all__ = ["MyceliumAccessor"]
+
+SIGNATURE_ATTR = "mycelium_signature"
+
+
+@pd.api.extensions.register_dataframe_accessor("mycelium")
+class MyceliumAccessor:
+    """Score span columns of a DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
+    ``.compare(...)``.
+
+    Examples
+    --------
+    >>> import pandas as pd, mycelium
+    >>> df = pd.DataFrame({"model": ["a", "a", "b"],
+    ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+    ...                    "pred": [[[2, 8]], [[4, 7]], []]})
+    >>> df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+      model metric measure  value  examples average profile
+    0     a    iou   score    0.8         2   macro    None
+    1     b    iou   score    0.0         1   macro    None
+    >>> df.mycelium.score("ref", "pred", metrics="iou")
+       iou_score
+    0        0.6
+    1        1.0
+    2        0.0
+    """
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self._df = df
+
+    def _column(self, name, role: str) -> pd.Series:
+        if not isinstance(name, str):
+            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
+        if name not in self._df.columns:
+            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
+                           f"{list(map(str, self._df.columns))}.")
+        return self._df[name]
+
+    def _keys(self, by) -> pa.Table | None:
+        names = frames.normalize_by(by)
+        if not names:
+            return None
+        return frames.key_table({name: self._column(name, "by") for name in names})
+
+    def _key_dtypes(self, by) -> dict:
+        return {name: self._df[name].dtype for name in frames.normalize_by(by)}
+
+    def _labelled(self, run, *args, **kwargs):
+        """``run(*args, **kwargs)``; a span error also names its row's index label (the
+        engine's positions are frame rows)."""
+        try:
+            return run(*args, **kwargs)
+        except SpanValidationError as exc:
+            raise with_index_label(exc, self._df.index) from None
+
+    def _optional(self, name, role: str):
+        return None if name is None else self._column(name, role)
+
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
+                 profile=None, metrics=None, average=None, zero_division=None, params=None,
+                 missing: str = "error", soft_ref_col: str | None = None,
+                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+                 progress=None, type_field: str | None = None,
+                 typed_matching: bool = False) -> pd.DataFrame:
+        """Tidy results: one row per (group, metric, measure).
+
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns (``ArrowDtype(SPAN_TYPE)``, lists of pairs or dicts, or JSON).
+        text : str, optional
+            Column of output texts; spans must end within them.
+        by : str or list of str, optional
+            Group key columns; null keys form their own group; groups are sorted.
+        profile, metrics, average, zero_division, params, missing
+            As in `mycelium.evaluate`.
+        soft_ref_col, soft_pred_col : str, optional
+            Columns of soft labels, a list of ``{start, end, prob}`` per row (Arrow
+            ``list<struct<start, end, prob>>``, lists of dicts, or JSON strings); both
+            or neither. They add the ``soft_spearman`` metric (needs ``text``): rows
+            with measure ``score`` and average always ``"macro"``.
+        granularity : {"char", "word", "sentence"}
+            Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
+        ci : float, optional
+            Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
+            ``value`` (which stays the full-data estimate): percentile-bootstrap
+            intervals, resampling examples within each group.
+        n_resamples, seed : int
+            Resamples and seed of the intervals (recorded in the signature).
+        id_col : str, optional
+            Column of example ids keying the resamples (`mycelium.stats.bootstrap`); ids must
+            be unique within each group. Without it an example is keyed by its row
+            position in the whole frame, so a group's interval depends on where its
+            rows sit in the frame; with ids it depends on the ids only.
+        progress : bool, optional
+            Progress bar while resampling (default: only on a terminal, for long runs).
+        type_field : str, optional
+            Span field holding a hallucination type (e.g. ``"label_type"``): the result
+            is then the per-type breakdown only (see Returns).
+        typed_matching : bool
+            With ``type_field``, restrict predictions to each type too.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``[*by, "metric", "measure", "value", "examples", "average",
+            "profile"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when ``ci`` is
+            given; ``attrs["mycelium_signature"]`` holds the settings signature. Each
+            group's values equal `mycelium.evaluate` on that group's rows, bit for bit,
+            and so do its intervals with the same example keys
+            (`mycelium.evaluate.intervals`).
+
+            With ``type_field``: columns ``[*by, "type", "metric", "measure", "value",
+            "examples", "average", "profile"]``, the entries of ``evaluate(...,
+            type_field=...)["by_type"]`` on each group's rows: per type the measures
+            `mycelium.views.typology` defines per type, then a row with metric ``"counts"``,
+            measure ``"n_ref"`` (the type's reference spans) and average ``"sum"``;
+            ``examples`` counts the group's examples having the type. (Soft labels and
+            ``ci`` are not available there.)
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]], [[0, 5]], [[1, 3]]],
+        ...                    "pred": [[[2, 8]], [[4, 7]], [], [[1, 3]]]})
+        >>> out = df.mycelium.evaluate("ref", "pred", metrics="iou", ci=0.9,
+        ...                            n_resamples=200)
+        >>> out.columns.tolist()
+        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile']
+        >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
+        True
+        """
+        keys = self._keys(by)
+        n = len(self._df)
+        table = self._labelled(frames.evaluate_table,
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            groups=frames.group_codes(keys, n) if keys is not None else None,
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
+            ids=self._optional(id_col, "id_col"), progress=progress,
+            type_field=type_field, typed_matching=typed_matching)
+        return _to_pandas(table, self._key_dtypes(by))
+
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
+              metrics=None, zero_division=None, params=None, missing: str = "error",
+              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+              granularity: str = "char") -> pd.DataFrame:
+        """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
+
+        Rows left out by ``missing="drop"`` get NaN. Soft-label columns add
+        ``soft_spearman_score``; ``granularity`` is as in `evaluate`. The caller's frame
+        is not modified; join the result to it with ``df.join(df.mycelium.score(...))``.
+        """
+        table = self._labelled(frames.score_table,
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            profile=profile, metrics=metrics, zero_division=zero_division, params=params,
+            missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity)
+        out = table.to_pandas()
+        out.index = self._df.index
+        out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
+        return out
+
+    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
+                detector_col: str | None = None, baseline=None,
+                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
+                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
+                average=None, zero_division=None, params=None,
+                missing: str = "error") -> pd.DataFrame:
+        """Paired comparison of detectors (`mycelium.compare`), per group.
+
+        Parameters
+        ----------
+        ref_col : str
+            Reference span column.
+        pred_cols : list of str, or str with ``detector_col``
+            Wide format: one prediction column per detector (named by the column).
+            Long format: the one prediction column, with ``detector_col`` naming each
+            row's detector; rows of different detectors are paired by ``id_col``.
+        by : str or list of str, optional
+            Group key columns: each group is compared on its own rows.
+        id_col : str, optional
+            Example ids: resampling keys (and, in long format, required to pair rows).
+            Without ids (wide format), examples are keyed by their position within
+            their group.
+        detector_col : str, optional
+            Long format: the column naming each row's detector (compared in sorted
+            order of their names).
+        baseline : optional
+            Compare every other detector with this one; default: every pair.
+        test, n_resamples, seed, ci
+            As in `mycelium.compare`.
+        text, profile, metrics, average, zero_division, params, missing
+            As in `evaluate`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``[*by, detector_a, detector_b, metric, measure, value_a, value_b,
+            difference, ci_low, ci_high, p_value, p_holm, test, n_resamples, examples,
+            average, profile]``: for each group, the frame of `mycelium.compare`
+            on the group's rows (so Holm's correction runs within each group's
+            (metric, measure) family). ``attrs["mycelium_signature"]`` holds the
+            signature.
+
+        Raises
+        ------
+        ValueError
+            In long format, when rows do not pair: a detector lacks an id another has,
+            an id occurs twice for one detector, or references (or texts) differ
+            between detectors for one id.
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 5,
+        ...                    "good": [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 5,
+        ...                    "poor": [[[5, 9]], [], [[0, 1]], [[1, 9]]] * 5})
+        >>> out = df.mycelium.compare("ref", ["good", "poor"], metrics="iou",
+        ...                           n_resamples=200)
+        >>> out[["detector_a", "detector_b", "difference"]].round(4).values.tolist()
+        [['good', 'poor', 0.8444]]
+        """
+        from .compare import compare_table
+
+        keys = self._keys(by)
+        table = self._labelled(compare_table,
+            self._column, ref_col, pred_cols, n_rows=len(self._df), keys=keys,
+            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
+            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params)
+        return _to_pandas(table, self._key_dtypes(by))
+
+
+def _to_pandas(table: pa.Table, key_dtypes: dict | None = None) -> pd.DataFrame:
+    """The result frame. Key columns (the names of ``key_dtypes``) keep their values
+    exactly: in the given dtype (the input column's), or for a dtype of None in
+    Arrow's default, except that integer keys with nulls become ``Int64``, not floats."""
+    out = table.to_pandas()
+    for name, dtype in (key_dtypes or {}).items():
+        column = table.column(name)
+        if dtype is None:
+            if not (pa.types.is_integer(column.type) and column.null_count):
+                continue
+            dtype = _NULLABLE_INTS[str(column.type)]
+        out[name] = key_series(column, dtype)
+    if "profile" in out.columns:
+        out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)
+    out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
+    return out
+
+
+_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
+    pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
+    pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
+
+
+def key_series(column: pa.ChunkedArray, dtype) -> pd.Series:
+    """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
+    key is never routed through float64)."""
+    if hasattr(dtype, "__from_arrow__"):
+        try:
+            return pd.Series(dtype.__from_arrow__(column), copy=False)
+        except (TypeError, ValueError, pa.ArrowException):
+            pass
+    if dtype == object:
+        return pd.Series(column.to_pylist(), dtype=object)
+    out = column.to_pandas()
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def with_index_label(exc: SpanValidationError, index: pd.Index) -> SpanValidationError:
+    """``exc`` naming, beside its example position, the row's index label (SPEC 8), unless
+    the index is the positions themselves."""
+    k = exc.example
+    where = f"{exc.side} example {k}"
+    if k is None or not 0 <= k < len(index) or where not in str(exc):
+        return exc
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return exc
+    label = index[k]
+    label = label.item() if hasattr(label, "item") and not isinstance(label, str) else label
+    message = str(exc).replace(where, f"{where} (index label {label!r})", 1)
+    return SpanValidationError(message, side=exc.side, example=k, span=exc.span)

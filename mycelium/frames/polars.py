@@ -1,0 +1,281 @@
+"""The Polars face: a ``mycelium`` namespace on ``pl.DataFrame`` and ``pl.Expr`` (and, via
+`mycelium.frames.polars_lazy`, on ``pl.LazyFrame``).
+
+A thin adapter over `mycelium.frames.engine` (registered by ``import mycelium`` as soon as Polars
+is imported): eager frames are scored by the same functions as the pandas accessor, and
+the lazy plan computes per-row statistics batch by batch, then reduces them with the
+same functions, so every face gives the same numbers bit for bit.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import polars as pl
+import pyarrow as pa
+
+from ..core.settings import resolve_settings
+from ..metrics import METRICS, unknown_name
+from . import engine as frames
+from .polars_batches import (
+    SPAN_DTYPE,
+    _batch_scores,
+    _batch_statistics,
+    _inputs,
+    _one_metric,
+    _stat_fields,
+    _to_polars,
+)
+
+__all__ = ["SPAN_DTYPE", "MyceliumFrame", "MyceliumExpr"]  # MyceliumLazyFrame: polars_lazy
+
+
+# ------------------------------------------------------------------ DataFrame
+
+@pl.api.register_dataframe_namespace("mycelium")
+class MyceliumFrame:
+    """Score span columns of a Polars DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
+    ``.compare(...)``.
+
+    Span columns are `SPAN_DTYPE` (``List(Struct{start, end})``, extra struct fields
+    ignored), lists of ``[start, end]`` pairs, or JSON strings.
+
+    Examples
+    --------
+    >>> import polars as pl, mycelium
+    >>> from mycelium.frames.polars import SPAN_DTYPE
+    >>> df = pl.DataFrame({"model": ["a", "a", "b"],
+    ...                    "ref": [[{"start": 0, "end": 10}], [{"start": 4, "end": 7}],
+    ...                            [{"start": 0, "end": 5}]],
+    ...                    "pred": [[{"start": 2, "end": 8}], [{"start": 4, "end": 7}], []]},
+    ...                   schema_overrides={"ref": SPAN_DTYPE, "pred": SPAN_DTYPE})
+    >>> out = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+    >>> out.columns
+    ['model', 'metric', 'measure', 'value', 'examples', 'average', 'profile']
+    >>> out.select("model", "value", "examples").rows()
+    [('a', 0.8, 2), ('b', 0.0, 1)]
+    >>> df.mycelium.score("ref", "pred", metrics="iou")["iou_score"].to_list()
+    [0.6, 1.0, 0.0]
+    """
+
+    def __init__(self, df: pl.DataFrame) -> None:
+        self._df = df
+
+    def _column(self, name, role: str) -> pl.Series:
+        """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
+        if not isinstance(name, str):
+            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
+        if name not in self._df.columns:
+            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
+                           f"{list(self._df.columns)}.")
+        return self._df[name]
+
+    def _optional(self, name, role: str) -> pl.Series | None:
+        return None if name is None else self._column(name, role)
+
+    def _keys(self, names: list[str]) -> pa.Table | None:
+        if not names:
+            return None
+        return frames.key_table({name: self._column(name, "by") for name in names})
+
+    def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
+        return out.cast({name: self._df.schema[name] for name in names})
+
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
+                 profile=None, metrics=None, average=None, zero_division=None, params=None,
+                 missing: str = "error", soft_ref_col: str | None = None,
+                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+                 progress=None, type_field: str | None = None, typed_matching: bool = False,
+                 with_signature: bool = False) -> pl.DataFrame:
+        """Tidy results: one row per (group, metric, measure).
+
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns.
+        text : str, optional
+            Column of output texts; spans must end within them.
+        by : str or list of str, optional
+            Group key columns. Null keys form their own group; groups are sorted by key
+            (nulls last), in the same order as the pandas accessor.
+        profile, metrics, average, zero_division, params, missing
+            As in `mycelium.evaluate`.
+        soft_ref_col, soft_pred_col : str, optional
+            Soft-label columns (``List(Struct{start, end, prob})``, or JSON strings):
+            add ``soft_spearman`` (needs ``text``; average always ``"macro"``).
+        granularity, ci, n_resamples, seed, id_col, progress, type_field, typed_matching
+            As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`):
+            ``ci`` adds ``ci_low`` and ``ci_high`` after ``value``, resampling within
+            each group, examples keyed by ``id_col`` ids or else by their row position
+            in the whole frame; ``type_field`` gives the per-type rows with a ``type``
+            key column after the ``by`` keys.
+        with_signature : bool
+            Add a last column ``signature`` holding the settings signature (Polars frames
+            have no ``attrs``; `mycelium.parse_signature` reads it back).
+
+        Returns
+        -------
+        polars.DataFrame
+            Columns ``[*by, "metric", "measure", "value", "examples", "average",
+            "profile"]`` (``"ci_low", "ci_high"`` after ``"value"`` with ``ci``). Each
+            group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
+            ``examples`` sums to the rows scored.
+
+        Raises
+        ------
+        KeyError
+            A column is missing (the message lists the frame's columns).
+        """
+        names = frames.normalize_by(by)
+        keys = self._keys(names)
+        table = frames.evaluate_table(
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            groups=None if keys is None else frames.group_codes(keys, self._df.height),
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
+            ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
+            typed_matching=typed_matching)
+        return self._with_key_types(_to_polars(table, with_signature), names)
+
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
+              metrics=None, zero_division=None, params=None, missing: str = "error",
+              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+              granularity: str = "char", with_signature: bool = False) -> pl.DataFrame:
+        """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
+
+        Rows left out by ``missing="drop"`` are null; an undefined value under
+        ``zero_division="nan"`` is NaN. The caller's frame is not modified; attach the
+        result with ``df.hstack(df.mycelium.score(...))``. Arguments are those of
+        `evaluate` (there is no ``average``: every row is one example); soft-label
+        columns add ``soft_spearman_score``.
+        """
+        table = frames.score_table(
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"), profile=profile, metrics=metrics,
+            zero_division=zero_division, params=params, missing=missing,
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            granularity=granularity)
+        return _to_polars(table, with_signature)
+
+    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
+                detector_col: str | None = None, baseline=None,
+                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
+                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
+                average=None, zero_division=None, params=None, missing: str = "error",
+                with_signature: bool = False) -> pl.DataFrame:
+        """Paired comparison of detectors (`mycelium.compare`), per group.
+
+        Arguments and result as the pandas accessor's ``compare``
+        (`mycelium.frames.pandas.MyceliumAccessor.compare`): wide format (``pred_cols`` a
+        list, one column per detector) or long format (one ``pred_cols`` column with
+        ``detector_col``, rows paired by ``id_col``, failing clearly when they do not
+        pair); with ``by``, one comparison per group, Holm-corrected within the group.
+        ``with_signature`` adds a last ``signature`` column.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"id": [0, 1, 2, 0, 1, 2], "detector": ["a"] * 3 + ["b"] * 3,
+        ...                    "ref": [[[0, 10]], [[4, 7]], [[2, 5]]] * 2,
+        ...                    "pred": [[[0, 10]], [[4, 7]], [[2, 5]], [], [[4, 5]], []]})
+        >>> out = df.mycelium.compare("ref", "pred", detector_col="detector", id_col="id",
+        ...                           metrics="iou", n_resamples=200)
+        >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
+        [('a', 'b', 1.0, 0.1111111111111111)]
+        """
+        from .compare import compare_table
+
+        names = frames.normalize_by(by)
+        table = compare_table(
+            self._column, ref_col, pred_cols, n_rows=self._df.height, keys=self._keys(names),
+            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
+            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
+            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
+            params=params)
+        return self._with_key_types(_to_polars(table, with_signature), names)
+
+
+# ------------------------------------------------------------------ LazyFrame
+
+@pl.api.register_expr_namespace("mycelium")
+class MyceliumExpr:
+    """Per-row statistics and scores as expressions: ``pl.col("ref").mycelium.statistics(...)``.
+
+    Both are element-wise (one value per row, usable in ``select``, ``with_columns``
+    and inside ``group_by().agg()``), so they stream batch by batch.
+
+    Examples
+    --------
+    Summing the statistics per group gives the micro average of the frame face:
+
+    >>> import polars as pl, mycelium
+    >>> df = pl.DataFrame({"model": ["a", "a", "b"],
+    ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+    ...                    "pred": [[[2, 8]], [[4, 7]], []]})
+    >>> st = pl.col("ref").mycelium.statistics("pred", metric="iou")
+    >>> sums = (df.group_by("model").agg(st.struct.field("inter").sum(),
+    ...                                  st.struct.field("union").sum())
+    ...           .sort("model")
+    ...           .with_columns(score=pl.col("inter") / pl.col("union")))
+    >>> sums.rows()
+    [('a', 9, 13, 0.6923076923076923), ('b', 0, 5, 0.0)]
+    >>> frame = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou",
+    ...                              average="micro")
+    >>> frame["value"].to_list() == sums["score"].to_list()
+    True
+    >>> scores = df.select(pl.col("ref").mycelium.score("pred", metric="iou",
+    ...                                                  measure="score"))
+    >>> scores.to_dict(as_series=False)
+    {'iou_score': [0.6, 1.0, 0.0]}
+    """
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def statistics(self, predictions: str | pl.Expr, *, metric: str,
+                   text: str | pl.Expr | None = None, params=None,
+                   missing: str = "error") -> pl.Expr:
+        """The per-row sufficient statistics of one metric, as a Struct named ``metric``.
+
+        Parameters
+        ----------
+        predictions : str or polars.Expr
+            The predicted spans (this expression holds the references).
+        metric : str
+            A span metric name (``"iou"``, ``"character"``, ...); its statistics are the
+            Struct's fields (see ``mycelium.metrics.<metric>``).
+        text, params, missing
+            As in `mycelium.evaluate`; ``text`` is a column name or an expression.
+            Rows left out by ``missing="drop"`` are null.
+        """
+        settings = resolve_settings(metrics=[_one_metric(metric)], params=params,
+                                    missing=missing)
+        fields = _stat_fields(settings)
+        labels = [k for _, k, _ in fields]
+        return _inputs(self._expr, predictions, text).map_batches(
+            partial(_batch_statistics, settings=settings, fields=fields, labels=labels),
+            return_dtype=pl.Struct({lab: d for lab, (_, _, d) in zip(labels, fields)}),
+            is_elementwise=True).alias(metric)
+
+    def score(self, predictions: str | pl.Expr, *, metric: str, measure: str,
+              text: str | pl.Expr | None = None, profile=None, zero_division=None,
+              params=None, missing: str = "error") -> pl.Expr:
+        """Per-row values of one measure, a Float64 named ``<metric>_<measure>``.
+
+        Equal to the column of the same name of `MyceliumFrame.score`.
+        """
+        options = dict(profile=profile, metrics=[_one_metric(metric)],
+                       zero_division=zero_division, params=params, missing=missing)
+        resolve_settings(**options)  # check the options now, not on collect
+        if measure not in METRICS[metric].measures:
+            raise unknown_name(f"{metric} measure", measure, METRICS[metric].measures)
+        name = f"{metric}_{measure}"
+        return _inputs(self._expr, predictions, text).map_batches(
+            partial(_batch_scores, options=options, column=name),
+            return_dtype=pl.Float64, is_elementwise=True).alias(name)

@@ -1,0 +1,155 @@
+"""The Polars faces' shared pieces: the span dtype, the working column names, and the
+batch functions that turn a Polars batch of ``ref``/``pred`` structs into the core's
+statistics or values (used by the eager namespace in `mycelium.frames.polars` and the
+lazy one in `mycelium.frames.polars_lazy`; neither face imports the other).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..core.aggregate import per_example
+from ..core.pipeline import compute_statistics, prepare
+from ..core.settings import Settings
+from ..core.spans import SPAN_TYPE
+from ..errors import SpanValidationError
+from ..metrics import METRICS, unknown_name
+from . import engine as frames
+
+#: The Polars dtype of a span column (`mycelium.SPAN_TYPE` in Polars terms).
+SPAN_DTYPE = pl.List(pl.Struct({"start": pl.Int64, "end": pl.Int64}))
+
+_ROW = "__mycelium_row__"        # the frame position of each row in lazy plans
+_STATS = "__mycelium_stats__"    # the Struct column of per-row statistics
+_COUNT = "__mycelium_examples__"  # 1 per row scored (summed: the examples of a group)
+_TIDY = {"metric": pl.String, "measure": pl.String, "value": pl.Float64,
+         "examples": pl.Int64, "average": pl.String, "profile": pl.String}
+
+
+def _check_columns(columns, ref_col, pred_col, text, by: list[str]) -> None:
+    """KeyError (listing the columns) for a missing column; TypeError for a non-name."""
+    roles = [("ref_col", ref_col), ("pred_col", pred_col)] + [("by", n) for n in by]
+    if text is not None:
+        roles.append(("text", text))
+    for role, name in roles:
+        if not isinstance(name, str):
+            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
+        if name not in columns:
+            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
+                           f"{list(columns)}.")
+
+
+def _to_polars(table: pa.Table, with_signature: bool) -> pl.DataFrame:
+    out = pl.from_arrow(table)
+    if with_signature:
+        out = out.with_columns(signature=pl.lit(frames.signature_of(table), pl.String))
+    return out
+
+
+def _expr(x, role: str) -> pl.Expr:
+    if isinstance(x, str):
+        return pl.col(x)
+    if isinstance(x, pl.Expr):
+        return x
+    raise TypeError(f"{role} is a {type(x).__name__}; expected a column name or a "
+                    "polars expression.")
+
+
+def _inputs(ref, pred, text, *, row: bool = False) -> pl.Expr:
+    """One Struct expression holding what a batch of rows needs."""
+    parts = {"ref": _expr(ref, "references"), "pred": _expr(pred, "predictions")}
+    if text is not None:
+        parts["text"] = _expr(text, "text")
+    if row:
+        parts["row"] = pl.col(_ROW)
+    return pl.struct(**parts)
+
+
+def _one_metric(metric) -> str:
+    if not isinstance(metric, str):
+        raise TypeError(f"metric is a {type(metric).__name__}; expected one metric name "
+                        f"from: {', '.join(METRICS)}.")
+    if metric not in METRICS:
+        raise unknown_name("metric", metric, METRICS)
+    return metric
+
+
+def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
+    """(metric, statistic, Polars dtype) of every statistic, read off an empty batch."""
+    empty = pa.array([], SPAN_TYPE)
+    prepared = prepare(empty, empty)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    return [(m, k, pl.Int64 if v.dtype.kind in "iu" else pl.Float64)
+            for m, st in stats.items() for k, v in st.items()]
+
+
+def _prepare_batch(batch: pl.Series, missing: str):
+    """Validate and canonicalise one batch; errors name the row's frame position."""
+    fields = batch.struct.fields
+    text = batch.struct.field("text") if "text" in fields else None
+    try:
+        return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
+                       missing=missing)
+    except SpanValidationError as exc:
+        if exc.example is None:
+            raise
+        if "row" not in fields:  # an expression: Polars hands it batches of rows
+            raise SpanValidationError(
+                f"{exc} (example {exc.example} counts the rows of the batch Polars "
+                "evaluated the expression on, from 0: the frame row in an eager select, "
+                "not in a streaming one)", side=exc.side, example=exc.example,
+                span=exc.span) from None
+        row = int(batch.struct.field("row")[exc.example])
+        message = str(exc).replace(f"{exc.side} example {exc.example}",
+                                   f"{exc.side} example {row}", 1)
+        raise SpanValidationError(
+            f"{message} (example {row} is the row's position in the LazyFrame's rows as "
+            "they reach mycelium, counted from 0 after any filter or slice in the plan)",
+            side=exc.side, example=row, span=exc.span) from None
+
+
+def _batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
+                      measures: bool = False) -> pl.Series:
+    """Per-row statistics (or per-example values) of one batch as a Struct Series.
+
+    Rows left out by ``missing="drop"`` are null.
+    """
+    prepared = _prepare_batch(batch, settings.missing)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    if measures:
+        stats = per_example(stats, zero_division=settings.zero_division,
+                            params=settings.params)
+    kept = prepared.kept
+    mask = None if kept.all() else ~kept
+    arrays = []
+    for metric, stat, dtype in fields:
+        full = np.zeros(kept.size, dtype=np.int64 if dtype == pl.Int64 else np.float64)
+        full[kept] = stats[metric][stat]
+        arrays.append(pa.array(full, mask=mask))
+    struct = pa.StructArray.from_arrays(
+        arrays, names=labels, mask=None if mask is None else pa.array(mask))
+    return pl.Series(batch.name, struct)
+
+
+def _batch_scores(batch: pl.Series, *, options: dict, column: str | None = None
+                  ) -> pl.Series:
+    """`frames.score_table` of one batch: a Struct of all measures, or one column."""
+    fields = batch.struct.fields
+    try:
+        table = frames.score_table(
+            batch.struct.field("ref"), batch.struct.field("pred"),
+            text=batch.struct.field("text") if "text" in fields else None, **options)
+    except SpanValidationError:
+        _prepare_batch(batch, options["missing"])  # re-raise with the row's position
+        raise
+    out = pl.from_arrow(table)
+    if column is not None:
+        return out[column].alias(batch.name)
+    return out.to_struct(batch.name)
+

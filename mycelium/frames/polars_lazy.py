@@ -1,0 +1,235 @@
+"""The lazy Polars face: ``pl.LazyFrame.mycelium``, streaming with bounded memory.
+
+Each streamed batch is scored with the core (in slices) and reduced to one row of exact
+int64 sums per group (`mycelium.core.engine_sums`); Polars adds them per group in Int128 and
+the few group rows are finished by `mycelium.frames.engine.tidy_from_sums` — so a lazy plan
+gives the eager faces' numbers bit for bit without holding rows. Registered by
+`mycelium.frames.polars` (itself registered when Polars is imported).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
+from ..core.pipeline import compute_statistics
+from ..core.reduce import group_sums
+from ..core.settings import Settings, resolve_settings
+from ..metrics import METRICS
+from . import engine as frames
+from .polars_batches import (
+    _COUNT,
+    _ROW,
+    _STATS,
+    _TIDY,
+    _batch_scores,
+    _check_columns,
+    _inputs,
+    _prepare_batch,
+)
+
+
+@pl.api.register_lazyframe_namespace("mycelium")
+class MyceliumLazyFrame:
+    """Lazy scoring: ``lf.mycelium.evaluate(...)`` is a LazyFrame that runs on ``collect()``.
+
+    The plan reads only the span, text and key columns, scores them batch by batch
+    (on Polars' streaming engine with ``collect(engine="streaming")``, so span columns
+    are never held for all rows), lets Polars sum exact integer columns per group
+    (`mycelium.core.engine_sums`) and finishes the groups with `mycelium.frames.engine`, the
+    engine of every face: memory does not grow with the number of rows.
+
+    Examples
+    --------
+    >>> import os, tempfile, polars as pl, mycelium
+    >>> df = pl.DataFrame({"model": ["a", "a", "b"],
+    ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+    ...                    "pred": [[[2, 8]], [[4, 7]], []]})
+    >>> path = os.path.join(tempfile.mkdtemp(), "spans.parquet")
+    >>> df.write_parquet(path)
+    >>> plan = pl.scan_parquet(path).mycelium.evaluate("ref", "pred", by="model",
+    ...                                                metrics="character", average="micro")
+    >>> isinstance(plan, pl.LazyFrame)
+    True
+    >>> out = plan.collect(engine="streaming")
+    >>> out.filter(pl.col("measure") == "recall").select("model", "value").rows()
+    [('a', 0.6923076923076923), ('b', 0.0)]
+    >>> out.equals(df.mycelium.evaluate("ref", "pred", by="model", metrics="character",
+    ...                                 average="micro"))
+    True
+    """
+
+    def __init__(self, lf: pl.LazyFrame) -> None:
+        self._lf = lf
+
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
+                 profile=None, metrics=None, average=None, zero_division=None, params=None,
+                 missing: str = "error", with_signature: bool = False) -> pl.LazyFrame:
+        """Tidy results as a LazyFrame; arguments and result as `MyceliumFrame.evaluate`.
+
+        Options and column names are checked now (from the schema, without reading
+        data); span errors surface on ``collect()`` with the row's frame position.
+
+        Notes
+        -----
+        The plan holds a batch of rows at a time and O(groups) sums, however many rows
+        it reads:
+
+        1. each batch of rows (a streamable ``map_batches`` over the key, span and text
+           columns only) is validated and scored by the core; each row's statistics
+           become `mycelium.core.reduce.row_columns` — the columns whose exact group sums
+           determine every result (the statistics for micro, exact integer limbs of
+           each per-example value for macro) — rewritten as int64 columns by
+           `mycelium.core.engine_sums`, and summed per group within the batch, so one row
+           per group and batch leaves it (span columns and per-row values do not);
+        2. Polars adds these up per group (``group_by(by).agg(sum)`` in Int128: exact
+           beyond 2**63), with the number of rows scored and each group's first row;
+        3. on ``collect()``, the one-row-per-group result is grouped again by
+           `mycelium.frames.engine.group_codes` (which merges keys pandas considers equal,
+           NaN and null, and orders groups as every face does) and finished by
+           `mycelium.frames.engine.tidy_from_sums`.
+
+        Integer sums are exact in any order, so the numbers equal the eager faces and
+        `mycelium.evaluate` bit for bit, for any batching. The only float sums are the
+        rests of `mycelium.core.engine_sums`, zero unless a per-example value (macro) or a
+        CLEval numerator (micro, fractional ``granularity_penalty_weight``) has bits
+        below 2**-115 — not reachable by a built-in measure.
+
+        On the streaming engine (``collect(engine="streaming")``) span columns are
+        held a batch of rows at a time (scored 32,768 rows at a time); the in-memory
+        engine reads all rows first, so use the streaming engine for large inputs.
+        Polars decodes a Parquet row group at a time and reads ahead of a slow
+        consumer: smaller row groups (say 100,000 rows) lower the peak memory.
+        """
+        settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                    zero_division=zero_division, params=params,
+                                    missing=missing)
+        names = frames.normalize_by(by)
+        schema = self._lf.collect_schema()
+        _check_columns(schema.names(), ref_col, pred_col, text, names)
+        frames.key_table({n: pl.Series(n, [], dtype=schema[n]) for n in names})  # types
+        layout = engine_layout(settings)
+        inputs = list(dict.fromkeys([*names, _ROW, ref_col, pred_col]
+                                    + ([text] if text is not None else [])))
+        sums_schema = ({name: schema[name] for name in names}
+                       | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
+                       | {_COUNT: pl.Int64, _ROW: pl.get_index_type()})
+        batch_sums = (self._lf.with_row_index(_ROW).select(inputs).map_batches(
+            partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
+                    names=names, settings=settings, layout=layout, schema=sums_schema),
+            streamable=True, schema=sums_schema))
+        sums = _sums(layout)
+        partials = (batch_sums.group_by(names).agg(sums) if names
+                    else batch_sums.select(sums))
+        out_schema = {name: schema[name] for name in names} | _TIDY
+        if with_signature:
+            out_schema["signature"] = pl.String
+        return partials.map_batches(
+            partial(_finish_sums, settings=settings, names=names, layout=layout,
+                    schema=out_schema), schema=out_schema)
+
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
+              metrics=None, zero_division=None, params=None,
+              missing: str = "error") -> pl.LazyFrame:
+        """Per-row measures as a LazyFrame, computed batch by batch (streamable).
+
+        The result is `MyceliumFrame.score` of the collected frame: one Float64 column
+        ``<metric>_<measure>`` per measure, in row order.
+        """
+        options = dict(profile=profile, metrics=metrics, zero_division=zero_division,
+                       params=params, missing=missing)
+        settings = resolve_settings(**options)
+        _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
+        columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
+        scores = _inputs(ref_col, pred_col, text, row=True).map_batches(
+            partial(_batch_scores, options=options),
+            return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
+        return (self._lf.with_row_index(_ROW).select(scores.alias(_STATS))
+                .unnest(_STATS))
+
+
+# ----------------------------------------------------------------------- Expr
+
+
+def _sums(layout) -> list[pl.Expr]:
+    """Group sums of the engine columns (Int128: exact), the examples and the first row."""
+    return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
+             for c in layout] + [pl.col(_COUNT).sum(), pl.col(_ROW).min()])
+
+
+_SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scratch memory
+
+
+def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
+                layout, schema) -> pl.DataFrame:
+    """One batch of rows → its per-group sums (`_sums`): one row per group in the batch.
+
+    Each row is scored by the core and becomes `mycelium.core.engine_sums.engine_columns`
+    (zeros and no example for rows left out by ``missing="drop"``); summing them here
+    already, in the batch, means only a few rows per batch travel on through the plan.
+    Rows are scored `_SLICE` at a time, so memory does not grow with the batch size.
+    """
+    parts = [_slice_sums(df.slice(start, _SLICE), ref_col=ref_col, pred_col=pred_col,
+                         text=text, names=names, settings=settings, layout=layout)
+             for start in range(0, max(df.height, 1), _SLICE)]
+    out = parts[0] if len(parts) == 1 else pl.concat(parts)
+    if len(parts) > 1:
+        out = out.group_by(names).agg(_sums(layout)) if names else out.select(_sums(layout))
+    return out.select(list(schema))
+
+
+def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
+                layout) -> pl.DataFrame:
+    batch = df.select(_inputs(ref_col, pred_col, text, row=True).alias(_STATS)).to_series()
+    prepared = _prepare_batch(batch, settings.missing)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    columns = engine_columns(stats, settings, layout)
+    kept = prepared.kept
+    columns[_COUNT] = np.ones(int(kept.sum()), dtype=np.int64)
+    if not kept.all():
+        for label, col in columns.items():
+            full = np.zeros(kept.size, dtype=col.dtype)
+            full[kept] = col
+            columns[label] = full
+    rows = df.select(*names, _ROW).hstack(pl.DataFrame(columns))
+    return rows.group_by(names).agg(_sums(layout)) if names else rows.select(_sums(layout))
+
+
+def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.DataFrame:
+    """The tidy result from Polars' per-group sums (one row per group, not per row).
+
+    Partial groups are ordered by their first row and grouped again by
+    `frames.group_codes`, which merges keys pandas considers equal (NaN and null) and
+    keeps the key value of the group's first row, as the eager faces do; the integer
+    sums of merged partials are added exactly.
+    """
+    df = df.sort(_ROW, nulls_last=True)
+    keys = df.select(names).to_arrow() if names else None
+    groups = frames.group_codes(keys, df.height)
+    partials = {c.label: _exact_sums(df[c.label]) if c.integer
+                else df[c.label].fill_null(0.0).to_numpy() for c in layout}
+    sums = reduce_engine_sums(partials, groups.codes, groups.n_groups, settings, layout)
+    examples = group_sums({"": _exact_sums(df[_COUNT])}, groups.codes, groups.n_groups)[""]
+    table = frames.tidy_from_sums(sums, examples, groups, settings)
+    return _result(table, settings, schema)
+
+
+def _exact_sums(sums: pl.Series) -> np.ndarray:
+    """Int128 (or Int64) group sums as int64 when they fit, else exact Python ints."""
+    sums = sums.fill_null(0)
+    small = sums.cast(pl.Int64, strict=False)
+    if small.null_count() == 0:
+        return small.to_numpy()
+    return np.array(sums.to_list(), dtype=object)
+
+
+def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:
+    out = pl.from_arrow(table)
+    if "signature" in schema:
+        out = out.with_columns(signature=pl.lit(settings.signature(), pl.String))
+    return out.cast(schema)

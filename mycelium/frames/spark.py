@@ -1,0 +1,412 @@
+"""The Spark face: `evaluate` scores span columns of a PySpark DataFrame, exactly, any size.
+
+Each Arrow batch is scored with the core inside ``mapInArrow`` into the per-row columns
+of `mycelium.core.reduce.row_columns`, written as int64 engine columns
+(`mycelium.core.engine_sums`); Spark sums them per group (``GROUP BY SUM`` over bigint,
+exact); the driver collects the few summed rows and finishes with
+`mycelium.frames.engine.tidy_from_sums`, so the result is the pandas accessor's frame, bit for
+bit. pyspark is imported only when a function here is called; workers need mycelium
+installed (docs/scaling.md).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
+from ..core.pipeline import compute_statistics, prepare
+from ..core.reduce import values_from_sums
+from ..core.settings import Settings, resolve_settings
+from ..errors import SpanValidationError
+from ..stats.bootstrap import (
+    CHUNK,
+    example_keys,
+    leave_out_empty,
+    percentile_interval,
+    poisson_weights,
+)
+from . import engine as frames
+from .spark_checks import check_inputs, for_driver, from_worker
+
+__all__ = ["evaluate"]
+
+_REF, _PRED, _TEXT, _ID, _N, _R = "__ref", "__pred", "__text", "__id", "__n", "__r"
+
+
+def _spark_names(layout) -> list[tuple[str, str, bool]]:
+    """``(Spark column, engine label, is int64)`` of each `engine_sums` column: plain
+    Spark names, as labels hold ``|`` and ``#``."""
+    return [(f"c{i}", col.label, col.integer) for i, col in enumerate(layout)]
+
+
+def _columns(stats, settings: Settings, layout, kept: np.ndarray) -> list[np.ndarray]:
+    """The engine columns of one batch, zeros for rows left out by ``missing="drop"``."""
+    columns = engine_columns(stats, settings, layout)
+    out = []
+    for col in layout:
+        values = columns[col.label]
+        if not kept.all():
+            full = np.zeros(kept.size, dtype=values.dtype)
+            full[kept] = values
+            values = full
+        out.append(values)
+    return out
+
+
+# ------------------------------------------------------------------ on the workers
+
+def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarray, list]:
+    """Rows kept and the engine columns of one Arrow batch (spans converted by the core)."""
+    text = batch.column(_TEXT) if _TEXT in batch.schema.names else None
+    try:
+        prepared = prepare(batch.column(_REF), batch.column(_PRED), text=text,
+                           missing=settings.missing)
+    except SpanValidationError as exc:
+        raise _located(exc, batch) from None
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    return prepared.kept, _columns(stats, settings, layout, prepared.kept)
+
+
+def _located(exc: SpanValidationError, batch: pa.RecordBatch) -> SpanValidationError:
+    """The error naming the example by its id (a position inside a batch means nothing)."""
+    if exc.example is None or exc.side is None:
+        return exc
+    if _ID in batch.schema.names:
+        where = f"{exc.side} example with id {batch.column(_ID)[exc.example].as_py()!r}"
+    else:
+        where = (f"{exc.side} example at row {exc.example} of a Spark Arrow batch (pass "
+                 "id_col=... to name it by its id)")
+    message = str(exc).replace(f"{exc.side} example {exc.example}", where, 1)
+    return SpanValidationError(message, side=exc.side, example=exc.example, span=exc.span)
+
+
+def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, layout,
+                   keys: list[str]) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow``: per group of each Arrow batch, the sums of its rows' engine
+    columns and its count of scored rows; with intervals (resample -1 for those plain
+    sums) also its sums weighted by each resample's Poisson weights.
+
+    Summing a batch's rows here (exactly, in int64) before Spark sums across batches
+    sends one row per group and batch to the JVM instead of one per example.
+    """
+    boot = settings.bootstrap
+    names = [*keys, *([_R] if boot else []), _N]
+    names += [name for name, _, _ in _spark_names(layout)]
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        try:
+            kept, columns = _score(batch, settings, layout)
+        except (ValueError, TypeError) as exc:
+            raise for_driver(exc) from None
+        groups = frames.group_codes(
+            pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
+        try:
+            hashes = None if boot is None else _id_keys(batch, kept, groups)
+        except ValueError as exc:
+            raise for_driver(exc) from None
+        g, r, values = _weighted_sums(groups, [kept.astype(np.int64)] + columns, hashes,
+                                      boot)
+        arrays = [groups.keys.column(k).take(pa.array(g)).combine_chunks() for k in keys]
+        arrays += [pa.array(r, pa.int32())] if boot else []
+        arrays += [pa.array(v) for v in values]
+        yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
+    """`mycelium.stats.bootstrap.example_keys` of the scored rows' ids (0 for the others);
+    ids must be unique within each group, as for the pandas accessor."""
+    ids = np.array(batch.column(_ID).to_pylist() + [None], dtype=object)[:-1]
+    out = np.zeros(batch.num_rows, dtype=np.uint64)
+    for g in range(groups.n_groups):
+        rows = np.flatnonzero(kept & (groups.codes == g))
+        values = ids[rows].tolist()
+        if any(v is None for v in values):
+            raise ValueError("Expected an example id in every scored row, got a null in "
+                             "the id_col column; fix by filling the ids (each example is "
+                             "one resampling unit).")
+        out[rows] = example_keys(len(values), values)
+    return out
+
+
+def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None, boot):
+    """Rows ``(group, resample, column sums)``: resample -1 holds the plain sums (the
+    only rows without ``boot``), then the sums weighted by each resample's weights."""
+    order = np.argsort(groups.codes, kind="stable")
+    bounds = np.searchsorted(groups.codes[order], np.arange(groups.n_groups + 1))
+    is_int = [a.dtype.kind == "i" for a in columns]
+    n = columns[0].size
+    ints = _matrix([a for a, i in zip(columns, is_int) if i], n, np.int64)[order]
+    floats = _matrix([a for a, i in zip(columns, is_int) if not i], n, np.float64)[order]
+    starts = bounds[:-1]  # every group of the batch has rows
+    blocks = [(np.arange(groups.n_groups), np.full(groups.n_groups, -1),
+               np.add.reduceat(ints, starts, axis=0) if ints.shape[1] else
+               np.zeros((groups.n_groups, 0), np.int64),
+               np.add.reduceat(floats, starts, axis=0) if floats.shape[1] else
+               np.zeros((groups.n_groups, 0)))]
+    if boot is None:
+        return _unstack(blocks, is_int)
+    hashes = hashes[order]
+    for first in range(0, boot.n_resamples, CHUNK):
+        chunk = range(first, min(boot.n_resamples, first + CHUNK))
+        w = poisson_weights(hashes, boot.seed, chunk)
+        for g in range(groups.n_groups):
+            rows = slice(bounds[g], bounds[g + 1])
+            blocks.append((np.full(len(chunk), g), np.arange(chunk.start, chunk.stop),
+                           _exact_dot(w[:, rows], ints[rows]), w[:, rows] @ floats[rows]))
+    return _unstack(blocks, is_int)
+
+
+def _unstack(blocks, is_int: list[bool]):
+    """``(group, resample, [column sums])`` from blocks of rows, columns in input order."""
+    g, r, int_sums, float_sums = (np.concatenate(parts) for parts in zip(*blocks))
+    it_int, it_float = iter(int_sums.T), iter(float_sums.T)
+    values = [np.ascontiguousarray(next(it_int) if i else next(it_float)) for i in is_int]
+    return g, r, values
+
+
+def _matrix(arrays: list[np.ndarray], n: int, dtype) -> np.ndarray:
+    return np.stack(arrays, axis=1) if arrays else np.zeros((n, 0), dtype=dtype)
+
+
+def _exact_dot(w: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``w @ m`` for an int64 ``m``, exactly: float64 products when every partial sum is
+    an integer below 2**53 (any summation order is then exact), else int64 products."""
+    if m.size == 0:
+        return np.zeros((w.shape[0], m.shape[1]), dtype=np.int64)
+    if float(np.abs(m).max()) * float(w.max(initial=0.0)) * m.shape[0] < 2.0**53:
+        return (w @ m.astype(np.float64)).astype(np.int64)
+    return w.astype(np.int64) @ m
+
+
+# --------------------------------------------------------------------- the driver
+
+def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
+             profile=None, metrics=None, average=None, zero_division=None, params=None,
+             missing: str = "error", as_spark: bool = False, ci=None, n_resamples=1000,
+             seed=0, id_col: str | None = None):
+    """Tidy results of a PySpark DataFrame: one row per (group, metric, measure).
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        Span columns of type ``array<struct<start: bigint, end: bigint>>`` (what
+        `mycelium.write_parquet` writes and ``spark.read.parquet`` reads back; any
+        integer fields, lists of ``[start, end]`` pairs and JSON strings are accepted too).
+    ref_col, pred_col : str
+        Reference and prediction span columns.
+    text : str, optional
+        Column of output texts (strings); spans must end within them.
+    by : str or list of str, optional
+        Group key columns. Null keys form their own group; groups are ordered as the
+        pandas accessor orders them (`mycelium.frames.engine.group_codes`).
+    profile, metrics, average, zero_division, params, missing
+        As in `mycelium.evaluate` (``zero_division=None``: the profile's, else 0.0).
+    as_spark : bool
+        Return a Spark DataFrame (created on ``sdf``'s session; the signature is in the
+        metadata of its ``value`` field) instead of a pandas DataFrame.
+    ci : float, optional
+        Confidence level of percentile-bootstrap intervals, added as columns
+        ``ci_low`` and ``ci_high`` after ``value``, as the pandas accessor adds them.
+        Needs ``id_col``.
+    n_resamples, seed : int
+        Resamples and seed of the intervals (recorded in the signature).
+    id_col : str, optional
+        Column of unique example ids: the resampling key of each example, and the name
+        of a bad example in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame or pyspark.sql.DataFrame
+        Columns ``[*by, "metric", "measure", "value", "examples", "average",
+        "profile"]`` (with ``ci``: ``ci_low``, ``ci_high`` after ``value``); the pandas
+        frame is the one
+        ``pdf.mycelium.evaluate`` returns on the same rows, with the signature in
+        ``attrs["mycelium_signature"]``.
+
+    Raises
+    ------
+    SpanValidationError
+        Bad spans: found on a worker, raised on the driver with the worker's message
+        (naming the example by its ``id_col`` value when given).
+    ValueError, TypeError, KeyError
+        Bad options, column types or column names (checked before any Spark job).
+
+    Notes
+    -----
+    Per Arrow batch, ``mapInArrow`` computes `mycelium.core.reduce.row_columns` with the
+    core — the statistics themselves (micro) or each per-example value split into
+    integer limbs below 2**28 (macro) — as the int64 columns of
+    `mycelium.core.engine_sums` (spans are converted from Arrow by the core; no Python loop
+    per row). Spark sums them with ``groupBy(*by).agg(sum)`` as ``bigint``, exact while
+    every sum stays below 2**63: for macro at least 2**32 rows per group (limbs below
+    2**28 allow 2**35; the residual column, below 2**31, is zero for every value of
+    2**-31 or more), for micro the group total of each statistic. Spark's ANSI mode
+    (the default from Spark 4) raises on overflow; without it a sum would wrap. Only
+    the float *rests* of `mycelium.core.engine_sums` (zero unless a value is below 2**-63)
+    are summed as doubles. The driver adds up Spark groups that pandas merges (NaN and
+    null keys) and finishes with `mycelium.core.reduce.values_from_sums`, so every value
+    equals the pandas accessor's.
+
+    With ``ci``, example i's weight in resample r is `mycelium.stats.bootstrap.poisson_weights`
+    of the hash of its id (`mycelium.stats.bootstrap.example_keys`) and ``seed``: a pure
+    function of the row, so intervals do not depend on partitioning and equal
+    ``pdf.mycelium.evaluate(..., ci=..., id_col=...)``, and ``mycelium.evaluate(...,
+    ci=..., ids=...)`` on each group's rows. Each batch emits
+    its groups' sums weighted per resample ((R + 1) rows per group and batch, never a
+    row per example and resample); Spark sums them per group and resample. Hashing the
+    ids (``repr`` of each value, as the core does) is the one Python loop per row.
+    Ids must be unique within each group (checked within each batch).
+
+    Examples
+    --------
+    With a Spark session ``spark`` (tests/spark runs this very example)::
+
+        from mycelium import spark as myspark
+        sdf = spark.createDataFrame(
+            [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
+            "model string, ref array<struct<start: bigint, end: bigint>>, "
+            "pred array<struct<start: bigint, end: bigint>>")
+        myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")
+        #   model metric measure  value  examples average profile
+        # 0     a    iou   score    0.8         2   macro    None
+        # 1     b    iou   score    0.0         1   macro    None
+    """
+    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                zero_division=zero_division, params=params, missing=missing,
+                                ci=ci, n_resamples=n_resamples, seed=seed,
+                                ids=id_col is not None)
+    names = frames.normalize_by(by)
+    check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings)
+    from pyspark.sql import functions as F
+
+    layout = engine_layout(settings)
+    keys = [f"__k{i}" for i in range(len(names))]
+    boot = settings.bootstrap is not None
+    worker = partial(_group_batches, settings=settings, layout=layout, keys=keys)
+    mapped = _select(sdf, ref_col, pred_col, text, names, id_col).mapInArrow(
+        worker, _mapped_schema(sdf, names, keys, layout, boot))
+    values = [_N] + [name for name, _, _ in _spark_names(layout)]
+    summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
+        *[F.sum(name).alias(name) for name in values])
+    try:
+        collected = _collect(summed)
+    except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
+        raised = from_worker(exc)
+        if raised is None:
+            raise
+        raise raised from None
+    tidy = _finish(collected, settings, layout, names, keys)
+    if as_spark:
+        return _to_spark(sdf, tidy, names)
+    from .pandas import _to_pandas
+
+    return _to_pandas(tidy, dict.fromkeys(names))
+
+
+def _quoted(name: str):
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _select(sdf, ref_col, pred_col, text, names, id_col):
+    cols = [_quoted(ref_col).alias(_REF), _quoted(pred_col).alias(_PRED)]
+    cols += [_quoted(c).alias(a) for c, a in ((text, _TEXT), (id_col, _ID))
+             if c is not None]
+    cols += [_quoted(n).alias(f"__k{i}") for i, n in enumerate(names)]
+    return sdf.select(*cols)
+
+
+def _mapped_schema(sdf, names, keys, layout, boot: bool):
+    from pyspark.sql import types as T
+
+    fields = [T.StructField(k, sdf.schema[n].dataType, True) for k, n in zip(keys, names)]
+    if boot:
+        fields.append(T.StructField(_R, T.IntegerType(), False))
+    fields.append(T.StructField(_N, T.LongType(), False))
+    fields += [T.StructField(name, T.LongType() if integer else T.DoubleType(), False)
+               for name, _, integer in _spark_names(layout)]
+    return T.StructType(fields)
+
+
+def _collect(df) -> pa.Table:
+    """The summed rows as an Arrow table (``toArrow`` from Spark 4; 3.5's collector)."""
+    if hasattr(df, "toArrow"):
+        return df.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema  # pragma: no cover - Spark 3.5
+
+    return pa.Table.from_batches(df._collect_as_arrow(),  # pragma: no cover
+                                 schema=to_arrow_schema(df.schema))
+
+
+def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Table:
+    """The tidy table from the collected per-(Spark group[, resample]) sums."""
+    key_table = table.select(keys).rename_columns(names) if keys else None
+    groups = frames.group_codes(key_table, table.num_rows)
+    estimate = np.ones(table.num_rows, dtype=bool)
+    if settings.bootstrap is not None:
+        resample = table.column(_R).to_numpy().astype(np.int64)
+        estimate = resample < 0
+    examples, sums = _group_sums(table.filter(pa.array(estimate)), groups.codes[estimate],
+                                 groups.n_groups, settings, layout)
+    tidy = frames.tidy_from_sums(sums, examples, groups, settings)
+    if settings.bootstrap is None:
+        return tidy
+    rest = ~estimate
+    return _with_intervals(tidy, table.filter(pa.array(rest)), groups.codes[rest],
+                           resample[rest], groups.n_groups, settings, layout)
+
+
+def _group_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, layout):
+    """Examples and `row_columns` sums per final group (`engine_sums` decodes them; Spark
+    groups that pandas merges, NaN and null keys, are added up here)."""
+    def column(name):  # Spark's bigint sums are int64 (exact_ints' form); null: no rows
+        return table.column(name).fill_null(0).to_numpy()
+
+    examples = np.bincount(codes, weights=column(_N), minlength=n_groups).astype(np.int64)
+    partials = {label: column(name) for name, label, _ in _spark_names(layout)}
+    return examples, reduce_engine_sums(partials, codes, n_groups, settings, layout)
+
+
+def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: int,
+                    settings: Settings, layout) -> pa.Table:
+    """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.with_intervals`:
+    the resampled values of `mycelium.stats.bootstrap.resampled_values`, from Spark's sums."""
+    b = settings.bootstrap
+    # weights, sums: per (group, resample), the summed weights and the exact sums
+    weights, sums = _group_sums(table, codes * b.n_resamples + resample,
+                                n_groups * b.n_resamples, settings, layout)
+    values = values_from_sums(sums, settings)
+    leave_out_empty(values, weights)  # resamples that drew no example, as bootstrap.py
+    estimates = iter(tidy.column("value").to_pylist())
+    low, high = [], []
+    for g in range(n_groups):
+        part = slice(g * b.n_resamples, (g + 1) * b.n_resamples)
+        for metric in settings.metrics:
+            for arr in values[metric].values():
+                lo, hi = percentile_interval(arr[part], b.ci, next(estimates))
+                low.append(lo)
+                high.append(hi)
+    at = tidy.schema.get_field_index("value") + 1
+    tidy = tidy.add_column(at, "ci_low", pa.array(low, pa.float64()))
+    return tidy.add_column(at + 1, "ci_high", pa.array(high, pa.float64()))
+
+
+def _to_spark(sdf, tidy: pa.Table, names):
+    from pyspark.sql import types as T
+
+    signature = frames.signature_of(tidy)
+    fields = [T.StructField(n, sdf.schema[n].dataType, True) for n in names]
+    types = {"value": T.DoubleType(), "examples": T.LongType(), "ci_low": T.DoubleType(),
+             "ci_high": T.DoubleType()}
+    for name in tidy.column_names[len(names):]:
+        meta = {"mycelium_signature": signature} if name == "value" else None
+        fields.append(T.StructField(name, types.get(name, T.StringType()), True, meta))
+    rows = list(zip(*(tidy.column(i).to_pylist() for i in range(tidy.num_columns))))
+    return sdf.sparkSession.createDataFrame(rows, T.StructType(fields))

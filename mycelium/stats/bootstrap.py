@@ -1,0 +1,282 @@
+"""Bootstrap resampling of per-example statistics: intervals without re-matching spans.
+
+Every aggregate is a function of per-example sufficient statistics, so a resample is
+just a reweighting of them: micro re-sums the statistics, macro re-averages the
+per-example values. mycelium uses the **Poisson bootstrap**: in resample r, example i
+appears ``w[r, i] ~ Poisson(1)`` times, and ``w`` is a pure function of
+``(seed, r, key_i)`` where ``key_i`` identifies the example (its position, or a hash of
+an example id). Hence the intervals
+
+- are reproducible from the seed alone;
+- do not depend on how the work is chunked (over resamples or examples), on the order
+  of the examples when ids are given, or on how a distributed engine partitions rows;
+- resample *within* each group when results are grouped (a group's resamples reweight
+  that group's examples only).
+
+The percentile interval at level ``ci`` is the ``(1 - ci)/2`` and ``(1 + ci)/2``
+quantiles (numpy's linear interpolation) of the resampled values, undefined resamples
+left out. A resample that draws no example at all (every weight 0, likely in small
+groups) is left out of every interval, micro and macro alike, and counted
+(``report["meta"]["ci"]["empty_resamples"]``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Iterator, Mapping
+
+import numpy as np
+
+from ..core.aggregate import _measures, resolve_zero_division
+from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
+from ..metrics import METRICS, resolve_params
+from ..metrics._intervals import narrow
+
+__all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
+           "Resampled", "leave_out_empty"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+# Inverse CDF of Poisson(1): P(W <= k) for k = 0..19 (the tail beyond is < 1e-18).
+_POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(20)])
+
+#: Resamples generated and reduced together (bounds memory: chunk x examples weights).
+CHUNK = 64
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values."""
+    x = np.array(x, dtype=np.uint64)  # a copy, mixed in place
+    tmp = np.empty_like(x)
+    with np.errstate(over="ignore"):
+        for shift, mult in ((30, _M1), (27, _M2), (31, None)):
+            np.right_shift(x, np.uint64(shift), out=tmp)
+            np.bitwise_xor(x, tmp, out=x)
+            if mult is not None:
+                np.multiply(x, mult, out=x)
+    return x
+
+
+def example_keys(n: int, ids=None) -> np.ndarray:
+    """uint64 key per example: its position, or a stable hash of its id (any str/int)."""
+    if ids is None:
+        return np.arange(n, dtype=np.uint64)
+    keys = np.empty(len(ids), dtype=np.uint64)
+    for i, value in enumerate(ids):
+        if isinstance(value, np.generic):
+            value = value.item()  # np.int64(1) and 1 are the same id
+        digest = hashlib.blake2b(repr(value).encode(), digest_size=8).digest()
+        keys[i] = int.from_bytes(digest, "little")
+    if np.unique(keys).size != keys.size:
+        seen: dict = {}
+        for value in ids:
+            value = value.item() if isinstance(value, np.generic) else value
+            if value in seen:
+                raise ValueError(f"example id {value!r} occurs more than once; ids must be "
+                                 "unique (each example is one resampling unit).")
+            seen[value] = True
+    return keys
+
+
+def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
+    """``w[r, i] ~ Poisson(1)`` for r in ``resamples``: a pure function of (seed, r, key).
+
+    Examples
+    --------
+    >>> w = poisson_weights(example_keys(5), seed=0, resamples=range(3))
+    >>> w.shape, w.dtype
+    ((3, 5), dtype('float64'))
+    >>> bool((poisson_weights(example_keys(5), 0, range(1, 3)) == w[1:]).all())
+    True
+    """
+    with np.errstate(over="ignore"):
+        base = _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+        r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
+        bits = _mix(base[None, :] + (r + np.uint64(1)) * _GOLDEN)
+    # Inverse CDF of u = (bits >> 11) / 2**53 by a 2**16-bucket table on the top bits;
+    # the few buckets that straddle a CDF step are resolved exactly.
+    top = (bits >> np.uint64(48)).view(np.int64)
+    weights = _TABLE[top]
+    straddle = _STRADDLE[top]
+    if straddle.any():
+        u = (bits[straddle] >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+        weights[straddle] = np.searchsorted(_POISSON_CDF, u, side="right")
+    return weights
+
+
+def _poisson_table(bits: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.arange(2**bits, dtype=np.float64) / 2**bits
+    hi = (np.arange(2**bits, dtype=np.float64) + 1) / 2**bits
+    first = np.searchsorted(_POISSON_CDF, lo, side="right")
+    last = np.searchsorted(_POISSON_CDF, hi, side="left")
+    return first.astype(np.float64), first != last
+
+
+_TABLE, _STRADDLE = _poisson_table()
+
+
+class Resampled(dict):
+    """``{metric: {measure: (R,) array}}`` with ``n_empty``: the resamples that drew no
+    example (every weight 0), NaN in every array and so left out of every interval."""
+
+    n_empty: int = 0
+
+
+def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.ndarray,
+                     average: str, zero_division, params, seed: int, n_resamples: int,
+                     progress=None) -> Resampled:
+    """The value of every metric/measure in each resample: ``{metric: {measure: (R,)}}``.
+
+    ``stats`` are the per-example statistics of one group (or of the whole batch);
+    ``keys`` their example keys. Macro re-averages the per-example values with the
+    weights (undefined values under ``zero_division="nan"`` are left out; a per-example
+    score that is NaN by definition, as soft_spearman on an empty text, makes every
+    resample that includes it NaN, as it makes the estimate NaN); micro re-sums the
+    statistics. Every reweighted sum is exact — integer statistics (split into 28-bit
+    limbs when they are large, so sums of lengths near 2**62 stay exact), and
+    per-example values split into integer limbs (`mycelium.core.exactsum`) — so resampled
+    values do not depend on chunking or order, and micro values are computed from the
+    exact integer sums with one rounding, as the estimate is.
+
+    A resample that draws no example (every weight 0: likely in small groups) has no
+    value, micro or macro: it is NaN in every array (so `percentile_interval` leaves it
+    out) and counted in the result's ``n_empty``.
+    """
+    zd = resolve_zero_division(zero_division)
+    full = resolve_params(params)
+    per_ex = {m: _measures(m, st, full.get(m, {}), zd) for m, st in stats.items()}
+    summed = [(m, k) for m, st in stats.items() if average == "micro" and m in METRICS
+              for k in st]
+    averaged = [(m, k) for m, meas in per_ex.items()
+                if not (average == "micro" and m in METRICS) for k in meas]
+    # Column layout: total weight, then each summed statistic (one or more limbs), then
+    # the limbs of each averaged value, then each averaged value's NaN flag.
+    blocks: list[np.ndarray] = [np.ones((keys.size, 1))]
+    limbs_of = []
+    for m, k in summed:
+        cols = _stat_limbs(stats[m][k])
+        limbs_of.append(cols.shape[1])
+        blocks.append(cols)
+    blocks += [limbs(per_ex[m][k]) for m, k in averaged]
+    blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
+    matrix = np.hstack(blocks)
+    parts = []
+    for chunk in _chunks(n_resamples):
+        parts.append(_reweight(poisson_weights(keys, seed, chunk), matrix))
+        if progress is not None:
+            progress(len(chunk))
+    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
+    out = Resampled({m: {} for m in stats})
+    sums: dict[str, dict[str, np.ndarray]] = {}
+    col = 1
+    for (m, k), width in zip(summed, limbs_of):
+        sums.setdefault(m, {})[k] = _combine_limbs(total[:, col:col + width],
+                                                   stats[m][k])
+        col += width
+    for m, st in sums.items():
+        out[m].update(_measures(m, st, full.get(m, {}), zd))
+    base, width, n_avg = col, len(LIMB_COLUMNS), len(averaged)
+    for i, (m, k) in enumerate(averaged):
+        cols = total[:, base + width * i: base + width * (i + 1)]
+        means = np.array([Parts(int(h), int(mm), int(lo), float(r), int(c)).mean()
+                          for h, mm, lo, r, c in cols.tolist()])
+        if m not in METRICS:  # a NaN score propagates into every resample containing it
+            means[total[:, base + width * n_avg + i] > 0] = np.nan
+        out[m][k] = means
+    out.n_empty = leave_out_empty(out, total[:, 0])
+    return out
+
+
+_LIMB = 28  # bits per limb of a large integer statistic (as `mycelium.core.exactsum`'s limbs)
+
+
+def _stat_limbs(values) -> np.ndarray:
+    """A summed statistic as float64 columns whose weighted sums are exact: the values
+    themselves when below 2**28 in magnitude (or not integers), else 28-bit limbs,
+    least significant first (``v = Σ limb_j · 2**(28·j)``)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" or arr.size == 0:
+        return arr.astype(np.float64)[:, None]
+    if arr.dtype != object:
+        peak = int(np.abs(arr).max())
+        if peak < 2**_LIMB:
+            return arr.astype(np.float64)[:, None]
+        n = -(-peak.bit_length() // _LIMB)
+        x = arr.astype(np.int64)
+        mask = np.int64(2**_LIMB - 1)
+        cols = [(x >> np.int64(_LIMB * j)) & mask for j in range(n - 1)]
+        cols.append(x >> np.int64(_LIMB * (n - 1)))  # arithmetic shift keeps the sign
+        return np.stack(cols, axis=1).astype(np.float64)
+    ints = [int(v) for v in arr.tolist()]
+    n = max(1, -(-max(abs(v) for v in ints).bit_length() // _LIMB))
+    mask = 2**_LIMB - 1
+    rows = [[(v >> (_LIMB * j)) & mask for j in range(n - 1)] + [v >> (_LIMB * (n - 1))]
+            for v in ints]
+    return np.array(rows, dtype=np.float64)
+
+
+def _combine_limbs(sums: np.ndarray, values) -> np.ndarray:
+    """Exact resampled sums from the summed limb columns of `_stat_limbs`: int64 when
+    they fit, else Python ints; float sums (float statistics) as float64."""
+    if np.asarray(values).dtype.kind == "f":
+        return sums[:, 0].astype(np.float64)
+    if sums.shape[1] == 1:
+        return sums[:, 0].astype(np.int64)
+    totals = [sum(int(x) << (_LIMB * j) for j, x in enumerate(row)) for row in sums.tolist()]
+    return narrow(np.array(totals + [None], dtype=object)[:-1])
+
+
+_BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
+
+
+def _reweight(w: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``w @ matrix`` exactly for integer-valued columns (each below 2**28 in magnitude,
+    as `_stat_limbs` and `mycelium.core.exactsum` make them): float64 products over blocks of
+    examples (each exact: weights < 2**5), accumulated in int64 (other columns, such as
+    limb residuals, stay approximate)."""
+    out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
+    residual = np.zeros((w.shape[0], matrix.shape[1]))
+    integral = np.all(matrix == np.trunc(matrix), axis=0)
+    for start in range(0, matrix.shape[0], _BLOCK):
+        part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
+        out[:, integral] += part[:, integral].astype(np.int64)
+        residual[:, ~integral] += part[:, ~integral]
+    if integral.all():
+        return out
+    return np.where(integral, out, residual)
+
+
+def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
+                    weight_totals: np.ndarray) -> int:
+    """Set NaN, in place, every resample whose total weight is 0 (it drew no example);
+    return how many there are. For faces that compute their own resampled sums."""
+    empty = np.asarray(weight_totals) == 0
+    if empty.any():
+        for measures in values.values():
+            for arr in measures.values():
+                arr[empty] = np.nan
+    return int(empty.sum())
+
+
+def _chunks(n: int) -> Iterator[range]:
+    for start in range(0, n, CHUNK):
+        yield range(start, min(n, start + CHUNK))
+
+
+def percentile_interval(values: np.ndarray, ci: float,
+                        estimate: float = 0.0) -> tuple[float, float]:
+    """``((1 - ci)/2, (1 + ci)/2)`` quantiles of the defined resampled values.
+
+    NaN when the full-data ``estimate`` itself is NaN (an interval around an undefined
+    value would describe only the resamples that happened to avoid the cause).
+    """
+    if math.isnan(estimate):
+        return math.nan, math.nan
+    defined = values[~np.isnan(values)]
+    if defined.size == 0:
+        return math.nan, math.nan
+    low, high = np.quantile(defined, [(1 - ci) / 2, (1 + ci) / 2])
+    return float(low), float(high)

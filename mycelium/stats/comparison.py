@@ -1,0 +1,289 @@
+"""Paired comparison of detectors scored on the same examples.
+
+For every pair of detectors (or every detector against a baseline), every metric and
+measure: both scores, their difference, a paired-bootstrap interval of the difference
+and a p-value, Holm-corrected across the detector pairs of each metric and measure.
+Everything is computed from per-example statistics; spans are matched once.
+
+Tests
+    ``"paired_bootstrap"``: both detectors are reweighted with the *same* Poisson
+    bootstrap weights (`mycelium.stats.bootstrap`), giving the distribution of the difference;
+    the two-sided p-value is ``min(1, 2 (1 + #{d* on the far side of 0}) / (R + 1))``.
+    ``"permutation"``: under the null hypothesis the two detectors are exchangeable on
+    each example, so each resample swaps the two detectors' statistics on a random half
+    of the examples; ``p = (1 + #{|d*| >= |d|}) / (R + 1)``. The interval is the paired
+    bootstrap one in both cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..core.aggregate import _measures, aggregate
+from ..core.pipeline import compute_statistics, prepare
+from ..core.settings import Settings, resolve_settings
+from ..errors import MyceliumError
+from ..metrics import METRICS
+from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
+
+__all__ = ["compare", "holm"]
+
+TESTS = ("paired_bootstrap", "permutation")
+COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
+           "difference", "ci_low", "ci_high", "p_value", "p_holm", "test", "n_resamples",
+           "examples", "average", "profile")
+
+
+def compare(references, predictions: Mapping[str, object], *, baseline: str | None = None,
+            text=None, profile=None, metrics=None, average=None, zero_division=None,
+            params=None, missing="error", test: str = "paired_bootstrap",
+            n_resamples: int = 1000, seed: int = 0, ci: float = 0.95, ids=None,
+            progress=None) -> pd.DataFrame:
+    """Compare detectors pairwise on the same examples.
+
+    Parameters
+    ----------
+    references : span sets
+        The reference spans, one span set per example (any form `evaluate` accepts).
+    predictions : mapping of str to span sets
+        Each detector's predictions for the same examples in the same order.
+    baseline : str, optional
+        Compare every other detector with this one; default: every pair, in the
+        mapping's order (``a`` before ``b``).
+    test : {"paired_bootstrap", "permutation"}
+        How the p-value is computed (see the module docstring).
+    n_resamples, seed, ci
+        Resamples, seed and level of the paired-bootstrap interval of the difference.
+    ids : sequence, optional
+        Example ids: the resampling keys (results then do not depend on row order).
+    text, profile, metrics, average, zero_division, params, missing
+        As in `mycelium.evaluate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (pair, metric, measure) with columns ``detector_a, detector_b,
+        metric, measure, value_a, value_b, difference (a - b), ci_low, ci_high, p_value,
+        p_holm, test, n_resamples, examples, average, profile``; ``attrs`` holds the
+        signature.
+
+    Examples
+    --------
+    >>> refs = [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 10
+    >>> good = [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 10
+    >>> poor = [[[5, 9]], [], [[0, 1]], [[1, 9]]] * 10
+    >>> out = compare(refs, {"good": good, "poor": poor}, metrics="iou", n_resamples=200)
+    >>> row = out.iloc[0]
+    >>> row.detector_a, row.detector_b, round(float(row.difference), 4), bool(row.p_value < 0.01)
+    ('good', 'poor', 0.8444, True)
+    """
+    if test not in TESTS:
+        raise ValueError(f"test={test!r}; expected one of {', '.join(map(repr, TESTS))}.")
+    names = _detector_names(predictions, baseline)
+    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
+                                zero_division=zero_division, params=params, missing=missing,
+                                ci=ci, n_resamples=n_resamples, seed=seed,
+                                ids=ids is not None)
+    stats, n = _statistics(references, predictions, names, text, settings)
+    keys = example_keys(n, ids) if ids is not None else np.arange(n, dtype=np.uint64)
+    if ids is not None and len(ids) != n:
+        raise ValueError(f"ids has {len(ids)} entries but there are {n} examples.")
+    pairs = ([(d, baseline) for d in names if d != baseline] if baseline is not None
+             else list(itertools.combinations(names, 2)))
+    boot = {d: _resampled(stats[d], keys, settings) for d in names}
+    nulls = (_permutation_differences(stats, pairs, keys, settings)
+             if test == "permutation" else {})
+    rows = []
+    for a, b in pairs:
+        rows.extend(_pair_rows(a, b, stats, boot, nulls.get((a, b)), settings, test, n))
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    frame["p_holm"] = _holm_by_measure(frame)
+    frame.attrs["mycelium_signature"] = settings.signature() + f"|test:{test}"
+    return frame
+
+
+def _detector_names(predictions, baseline) -> list[str]:
+    if not isinstance(predictions, Mapping) or len(predictions) < 2:
+        raise TypeError("predictions must be a mapping of at least two detector names to "
+                        "their span sets, e.g. {'a': preds_a, 'b': preds_b}.")
+    names = list(predictions)
+    if baseline is not None and baseline not in predictions:
+        raise KeyError(f"baseline {baseline!r} is not one of the detectors {names}.")
+    return names
+
+
+def _statistics(references, predictions, names, text, settings: Settings):
+    stats, kept = {}, None
+    for d in names:
+        try:
+            prepared = prepare(references, predictions[d], text=text,
+                               missing=settings.missing)
+        except (ValueError, TypeError) as exc:
+            if isinstance(exc, MyceliumError):
+                raise
+            raise type(exc)(f"detector {d!r}: {exc}") from None
+        if kept is not None and not np.array_equal(kept, prepared.kept):
+            raise ValueError(f"detector {d!r} has null predictions on other examples than "
+                             f"{names[0]!r}; with missing='drop' every detector must drop "
+                             "the same examples, so that the comparison stays paired.")
+        kept = prepared.kept
+        stats[d] = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                                      settings.params)
+    return stats, int(kept.sum())
+
+
+def _resampled(stats, keys, settings: Settings):
+    b = settings.bootstrap
+    return resampled_values(stats, keys=keys, average=settings.average,
+                            zero_division=settings.zero_division, params=settings.params,
+                            seed=b.seed, n_resamples=b.n_resamples)
+
+
+def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
+    va = aggregate(stats[a], average=settings.average, zero_division=settings.zero_division,
+                   params=settings.params)
+    vb = aggregate(stats[b], average=settings.average, zero_division=settings.zero_division,
+                   params=settings.params)
+    ci, R = settings.bootstrap.ci, settings.bootstrap.n_resamples
+    profile = settings.profile.name if settings.profile else None
+    for metric in settings.metrics:
+        for measure, value_a in va[metric].items():
+            value_b = vb[metric][measure]
+            diff = value_a - value_b
+            star = boot[a][metric][measure] - boot[b][metric][measure]
+            low, high = percentile_interval(star, ci, diff)
+            if nulls is None:
+                p = _bootstrap_p(star)
+            else:
+                p = _permutation_p(nulls[metric][measure], diff)
+            yield (a, b, metric, measure, value_a, value_b, diff, low, high, p, math.nan,
+                   test, R, n, "macro" if metric not in METRICS else settings.average,
+                   profile)
+
+
+def _bootstrap_p(star: np.ndarray) -> float:
+    star = star[~np.isnan(star)]
+    if star.size == 0:
+        return math.nan
+    far = min(int((star <= 0).sum()), int((star >= 0).sum()))
+    return min(1.0, 2.0 * (1 + far) / (star.size + 1))
+
+
+def _permutation_p(null: np.ndarray, diff: float) -> float:
+    null = null[~np.isnan(null)]
+    if null.size == 0 or math.isnan(diff):
+        return math.nan
+    tol = 1e-12 * max(1.0, abs(diff))
+    return (1 + int((np.abs(null) >= abs(diff) - tol).sum())) / (null.size + 1)
+
+
+def _coins(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
+    """1.0 where resample r swaps the detectors on example i (a fair, keyed coin)."""
+    with np.errstate(over="ignore"):
+        salt = _mix(np.uint64(seed) ^ np.uint64(0xC0FFEE15BADC0DE5))
+        base = _mix(keys.astype(np.uint64) ^ salt)
+        r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
+        bits = _mix(base[None, :] + (r + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+    return (bits >> np.uint64(63)).astype(np.float64)
+
+
+def _permutation_differences(stats, pairs, keys, settings: Settings):
+    """Difference a - b in each permutation resample, for every pair:
+    ``{(a, b): {metric: {measure: (R,)}}}``. One coin matrix per chunk of resamples
+    serves every pair; each pair's reweighting is one matrix product."""
+    b = settings.bootstrap
+    layout = {pair: _SwapLayout(stats[pair[0]], stats[pair[1]], settings) for pair in pairs}
+    out: dict = {pair: {} for pair in pairs}
+    for chunk in _chunks(b.n_resamples):
+        c = _coins(keys, b.seed, chunk)
+        for pair, lay in layout.items():
+            for metric, values in lay.differences(c).items():
+                for measure, arr in values.items():
+                    out[pair].setdefault(metric, {}).setdefault(measure, []).append(arr)
+    return {pair: {m: {k: np.concatenate(v) for k, v in meas.items()}
+                   for m, meas in res.items()} for pair, res in out.items()}
+
+
+class _SwapLayout:
+    """The columns of two detectors whose swap, example by example, is one product."""
+
+    def __init__(self, sa, sb, settings: Settings) -> None:
+        self.settings = settings
+        zd, params = settings.zero_division, settings.params
+        self.summed = [(m, k) for m in sa if settings.average == "micro" and m in METRICS
+                       for k in sa[m]]
+        pa_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
+        pb_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
+        self.averaged = [(m, k) for m in sa if not (settings.average == "micro"
+                                                    and m in METRICS) for k in pa_[m]]
+        xa = [np.asarray(sa[m][k], dtype=np.float64) for m, k in self.summed]
+        xb = [np.asarray(sb[m][k], dtype=np.float64) for m, k in self.summed]
+        va = [pa_[m][k] for m, k in self.averaged]
+        vb = [pb_[m][k] for m, k in self.averaged]
+        a0 = [np.where(np.isnan(v), 0.0, v) for v in va]
+        b0 = [np.where(np.isnan(v), 0.0, v) for v in vb]
+        ad = [(~np.isnan(v)).astype(np.float64) for v in va]
+        bd = [(~np.isnan(v)).astype(np.float64) for v in vb]
+        cols = ([y - x for x, y in zip(xa, xb)] + [y - x for x, y in zip(a0, b0)]
+                + [y - x for x, y in zip(ad, bd)])
+        self.delta = np.column_stack(cols) if cols else np.zeros((0, 0))
+        self.base_a = np.array([x.sum() for x in xa + a0 + ad])
+        self.base_b = np.array([x.sum() for x in xb + b0 + bd])
+
+    def differences(self, c: np.ndarray) -> dict:
+        moved = c @ self.delta
+        ta, tb = self.base_a + moved, self.base_b - moved
+        zd, params = self.settings.zero_division, self.settings.params
+        out: dict = {}
+        sums_a: dict = {}
+        sums_b: dict = {}
+        for col, (m, k) in enumerate(self.summed):
+            sums_a.setdefault(m, {})[k] = ta[:, col]
+            sums_b.setdefault(m, {})[k] = tb[:, col]
+        for m in sums_a:
+            ma = _measures(m, sums_a[m], params.get(m, {}), zd)
+            mb = _measures(m, sums_b[m], params.get(m, {}), zd)
+            out[m] = {k: ma[k] - mb[k] for k in ma}
+        base, n_avg = len(self.summed), len(self.averaged)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            for i, (m, k) in enumerate(self.averaged):
+                na, ca = ta[:, base + i], ta[:, base + n_avg + i]
+                nb, cb = tb[:, base + i], tb[:, base + n_avg + i]
+                mean_a = np.where(ca > 0, na / np.where(ca > 0, ca, 1), np.nan)
+                mean_b = np.where(cb > 0, nb / np.where(cb > 0, cb, 1), np.nan)
+                out.setdefault(m, {})[k] = mean_a - mean_b
+        return out
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN stays NaN).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    order = ok[np.argsort(p[ok], kind="stable")]
+    m = order.size
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def _holm_by_measure(frame: pd.DataFrame) -> np.ndarray:
+    """Holm across the detector pairs of each (metric, measure) family."""
+    adjusted = np.full(len(frame), np.nan)
+    if len(frame):
+        for _, idx in frame.groupby(["metric", "measure"], sort=False).indices.items():
+            adjusted[idx] = holm(frame["p_value"].to_numpy()[idx])
+    return adjusted

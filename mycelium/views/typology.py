@@ -1,0 +1,175 @@
+"""Results broken down by the type of hallucination a reference span carries.
+
+Reference spans may carry a type in a named field (RAGTruth's ``label_type``, or any
+struct field / dict key). For each type t, the reference side is restricted to the spans
+of type t and scored against **all** predictions. Only measures that look at the
+reference side alone are meaningful then, so a breakdown reports, per type:
+
+- ``exact_span`` recall — type-t spans predicted exactly;
+- ``character`` recall — share of type-t characters predicted;
+- ``span_coverage`` recall — type-t spans containing a prediction;
+- counts: ``n_ref`` (type-t spans) and ``examples`` (examples with at least one).
+
+Precision-side measures (and IoU, DetEval, CLEval, whose matching couples both sides)
+stay untyped: an untyped prediction cannot be charged to one type. When predictions
+carry types too (``typed_matching=True``), both sides are restricted to type t and every
+requested metric is computed per type — typed matching.
+
+Per type, the examples are those with at least one span of that type (on either side
+under typed matching); micro sums and macro means run over those examples only. Exact
+duplicate spans of one type collapse as everywhere; a span listed under two types
+counts once in each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ..core.inputs import _is_null, arrow_or_python, convert
+from ..core.pipeline import compute_statistics
+from ..core.spans import SpanBatch, canonicalize, validate
+
+__all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field"]
+
+#: (metric, measure) reported per type when only references are typed.
+#: Marks a span that has no type field at all (as opposed to a null type).
+ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
+
+REFERENCE_SIDE = (("exact_span", "recall"), ("character", "recall"),
+                  ("span_coverage", "recall"))
+
+
+@dataclass(frozen=True)
+class TypedStatistics:
+    """Per type: the statistics of every kept example and which examples have the type."""
+
+    types: list
+    stats: dict            # type -> {metric: {statistic: array over kept examples}}
+    present: dict          # type -> bool array over kept examples
+    n_ref: dict            # type -> int array over kept examples (type-t reference spans)
+    typed_matching: bool
+
+    def measures_of(self, metrics) -> list[tuple[str, str]] | None:
+        """(metric, measure) pairs reported per type; None = every measure."""
+        if self.typed_matching:
+            return None
+        return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
+
+
+def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarray,
+                     text_lengths, metrics, params, typed_matching: bool = False
+                     ) -> TypedStatistics:
+    """Statistics per reference type (see the module docstring)."""
+    refs, ref_types = _typed_side(references, "references", type_field, kept, text_lengths)
+    if typed_matching:
+        preds, pred_types = _typed_side(predictions, "predictions", type_field, kept,
+                                        text_lengths)
+        names = list(metrics)
+    else:
+        preds = canonicalize(convert(predictions, "predictions").batch.take(kept))
+        pred_types = None
+        names = [m for m, _ in REFERENCE_SIDE if m in metrics]
+    types = _sorted_types(ref_types, pred_types)
+    out_stats, present, n_ref = {}, {}, {}
+    for t in types:
+        r = canonicalize(_only(refs, ref_types, t))
+        p = canonicalize(_only(preds, pred_types, t)) if typed_matching else preds
+        out_stats[t] = compute_statistics(r, p, names, params)
+        n_ref[t] = r.counts
+        present[t] = (r.counts > 0) | ((p.counts > 0) if typed_matching else False)
+    return TypedStatistics(types, out_stats, present, n_ref, typed_matching)
+
+
+def typed_for(references, predictions, settings, prepared, *, type_field: str,
+              typed_matching: bool) -> TypedStatistics:
+    """`typed_statistics` under a call's settings (character granularity only)."""
+    if settings.granularity != "char":
+        raise ValueError("type_field works at character granularity only.")
+    return typed_statistics(references, predictions, type_field=type_field,
+                            kept=prepared.kept, text_lengths=prepared.text_lengths,
+                            metrics=settings.span_metrics, params=settings.params,
+                            typed_matching=typed_matching)
+
+
+def _typed_side(obj, side: str, field: str, kept, text_lengths):
+    converted = convert(obj, side)
+    validate(converted.batch, side, None if text_lengths is None else _full(text_lengths, kept))
+    types = span_field(obj, field, side, single=converted.single)
+    if types.size != converted.batch.n_spans:
+        raise ValueError(f"internal: {side} types do not align with spans")
+    if types.size and all(t is ABSENT for t in types):
+        raise KeyError(f"{side}: no span has a {field!r} field; give the spans as dicts or "
+                       f"structs with that field (e.g. {{'start': 0, 'end': 5, {field!r}: "
+                       "'...'}) or check the field name.")
+    types = np.array([None if t is ABSENT else t for t in types], dtype=object)
+    span_kept = np.repeat(kept, converted.batch.counts)
+    return converted.batch.take(kept), types[span_kept]
+
+
+def _full(lengths, kept):
+    out = np.full(kept.size, -1, dtype=np.int64)
+    out[kept] = lengths
+    return out
+
+
+def _only(batch: SpanBatch, types, t) -> SpanBatch:
+    mask = np.array([_same(x, t) for x in types], dtype=bool) if types.size else \
+        np.zeros(0, dtype=bool)
+    counts = np.bincount(batch.example_ids[mask], minlength=batch.n_examples)
+    offsets = np.zeros(batch.n_examples + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return SpanBatch(offsets, batch.starts[mask], batch.ends[mask])
+
+
+def _same(x, t) -> bool:
+    return (x is None and t is None) or x == t
+
+
+def _sorted_types(ref_types, pred_types) -> list:
+    values = set(ref_types.tolist())
+    if pred_types is not None:
+        values |= set(pred_types.tolist())
+    named = sorted((v for v in values if v is not None), key=lambda v: (str(type(v)), v))
+    return named + ([None] if None in values else [])
+
+
+def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
+    """The value of ``field`` for every span, in the order `convert` flattens spans.
+
+    Spans without the field (pairs, or dicts lacking the key) get `ABSENT`; a field
+    that is present but null gives None (the "no type" group).
+    """
+    obj = arrow_or_python(obj)
+    if isinstance(obj, (pa.Array, pa.ChunkedArray)):
+        return _arrow_field(obj, field, side)
+    examples = [obj] if single else list(obj)
+    values: list = []
+    for k, spans in enumerate(examples):
+        if isinstance(spans, (str, bytes)):
+            spans = json.loads(spans)
+        if spans is None or _is_null(spans):
+            continue
+        if isinstance(spans, np.ndarray):
+            spans = list(spans)
+        if isinstance(spans, Mapping) or not isinstance(spans, Sequence):
+            continue  # convert() has already rejected it
+        values.extend(s.get(field, ABSENT) if isinstance(s, Mapping) else ABSENT
+                      for s in spans)
+    return np.array(values, dtype=object)
+
+
+def _arrow_field(arr, field: str, side: str) -> np.ndarray:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    child = arr.flatten()
+    if not pa.types.is_struct(child.type):
+        return np.full(len(child), None, dtype=object)
+    names = [child.type.field(i).name for i in range(child.type.num_fields)]
+    if field not in names:
+        raise KeyError(f"{side}: span structs have no field {field!r}; they have {names}.")
+    return np.array(child.field(field).to_pylist(), dtype=object)
