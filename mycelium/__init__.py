@@ -59,7 +59,9 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # loaded once; later lookups skip this function
+        return value
     raise AttributeError(f"module 'mycelium' has no attribute {name!r}")
 
 

@@ -1,0 +1,46 @@
+"""``python docs/build_reference.py [OUT]``: the API reference as a static site (pdoc, numpydoc
+docstrings), into ``OUT`` (default ``docs/reference/``). No network is needed; any warning
+(an unresolvable name, a module that fails to import, a malformed docstring) is an error,
+so the reference cannot silently lose a page.
+
+Needs the ``docs`` extra (``pip install -e ".[docs]"``); the optional faces (Polars, Spark)
+are documented when their extras are installed and left out otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
+            "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else ROOT / "docs" / "reference"
+    sys.path.insert(0, str(ROOT))
+    import pdoc
+    import pdoc.render
+
+    import mycelium
+
+    for name in mycelium._LAZY:  # resolve the lazily loaded public names for pdoc
+        getattr(mycelium, name)
+    missing = sorted(m for m, extra in OPTIONAL.items() if importlib.util.find_spec(extra) is None)
+    modules = ["mycelium"] + [f"!{m}" for m in missing]
+    pdoc.render.configure(docformat="numpy", show_source=False,
+                          footer_text=f"mycelium {mycelium.__version__}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pdoc.pdoc(*modules, output_directory=out)
+    pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html"))
+    print(f"wrote {len(pages)} pages to {out}" + (f" (left out: {', '.join(missing)})"
+                                                  if missing else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
