@@ -64,6 +64,18 @@ def test_exact_dot_beyond_float64():
     w = np.array([[2.0, 1.0]])
     assert _exact_dot(w, m).tolist() == [[2**61 + 3]]
     assert _exact_dot(w, np.zeros((2, 0), np.int64)).shape == (1, 0)
+    # 28-bit limbs: w · 2**62 is exact (int64 products wrapped it), and a sum beyond
+    # int64 is an error (Spark's columns are bigint), not a wrapped value
+    m = np.array([[2**62 - 1, 2**40], [2**62 - 3, 7]], dtype=np.int64)
+    w = np.array([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    assert _exact_dot(w, m).tolist() == [[2**63 - 4, 2**40 + 7], [2**62 - 3, 7],
+                                         [2**62 - 1, 2**40]]
+    with pytest.raises(OverflowError, match="below 2\\*\\*63"):
+        _exact_dot(np.array([[2.0, 1.0]]), m)
+    starts = np.array([0])
+    assert _exact_dot(None, m, starts).tolist() == [[2**63 - 4, 2**40 + 7]]
+    with pytest.raises(OverflowError, match="below 2\\*\\*63"):
+        _exact_dot(None, np.array([[2**62], [2**62]], dtype=np.int64), starts)
 
 
 def test_id_keys_unique_within_each_group_only():
