@@ -6,25 +6,37 @@ statistics. An engine — Polars' streaming ``group_by().sum()``, Spark's ``GROU
 — sums integers exactly (in 128-bit integers or decimals) but floats in an order of its
 own. `engine_columns` therefore rewrites every column as int64 columns plus a float
 *rest*, and `reduce_engine_sums` turns the engine's per-group sums back into the sums
-`mycelium.frames.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
+`mycelium.frames.engine.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
 computes on the same rows, so every face agrees bit for bit:
 
-- an integer(-valued) column (a limb, a definedness flag, an integer statistic) stays
-  one int64 column;
+- an integer(-valued) column (a limb, a definedness flag, a count per row) stays one
+  int64 column;
+- an integer micro statistic ``x`` that is a length (CLEval's ``det_chars``, IoU's
+  ``union``: several overlapping spans near 2**62 take one row beyond int64) becomes
+  two int64 limbs, ``lo = x mod 2**31`` and ``hi = x >> 31`` (floor): engine sums of
+  ``lo`` stay below 2**63 for 2**32 rows, and of ``hi`` while the group's total stays
+  below 2**94 (more than 2**31 spans of 2**63 characters); Polars sums both in Int128
+  anyway. A statistic counting spans (`Metric.counts`) stays one column: its sums are
+  at most the number of spans;
 - a limb residual ``r`` (``|r| < 2**-84``, zero for every value ``>= 2**-31``) becomes
   ``trunc(r·2**115)`` (an int64 below 2**31) and a float rest, zero whenever the value
   is at least 2**-63 in magnitude — every ratio of int64 counts, so every measure of a
   built-in metric — because such a value has no bit below 2**-115;
-- a float statistic ``x`` becomes its integer part, three limbs of its fraction on the
-  grids 2**-28, 2**-56, 2**-84, the fraction's residual as above, and two counts (rows
-  with ``x != 0``, rows with a fraction) which decide, as ``reduce.group_sums`` does,
-  whether the sums are exact integers or correctly rounded floats.
+- a float statistic ``x`` becomes its integer part (as ``lo`` and ``hi`` above, for
+  ``|x| < 2**93``), three limbs of its fraction on the grids 2**-28, 2**-56, 2**-84,
+  the fraction's residual as above, and two counts (rows with ``x != 0``, rows with a
+  fraction) which decide, as ``reduce.group_sums`` does, whether the sums are exact
+  integers or correctly rounded floats.
+
+The layout is fixed before any row is seen (a lazy plan declares its schema first), so
+a length always takes its two limbs, not only on rows that need them.
 
 The exact sum of a float column is then ``N / 2**115`` for an integer ``N`` built from
 the summed int64 columns, rounded once (Python's int division is correctly rounded, as
 ``math.fsum`` is). Only the float rests are summed in the engine's order; they are zero
 unless a value lies below 2**-63 (not reachable by the built-in metrics' measures;
-reachable by a CLEval numerator only with a penalty weight below about 2**-60).
+reachable by a CLEval numerator only with a penalty weight below about 2**-60) or a
+float statistic reaches 2**93.
 """
 
 from __future__ import annotations
@@ -47,8 +59,11 @@ __all__ = ["EngineColumn", "engine_layout", "engine_columns", "reduce_engine_sum
 _GRID = 115                 # bits of the residual grid: 2**-115
 _SCALE = 2.0**_GRID
 _SHIFTS = (_GRID - 28, _GRID - 56, _GRID - 84)  # limbs h, m, l on the 2**-115 grid
-_WHOLE_MAX = 2.0**62        # integer parts kept in int64 (larger values go to the rest)
-_FLOAT_PARTS = ("whole", "h", "m", "l", "res", "rest", "nonzero", "fractional")
+_RES_MAX = 2.0**62          # |residual · 2**115| kept in int64 (else the rest)
+_LO = 31                    # bits of the low limb of an integer (part): lo < 2**31
+_WHOLE_MAX = 2.0**93        # float integer parts kept in limbs (larger: the rest)
+_WIDE_PARTS = ("lo", "hi")
+_FLOAT_PARTS = ("lo", "hi", "h", "m", "l", "res", "rest", "nonzero", "fractional")
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,8 @@ class EngineColumn:
 
     label: str
     source: str   # the `reduce.row_columns` name it comes from
-    kind: str     # "int" (as is), "residual" (res, rest) or "float" (_FLOAT_PARTS)
+    kind: str     # "int" (as is), "wide" (lo, hi), "residual" (res, rest) or
+                  # "float" (_FLOAT_PARTS)
     part: str     # "" for "int"
 
     @property
@@ -81,8 +97,10 @@ def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
     for name, col in row_columns(stats, settings).items():
         if name.endswith(f"{SEP}residual"):
             kind, parts = "residual", ("res", "rest")
-        elif col.dtype.kind == "f" and _is_statistic(name, settings):
+        elif _is_statistic(name, settings) and col.dtype.kind == "f":
             kind, parts = "float", _FLOAT_PARTS
+        elif _is_statistic(name, settings) and not _is_count(name):
+            kind, parts = "wide", _WIDE_PARTS
         else:
             out.append(EngineColumn(name, name, "int", ""))
             continue
@@ -94,6 +112,12 @@ def _is_statistic(name: str, settings: Settings) -> bool:
     """A micro statistic (``metric|statistic``), not a limb of a per-example value."""
     metric = name.split(SEP, 1)[0]
     return settings.average == "micro" and metric in METRICS and name.count(SEP) == 1
+
+
+def _is_count(name: str) -> bool:
+    """A statistic counting spans (`Metric.counts`): its sums cannot leave int64."""
+    metric, key = name.split(SEP, 1)
+    return key in METRICS[metric].counts
 
 
 def engine_columns(stats, settings: Settings, layout=None) -> dict[str, np.ndarray]:
@@ -108,8 +132,8 @@ def engine_columns(stats, settings: Settings, layout=None) -> dict[str, np.ndarr
             out[col.label] = _as_int64(source)
             continue
         if col.source not in split:
-            split[col.source] = (_split_residual(source) if col.kind == "residual"
-                                 else _split_float(source))
+            split[col.source] = {"residual": _split_residual, "wide": _split_wide,
+                                 "float": _split_float}[col.kind](source)
         out[col.label] = split[col.source][col.part]
     return out
 
@@ -119,30 +143,50 @@ def _as_int64(col: np.ndarray) -> np.ndarray:
     return col if col.dtype == np.int64 else col.astype(np.int64)
 
 
+def _split_wide(x: np.ndarray) -> dict[str, np.ndarray]:
+    """``x = hi·2**31 + lo`` with ``0 <= lo < 2**31``, for int64 or Python-int values."""
+    x = np.asarray(x)
+    if x.dtype != object:
+        x = x.astype(np.int64, copy=False)
+        return {"lo": x & np.int64(2**_LO - 1), "hi": x >> np.int64(_LO)}
+    ints = [int(v) for v in x.tolist()]
+    his = [v >> _LO for v in ints]
+    if any(not -2**63 <= h < 2**63 for h in his):
+        raise OverflowError(
+            "Expected per-example statistics below 2**94, got one of "
+            f"{max(ints, key=abs)}, at an example with more than 2**31 spans of 2**63 "
+            "characters; fix by splitting such an example's spans over several examples.")
+    return {"lo": np.array([v & (2**_LO - 1) for v in ints], dtype=np.int64),
+            "hi": np.array(his, dtype=np.int64)}
+
+
 def _split_residual(r: np.ndarray) -> dict[str, np.ndarray]:
     """``r = res / 2**115 + rest`` with ``res`` int64 (exact: scaling by 2**115 is)."""
     r = np.asarray(r, dtype=np.float64)
     if not r.any():
         return {"res": np.zeros(r.size, np.int64), "rest": np.zeros(r.size)}
     s = r * _SCALE
-    s = np.where(np.isfinite(s) & (np.abs(s) < _WHOLE_MAX), s, 0.0)
+    s = np.where(np.isfinite(s) & (np.abs(s) < _RES_MAX), s, 0.0)
     res = np.trunc(s)
     rest = r - res / _SCALE  # exact: the bits of r below 2**-115 (or r itself if huge)
     return {"res": res.astype(np.int64), "rest": rest}
 
 
 def _split_float(x: np.ndarray) -> dict[str, np.ndarray]:
-    """``x = whole + (h·2**56 + m·2**28 + l)/2**84 + res/2**115 + rest`` (all exact)."""
+    """``x = hi·2**31 + lo + (h·2**56 + m·2**28 + l)/2**84 + res/2**115 + rest`` (all
+    exact; ``hi·2**31 + lo`` is the integer part when ``|x| < 2**93``, else 0)."""
     x = np.asarray(x, dtype=np.float64)
     ok = np.isfinite(x) & (np.abs(x) < _WHOLE_MAX)
     inside = x if ok.all() else np.where(ok, x, 0.0)
     whole = np.trunc(inside)
     frac = inside - whole  # exact
+    hi = np.floor(whole / 2.0**_LO)  # exact: scaling by a power of two
+    lo = whole - hi * 2.0**_LO       # exact: an integer in [0, 2**31)
     h, m, low, residual, _ = limb_arrays(frac)
     parts = _split_residual(residual)
     if not ok.all():
         parts["rest"] = parts["rest"] + np.where(ok, 0.0, x)  # rest is 0 there: exact
-    return {"whole": whole.astype(np.int64), "h": h.astype(np.int64),
+    return {"lo": lo.astype(np.int64), "hi": hi.astype(np.int64), "h": h.astype(np.int64),
             "m": m.astype(np.int64), "l": low.astype(np.int64), **parts,
             "nonzero": (x != 0).astype(np.int64),
             "fractional": (frac != 0).astype(np.int64)}
@@ -198,6 +242,11 @@ def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
             out[col.source] = summed[col.label]
         elif col.source in out:
             continue
+        elif col.kind == "wide":
+            out[col.source] = np.array(
+                [(int(hi) << _LO) + int(lo) for lo, hi in
+                 zip(summed[f"{col.source}#lo"], summed[f"{col.source}#hi"])],
+                dtype=object)
         elif col.kind == "residual":
             base = f"{col.source}#"
             out[col.source] = np.array(
@@ -214,13 +263,14 @@ def _float_statistic(source: str, summed, rests) -> np.ndarray:
     two in step): float zeros if every row is 0, Python ints if every row is
     integer-valued, else correctly rounded floats (``math.fsum``'s values)."""
     get = {p: summed.get(f"{source}#{p}") for p in _FLOAT_PARTS}
-    n = len(get["whole"])
+    n = len(get["lo"])
     if sum(int(v) for v in get["nonzero"]) == 0:
         return np.zeros(n, dtype=np.float64)
     sh, sm, sl = _SHIFTS
-    scaled = [(int(w) << _GRID) + (int(h) << sh) + (int(m) << sm) + (int(low) << sl) + int(r)
-              for w, h, m, low, r in zip(get["whole"], get["h"], get["m"], get["l"],
-                                         get["res"])]
+    scaled = [(((int(hi) << _LO) + int(lo)) << _GRID) + (int(h) << sh) + (int(m) << sm)
+              + (int(low) << sl) + int(r)
+              for lo, hi, h, m, low, r in zip(get["lo"], get["hi"], get["h"], get["m"],
+                                              get["l"], get["res"])]
     rest = rests[f"{source}#rest"]
     if sum(int(v) for v in get["fractional"]) == 0 and not rest.any():
         return np.array([v >> _GRID for v in scaled], dtype=object)

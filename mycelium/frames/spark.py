@@ -4,7 +4,7 @@ Each Arrow batch is scored with the core inside ``mapInArrow`` into the per-row 
 of `mycelium.core.reduce.row_columns`, written as int64 engine columns
 (`mycelium.core.engine_sums`); Spark sums them per group (``GROUP BY SUM`` over bigint,
 exact); the driver collects the few summed rows and finishes with
-`mycelium.frames.engine.tidy_from_sums`, so the result is the pandas accessor's frame, bit for
+`mycelium.frames.engine.engine.tidy_from_sums`, so the result is the pandas accessor's frame, bit for
 bit. pyspark is imported only when a function here is called; workers need mycelium
 installed (docs/scaling.md).
 """
@@ -22,13 +22,8 @@ from ..core.pipeline import compute_statistics, prepare
 from ..core.reduce import values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..errors import SpanValidationError
-from ..stats.bootstrap import (
-    CHUNK,
-    example_keys,
-    leave_out_empty,
-    percentile_interval,
-    poisson_weights,
-)
+from ..stats.bootstrap import (CHUNK, combine_limbs, example_keys, leave_out_empty,
+                               limb_matrix, percentile_interval, poisson_weights, reweight)
 from . import engine as frames
 from .spark_checks import check_inputs, for_driver, from_worker
 
@@ -136,7 +131,8 @@ def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
 
 def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None, boot):
     """Rows ``(group, resample, column sums)``: resample -1 holds the plain sums (the
-    only rows without ``boot``), then the sums weighted by each resample's weights."""
+    only rows without ``boot``), then the sums weighted by each resample's weights.
+    Integer sums are exact, the weighted ones by `mycelium.stats.bootstrap.limb_matrix`."""
     order = np.argsort(groups.codes, kind="stable")
     bounds = np.searchsorted(groups.codes[order], np.arange(groups.n_groups + 1))
     is_int = [a.dtype.kind == "i" for a in columns]
@@ -145,20 +141,22 @@ def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None,
     floats = _matrix([a for a, i in zip(columns, is_int) if not i], n, np.float64)[order]
     starts = bounds[:-1]  # every group of the batch has rows
     blocks = [(np.arange(groups.n_groups), np.full(groups.n_groups, -1),
-               np.add.reduceat(ints, starts, axis=0) if ints.shape[1] else
-               np.zeros((groups.n_groups, 0), np.int64),
+               _exact_dot(None, ints, starts),
                np.add.reduceat(floats, starts, axis=0) if floats.shape[1] else
                np.zeros((groups.n_groups, 0)))]
     if boot is None:
         return _unstack(blocks, is_int)
     hashes = hashes[order]
+    limbs = limb_matrix(list(ints.T), n)  # once per batch: (matrix, widths)
     for first in range(0, boot.n_resamples, CHUNK):
         chunk = range(first, min(boot.n_resamples, first + CHUNK))
         w = poisson_weights(hashes, boot.seed, chunk)
         for g in range(groups.n_groups):
             rows = slice(bounds[g], bounds[g + 1])
             blocks.append((np.full(len(chunk), g), np.arange(chunk.start, chunk.stop),
-                           _exact_dot(w[:, rows], ints[rows]), w[:, rows] @ floats[rows]))
+                           _exact_dot(w[:, rows], ints[rows], limbs=(limbs[0][rows],
+                                                                     limbs[1])),
+                           w[:, rows] @ floats[rows]))
     return _unstack(blocks, is_int)
 
 
@@ -174,14 +172,36 @@ def _matrix(arrays: list[np.ndarray], n: int, dtype) -> np.ndarray:
     return np.stack(arrays, axis=1) if arrays else np.zeros((n, 0), dtype=dtype)
 
 
-def _exact_dot(w: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``w @ m`` for an int64 ``m``, exactly: float64 products when every partial sum is
-    an integer below 2**53 (any summation order is then exact), else int64 products."""
-    if m.size == 0:
-        return np.zeros((w.shape[0], m.shape[1]), dtype=np.int64)
-    if float(np.abs(m).max()) * float(w.max(initial=0.0)) * m.shape[0] < 2.0**53:
-        return (w @ m.astype(np.float64)).astype(np.int64)
-    return w.astype(np.int64) @ m
+def _exact_dot(w: np.ndarray | None, m: np.ndarray, starts: np.ndarray | None = None,
+               limbs=None) -> np.ndarray:
+    """``w @ m`` for an int64 ``m``, exactly, as int64 (the Spark columns' type): plain
+    sums per group of rows beginning at ``starts`` (no ``w``), else the weighted sums
+    of ``limbs``, `mycelium.stats.bootstrap.limb_matrix` of ``m``'s columns (computed here if
+    not given). A sum beyond
+    int64 (more than 2**94 characters in a batch's group) is an error, never a wrapped
+    value."""
+    if w is None:
+        if not m.shape[1] or int(np.abs(m).max()) * m.shape[0] < 2**63:  # nothing wraps
+            return (np.add.reduceat(m, starts, axis=0) if m.shape[1] else
+                    np.zeros((starts.size, 0), np.int64))
+        ends = np.append(starts[1:], m.shape[0])
+        sums = [[sum(col[a:b].tolist()) for a, b in zip(starts, ends)] for col in m.T]
+    else:
+        matrix, widths = limb_matrix(list(m.T), m.shape[0]) if limbs is None else limbs
+        total = reweight(w, matrix, integral=True)  # limbs of int64 columns
+        if len(widths) == total.shape[1]:  # the common case: one limb per column
+            return total
+        sums = combine_limbs(total, widths, list(m.T))
+        if all(s.dtype == np.int64 for s in sums):
+            return (np.stack(sums, axis=1) if sums else
+                    np.zeros((w.shape[0], 0), np.int64))
+        sums = [s.tolist() for s in sums]
+    if any(not -2**63 <= int(x) < 2**63 for col in sums for x in col):
+        raise OverflowError("Expected each engine column's sum over a batch's group "
+                            "below 2**63, got a larger one, at a Spark Arrow batch; fix "
+                            "by using smaller Arrow batches "
+                            "(spark.sql.execution.arrow.maxRecordsPerBatch).")
+    return np.array(sums, dtype=np.int64).T.reshape(-1, m.shape[1])
 
 
 # --------------------------------------------------------------------- the driver
@@ -204,7 +224,7 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
         Column of output texts (strings); spans must end within them.
     by : str or list of str, optional
         Group key columns. Null keys form their own group; groups are ordered as the
-        pandas accessor orders them (`mycelium.frames.engine.group_codes`).
+        pandas accessor orders them (`mycelium.frames.engine.engine.group_codes`).
     profile, metrics, average, zero_division, params, missing
         As in `mycelium.evaluate` (``zero_division=None``: the profile's, else 0.0).
     as_spark : bool
@@ -376,7 +396,7 @@ def _group_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, lay
 
 def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: int,
                     settings: Settings, layout) -> pa.Table:
-    """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.with_intervals`:
+    """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.engine.with_intervals`:
     the resampled values of `mycelium.stats.bootstrap.resampled_values`, from Spark's sums."""
     b = settings.bootstrap
     # weights, sums: per (group, resample), the summed weights and the exact sums

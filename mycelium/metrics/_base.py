@@ -68,6 +68,10 @@ class Metric:
     #: ``zero_division`` (IoU of two empty sets is 1.0, as the official Mu-SHROOM scorer).
     fixed_undefined: Mapping[str, float] = field(default_factory=dict)
     summary: str = ""
+    #: statistics that count spans (a sum of them is at most the number of spans, so it
+    #: never leaves int64); the others are lengths in characters, whose sums may
+    #: (`mycelium.core.engine_sums` gives lengths two int64 limbs).
+    counts: tuple[str, ...] = ()
 
     def default_params(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}

@@ -152,6 +152,7 @@ def ratios(st, params):
 METRIC = Metric(
     name="cleval_1d",
     statistics=STATS,
+    counts=("n_gran_recall", "n_gran_precision", "n_split_refs", "n_merge_preds"),
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,

@@ -252,6 +252,7 @@ def _decimal(x: float) -> Fraction:
 METRIC = Metric(
     name="deteval_1d",
     statistics=STATS,
+    counts=STATS,
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,

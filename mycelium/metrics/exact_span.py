@@ -44,6 +44,7 @@ def ratios(st, params):
 METRIC = Metric(
     name="exact_span",
     statistics=("tp", "n_pred", "n_ref"),
+    counts=("tp", "n_pred", "n_ref"),
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,

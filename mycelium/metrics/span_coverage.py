@@ -81,6 +81,7 @@ def ratios(st, params):
 METRIC = Metric(
     name="span_coverage",
     statistics=("n_pred_contained", "n_pred", "n_ref_covered", "n_ref"),
+    counts=("n_pred_contained", "n_pred", "n_ref_covered", "n_ref"),
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,

@@ -154,28 +154,23 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
                 if not (average == "micro" and m in METRICS) for k in meas]
     # Column layout: total weight, then each summed statistic (one or more limbs), then
     # the limbs of each averaged value, then each averaged value's NaN flag.
-    blocks: list[np.ndarray] = [np.ones((keys.size, 1))]
-    limbs_of = []
-    for m, k in summed:
-        cols = _stat_limbs(stats[m][k])
-        limbs_of.append(cols.shape[1])
-        blocks.append(cols)
+    stat_limbs, widths = limb_matrix([stats[m][k] for m, k in summed], keys.size)
+    blocks: list[np.ndarray] = [np.ones((keys.size, 1)), stat_limbs]
     blocks += [limbs(per_ex[m][k]) for m, k in averaged]
     blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
     matrix = np.hstack(blocks)
     parts = []
     for chunk in _chunks(n_resamples):
-        parts.append(_reweight(poisson_weights(keys, seed, chunk), matrix))
+        parts.append(reweight(poisson_weights(keys, seed, chunk), matrix))
         if progress is not None:
             progress(len(chunk))
     total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
     out = Resampled({m: {} for m in stats})
     sums: dict[str, dict[str, np.ndarray]] = {}
-    col = 1
-    for (m, k), width in zip(summed, limbs_of):
-        sums.setdefault(m, {})[k] = _combine_limbs(total[:, col:col + width],
-                                                   stats[m][k])
-        col += width
+    col = 1 + sum(widths)
+    for (m, k), arr in zip(summed, combine_limbs(total[:, 1:col], widths,
+                                                 [stats[m][k] for m, k in summed])):
+        sums.setdefault(m, {})[k] = arr
     for m, st in sums.items():
         out[m].update(_measures(m, st, full.get(m, {}), zd))
     base, width, n_avg = col, len(LIMB_COLUMNS), len(averaged)
@@ -195,14 +190,14 @@ _LIMB = 28  # bits per limb of a large integer statistic (as `mycelium.core.exac
 
 def _stat_limbs(values) -> np.ndarray:
     """A summed statistic as float64 columns whose weighted sums are exact: the values
-    themselves when below 2**28 in magnitude (or not integers), else 28-bit limbs,
-    least significant first (``v = Σ limb_j · 2**(28·j)``)."""
+    themselves when at most 2**28 in magnitude (or not integers; 1.0's limb is 2**28),
+    else 28-bit limbs, least significant first (``v = Σ limb_j · 2**(28·j)``)."""
     arr = np.asarray(values)
     if arr.dtype.kind == "f" or arr.size == 0:
         return arr.astype(np.float64)[:, None]
     if arr.dtype != object:
         peak = int(np.abs(arr).max())
-        if peak < 2**_LIMB:
+        if peak <= 2**_LIMB:
             return arr.astype(np.float64)[:, None]
         n = -(-peak.bit_length() // _LIMB)
         x = arr.astype(np.int64)
@@ -225,28 +220,57 @@ def _combine_limbs(sums: np.ndarray, values) -> np.ndarray:
         return sums[:, 0].astype(np.float64)
     if sums.shape[1] == 1:
         return sums[:, 0].astype(np.int64)
+    scale = 2.0 ** (_LIMB * np.arange(sums.shape[1]))
+    if sums.size == 0 or float((np.abs(sums.astype(np.float64)) @ scale).max()) < 2.0**62:
+        # every term and partial sum is below 2**62 (a float bound): int64 is exact
+        return sum((sums[:, j].astype(np.int64) << np.int64(_LIMB * j)
+                    for j in range(sums.shape[1])), np.zeros(sums.shape[0], np.int64))
     totals = [sum(int(x) << (_LIMB * j) for j, x in enumerate(row)) for row in sums.tolist()]
     return narrow(np.array(totals + [None], dtype=object)[:-1])
+
+
+def limb_matrix(columns, n: int) -> tuple[np.ndarray, list[int]]:
+    """The `_stat_limbs` of each column side by side (``(n, Σ widths)`` float64) and
+    each column's width: weighted sums of the matrix (`reweight`) are exact."""
+    blocks = [_stat_limbs(c) for c in columns]
+    matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
+    return matrix, [b.shape[1] for b in blocks]
+
+
+def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarray]:
+    """Each column's exact weighted sums (`_combine_limbs`) from the summed matrix of
+    `limb_matrix`."""
+    out, col = [], 0
+    for width, values in zip(widths, columns):
+        out.append(_combine_limbs(sums[:, col:col + width], values))
+        col += width
+    return out
 
 
 _BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
 
 
-def _reweight(w: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """``w @ matrix`` exactly for integer-valued columns (each below 2**28 in magnitude,
-    as `_stat_limbs` and `mycelium.core.exactsum` make them): float64 products over blocks of
-    examples (each exact: weights < 2**5), accumulated in int64 (other columns, such as
-    limb residuals, stay approximate)."""
+def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.ndarray:
+    """``w @ matrix`` exactly for integer-valued columns (each at most 2**29 in
+    magnitude, as `_stat_limbs` and `mycelium.core.exactsum` make them, or their
+    differences): float64 products over blocks of examples (each exact: weights
+    < 2**5, or 0/1 coins), accumulated in int64 (other columns, such as limb
+    residuals, stay approximate). ``integral=True`` says every column is (as
+    `limb_matrix` makes integer statistics), sparing the check."""
+    every = integral
+    if not every:
+        integral = np.all(matrix == np.trunc(matrix), axis=0)
+        every = bool(integral.all())
     out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
-    residual = np.zeros((w.shape[0], matrix.shape[1]))
-    integral = np.all(matrix == np.trunc(matrix), axis=0)
+    residual = None if every else np.zeros((w.shape[0], matrix.shape[1]))
     for start in range(0, matrix.shape[0], _BLOCK):
         part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
+        if every:
+            out += part.astype(np.int64)
+            continue
         out[:, integral] += part[:, integral].astype(np.int64)
         residual[:, ~integral] += part[:, ~integral]
-    if integral.all():
-        return out
-    return np.where(integral, out, residual)
+    return out if every else np.where(integral, out, residual)
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],

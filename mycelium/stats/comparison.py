@@ -25,11 +25,13 @@ import numpy as np
 import pandas as pd
 
 from ..core.aggregate import _measures, aggregate
+from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.pipeline import compute_statistics, prepare
 from ..core.settings import Settings, resolve_settings
 from ..errors import MyceliumError
 from ..metrics import METRICS
-from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
+from .bootstrap import (_chunks, _mix, combine_limbs, example_keys, limb_matrix,
+                        percentile_interval, resampled_values, reweight)
 
 __all__ = ["compare", "holm"]
 
@@ -210,7 +212,16 @@ def _permutation_differences(stats, pairs, keys, settings: Settings):
 
 
 class _SwapLayout:
-    """The columns of two detectors whose swap, example by example, is one product."""
+    """The columns of two detectors whose swap, example by example, is one product.
+
+    Every swapped sum is exact, as in `mycelium.stats.bootstrap`: summed (micro) statistics
+    as the 28-bit limbs of `mycelium.stats.bootstrap.limb_matrix` (one width for both
+    detectors), averaged values as `mycelium.core.exactsum` limbs. A swap adds ``b - a`` of
+    the swapped examples to detector a's sums (and takes it from b's): limb
+    differences stay below 2**29, so the coin products (`mycelium.stats.bootstrap.reweight`)
+    are exact, and each resample's sums — hence its values — equal the core's on the
+    swapped examples.
+    """
 
     def __init__(self, sa, sb, settings: Settings) -> None:
         self.settings = settings
@@ -221,43 +232,90 @@ class _SwapLayout:
         pb_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
         self.averaged = [(m, k) for m in sa if not (settings.average == "micro"
                                                     and m in METRICS) for k in pa_[m]]
-        xa = [np.asarray(sa[m][k], dtype=np.float64) for m, k in self.summed]
-        xb = [np.asarray(sb[m][k], dtype=np.float64) for m, k in self.summed]
-        va = [pa_[m][k] for m, k in self.averaged]
-        vb = [pb_[m][k] for m, k in self.averaged]
-        a0 = [np.where(np.isnan(v), 0.0, v) for v in va]
-        b0 = [np.where(np.isnan(v), 0.0, v) for v in vb]
-        ad = [(~np.isnan(v)).astype(np.float64) for v in va]
-        bd = [(~np.isnan(v)).astype(np.float64) for v in vb]
-        cols = ([y - x for x, y in zip(xa, xb)] + [y - x for x, y in zip(a0, b0)]
-                + [y - x for x, y in zip(ad, bd)])
-        self.delta = np.column_stack(cols) if cols else np.zeros((0, 0))
-        self.base_a = np.array([x.sum() for x in xa + a0 + ad])
-        self.base_b = np.array([x.sum() for x in xb + b0 + bd])
+        n = len(next(iter(next(iter(sa.values())).values()))) if sa else 0
+        # both detectors' statistics in one limb matrix: the same width for a and b
+        both = [np.concatenate([np.asarray(sa[m][k]).astype(object),
+                                np.asarray(sb[m][k]).astype(object)])
+                if _wide(sa[m][k], sb[m][k]) else
+                np.concatenate([np.asarray(sa[m][k]), np.asarray(sb[m][k])])
+                for m, k in self.summed]
+        stat_limbs, self.widths = limb_matrix(both, 2 * n)
+        self.kinds = both
+        limbs_a = [stat_limbs[:n]] + [limbs(pa_[m][k]) for m, k in self.averaged]
+        limbs_b = [stat_limbs[n:]] + [limbs(pb_[m][k]) for m, k in self.averaged]
+        la, lb = np.hstack(limbs_a), np.hstack(limbs_b)
+        self.delta = lb - la
+        self.base_a = [_exact_column_sum(c) for c in la.T]
+        self.base_b = [_exact_column_sum(c) for c in lb.T]
 
     def differences(self, c: np.ndarray) -> dict:
-        moved = c @ self.delta
-        ta, tb = self.base_a + moved, self.base_b - moved
+        moved = reweight(c, self.delta)
+        ta = _shifted(self.base_a, moved, +1)
+        tb = _shifted(self.base_b, moved, -1)
         zd, params = self.settings.zero_division, self.settings.params
         out: dict = {}
+        width = sum(self.widths)
         sums_a: dict = {}
         sums_b: dict = {}
-        for col, (m, k) in enumerate(self.summed):
-            sums_a.setdefault(m, {})[k] = ta[:, col]
-            sums_b.setdefault(m, {})[k] = tb[:, col]
+        summed_a = combine_limbs(_matrix(ta[:width]), self.widths, self.kinds)
+        summed_b = combine_limbs(_matrix(tb[:width]), self.widths, self.kinds)
+        for (m, k), a, b in zip(self.summed, summed_a, summed_b):
+            sums_a.setdefault(m, {})[k] = a
+            sums_b.setdefault(m, {})[k] = b
         for m in sums_a:
             ma = _measures(m, sums_a[m], params.get(m, {}), zd)
             mb = _measures(m, sums_b[m], params.get(m, {}), zd)
             out[m] = {k: ma[k] - mb[k] for k in ma}
-        base, n_avg = len(self.summed), len(self.averaged)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            for i, (m, k) in enumerate(self.averaged):
-                na, ca = ta[:, base + i], ta[:, base + n_avg + i]
-                nb, cb = tb[:, base + i], tb[:, base + n_avg + i]
-                mean_a = np.where(ca > 0, na / np.where(ca > 0, ca, 1), np.nan)
-                mean_b = np.where(cb > 0, nb / np.where(cb > 0, cb, 1), np.nan)
-                out.setdefault(m, {})[k] = mean_a - mean_b
+        step = len(LIMB_COLUMNS)
+        for i, (m, k) in enumerate(self.averaged):
+            at = width + step * i
+            mean_a = _means(ta[at:at + step])
+            mean_b = _means(tb[at:at + step])
+            out.setdefault(m, {})[k] = mean_a - mean_b
         return out
+
+
+def _wide(a, b) -> bool:
+    """Whether two integer statistics must be joined as Python ints (one is beyond
+    int64), so that `mycelium.stats.bootstrap.limb_matrix` splits both the same way."""
+    return np.asarray(a).dtype == object or np.asarray(b).dtype == object
+
+
+def _exact_column_sum(col: np.ndarray):
+    """Exact sum of an integer-valued float64 column (a Python int), else ``fsum``."""
+    if np.array_equal(col, np.trunc(col)):
+        if not col.size or float(np.abs(col).max()) * col.size < 2.0**53:
+            return int(col.sum())  # every partial sum is an integer below 2**53: exact
+        return sum(int(x) for x in col.tolist())
+    return math.fsum(col.tolist())
+
+
+def _shifted(base: list, moved: np.ndarray, sign: int) -> list[np.ndarray]:
+    """``base + sign · moved``, column by column: int64 when exact, else Python ints
+    (object); float columns (residuals) in float64."""
+    cols = []
+    for total, col in zip(base, moved.T):
+        if isinstance(total, float):
+            cols.append(total + sign * col.astype(np.float64))
+        elif abs(total) < 2**62 and (col.size == 0 or int(np.abs(col).max()) < 2**62):
+            cols.append(np.int64(total) + sign * col.astype(np.int64))
+        else:
+            cols.append(np.array([total + sign * int(x) for x in col.tolist()],
+                                 dtype=object))
+    return cols
+
+
+def _matrix(cols: list[np.ndarray]) -> np.ndarray:
+    if all(c.dtype == np.int64 for c in cols):
+        return np.stack(cols, axis=1) if cols else np.zeros((0, 0), np.int64)
+    return np.array([list(row) for row in zip(*(c.tolist() for c in cols))], dtype=object)
+
+
+def _means(cols: list[np.ndarray]) -> np.ndarray:
+    """Correctly rounded means (`mycelium.core.exactsum.Parts`) of summed limb columns."""
+    return np.array([Parts(int(h), int(m), int(low), float(r), int(n)).mean()
+                     for h, m, low, r, n in zip(*(c.tolist() for c in cols))],
+                    dtype=np.float64)
 
 
 def holm(p_values) -> np.ndarray:

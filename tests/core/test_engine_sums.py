@@ -107,7 +107,9 @@ def test_residuals_and_fractions_are_split_exactly():
     x = np.array([0.0, 1.5, 7.0, 2.0**60 + 2.0**8, 0.1, 1e-40, 3.0 * 2**62])
     f = engine_sums._split_float(x)
     for i, value in enumerate(x.tolist()):
-        scaled = ((int(f["whole"][i]) << 115) + (int(f["h"][i]) << 87)
+        whole = (int(f["hi"][i]) << 31) + int(f["lo"][i])
+        assert 0 <= f["lo"][i] < 2**31
+        scaled = ((whole << 115) + (int(f["h"][i]) << 87)
                   + (int(f["m"][i]) << 59) + (int(f["l"][i]) << 31) + int(f["res"][i]))
         assert scaled / (1 << 115) + f["rest"][i] == value
     assert f["fractional"].tolist() == [0, 1, 0, 0, 1, 1, 0]
@@ -118,3 +120,40 @@ def test_exact_ints():
     assert engine_sums.exact_ints([1, None, -3]).dtype == np.int64
     big = engine_sums.exact_ints([2**70, 1])
     assert big.dtype == object and big.tolist() == [2**70, 1]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_statistics_beyond_int64_take_two_limbs(params):
+    # Rows whose statistics leave int64 (three overlapping spans of 2**62: det_chars
+    # 3 * 2**62 - 3) and a sum of many 2**61 lengths: every engine column is int64 with
+    # |lo| < 2**31, so int64 sums (Spark's bigint) of 2**32 such rows cannot wrap.
+    big = 2**62
+    refs = [[[0, big]], [[0, 2**61]], [[0, 10]]] * 4
+    preds = [[[0, big], [1, big], [2, big]], [[0, 2**60]], [[3, 9]]] * 4
+    settings = resolve_settings(average="micro", params=params)
+    stats = _stats(refs, preds, settings)
+    assert stats["cleval_1d"]["det_chars"].dtype == object  # beyond int64 per row
+    columns = engine_sums.engine_columns(stats, settings)
+    layout = engine_sums.engine_layout(settings)
+    wide = [c for c in layout if c.kind == "wide"]
+    assert {c.source for c in wide} >= {"cleval_1d|det_chars", "iou|union"}
+    for c in wide:
+        col = columns[c.label]
+        assert col.dtype == np.int64
+        if c.part == "lo":
+            assert 0 <= col.min() and col.max() < 2**31
+        else:
+            assert np.abs(col).max() < 2**33  # row values below 2**64 here
+    codes = np.array([0, 1] * 6)
+    partials = _engine(columns, codes, codes, 2)
+    for label, col in columns.items():  # int64 engine sums do not wrap
+        if col.dtype == np.int64:
+            assert [int(col[codes == g].sum()) for g in (0, 1)] == partials[label].tolist()
+    got = engine_sums.reduce_engine_sums(partials, np.arange(2), 2, settings)
+    want = reduce.group_sums(reduce.row_columns(stats, settings), codes, 2)
+    for name in want:
+        assert all(_same(g, w) for g, w in zip(np.asarray(got[name]).tolist(),
+                                               np.asarray(want[name]).tolist())), name
+    det = [int(v) for v in stats["cleval_1d"]["det_chars"].tolist()]
+    assert det[0] == 3 * big - 3
+    assert got["cleval_1d|det_chars"].tolist() == [sum(det[0::2]), sum(det[1::2])]

@@ -17,10 +17,10 @@ pl = pytest.importorskip("polars", reason="polars is an optional extra: pip inst
 
 import mycelium
 from mycelium.core import engine_sums
-from mycelium.frames import polars_lazy
+from mycelium.frames.engine import polars_lazy
 from mycelium.evaluate import compute_statistics, prepare
 from mycelium.metrics import METRICS
-from mycelium.frames.polars import SPAN_DTYPE
+from mycelium.frames.engine.polars import SPAN_DTYPE
 from mycelium.core.settings import resolve_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -324,7 +324,7 @@ def test_expression_statistics_summed_per_group_give_micro():
                                  average="micro")
     for row in sums.iter_rows(named=True):
         stats = {"character": {k: np.array([row[k]]) for k in ("tp", "fp", "fn")}}
-        want = mycelium.aggregate(stats, average="micro")["character"]
+        want = mycelium.core.aggregate(stats, average="micro")["character"]
         got = frame.filter(pl.col("model").eq_missing(row["model"]))
         assert got["value"].to_list() == list(want.values())
 
@@ -376,3 +376,26 @@ def test_score_columns_of_dropped_rows_are_null_in_every_polars_face():
     nan = df.mycelium.score("ref", "pred", metrics="character", missing="empty",
                             zero_division="nan")["character_recall"]
     assert nan[0] == 0.8 and math.isnan(nan[1])  # undefined (NaN) differs from left out
+
+
+HUGE = {  # det_chars = 3 * 2**62 - 3 in one row (beyond int64); 20 x 2**61 in one sum
+    "overlapping": ([[[0, 2**62]]], [[[0, 2**62], [1, 2**62], [2, 2**62]]]),
+    "many": ([[[0, 2**61]]] * 20, [[[0, 2**60]]] * 20),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HUGE))
+@pytest.mark.parametrize("average", ["micro", "macro"])
+def test_lazy_plan_is_exact_on_huge_statistics(case, average):
+    refs, preds = HUGE[case]
+    metrics = ["deteval_1d", "cleval_1d", "iou"]
+    lf = pl.LazyFrame({"ref": refs, "pred": preds},
+                      schema={"ref": pl.List(pl.List(pl.Int64)),
+                              "pred": pl.List(pl.List(pl.Int64))})
+    got = _streaming(lf.mycelium.evaluate("ref", "pred", metrics=metrics, average=average),
+                     chunk=3)
+    want = mycelium.evaluate(refs, preds, metrics=metrics, average=average)
+    assert {(m, k): v for m, k, v in got.select("metric", "measure", "value").iter_rows()} \
+        == {(m, k): v for m in metrics for k, v in want[m].items()}
+    if case == "overlapping":
+        assert want["cleval_1d"]["precision"] == 2**62 / (3 * 2**62 - 3)

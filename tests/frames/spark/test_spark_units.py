@@ -1,4 +1,4 @@
-"""Parts of `mycelium.frames.spark` that need no Spark session: the import without pyspark, and
+"""Parts of `mycelium.frames.engine.spark` that need no Spark session: the import without pyspark, and
 the per-batch weighted sums of the intervals (exact, and the resamples' Poisson weights)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from mycelium.frames import engine as frames
+from mycelium.frames.engine import engine as frames
 from mycelium.stats.bootstrap import example_keys, poisson_weights
 from mycelium.core.settings import Bootstrap
-from mycelium.frames.spark import _exact_dot, _weighted_sums
+from mycelium.frames.engine.spark import _exact_dot, _weighted_sums
 
 BLOCK_PYSPARK = """
 import sys
@@ -22,10 +22,10 @@ class Block:
         if name == "pyspark" or name.startswith("pyspark."):
             raise ImportError("pyspark is blocked in this test")
 sys.meta_path.insert(0, Block())
-import mycelium, mycelium.frames.spark
+import mycelium, mycelium.frames.engine.spark
 assert "pyspark" not in sys.modules
 try:
-    mycelium.frames.spark.evaluate(None, "ref", "pred")
+    mycelium.frames.engine.spark.evaluate(None, "ref", "pred")
 except ImportError as exc:
     print(exc)
 """
@@ -34,7 +34,7 @@ except ImportError as exc:
 def test_mycelium_imports_without_pyspark():
     out = subprocess.run([sys.executable, "-c", BLOCK_PYSPARK], capture_output=True,
                          text=True, check=True).stdout
-    assert "mycelium.frames.spark needs pyspark" in out and "'spark' extra" in out
+    assert "mycelium.frames.engine.spark needs pyspark" in out and "'spark' extra" in out
 
 
 def test_weighted_sums_are_exact_per_group_and_resample():
@@ -64,10 +64,22 @@ def test_exact_dot_beyond_float64():
     w = np.array([[2.0, 1.0]])
     assert _exact_dot(w, m).tolist() == [[2**61 + 3]]
     assert _exact_dot(w, np.zeros((2, 0), np.int64)).shape == (1, 0)
+    # 28-bit limbs: w · 2**62 is exact (int64 products wrapped it), and a sum beyond
+    # int64 is an error (Spark's columns are bigint), not a wrapped value
+    m = np.array([[2**62 - 1, 2**40], [2**62 - 3, 7]], dtype=np.int64)
+    w = np.array([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    assert _exact_dot(w, m).tolist() == [[2**63 - 4, 2**40 + 7], [2**62 - 3, 7],
+                                         [2**62 - 1, 2**40]]
+    with pytest.raises(OverflowError, match="below 2\\*\\*63"):
+        _exact_dot(np.array([[2.0, 1.0]]), m)
+    starts = np.array([0])
+    assert _exact_dot(None, m, starts).tolist() == [[2**63 - 4, 2**40 + 7]]
+    with pytest.raises(OverflowError, match="below 2\\*\\*63"):
+        _exact_dot(None, np.array([[2**62], [2**62]], dtype=np.int64), starts)
 
 
 def test_id_keys_unique_within_each_group_only():
-    from mycelium.frames.spark import _ID, _id_keys
+    from mycelium.frames.engine.spark import _ID, _id_keys
 
     keys = pa.table({"k": ["x", "y", "x", "y"]})
     groups = frames.group_codes(keys, 4)
