@@ -1,8 +1,8 @@
 """The ``mycelium`` command: the parser and the entry point, one module per subcommand.
 
-``mycelium evaluate`` (`mycelium.cli.app.evaluate`, writing with `mycelium.cli.app.output`)
+``mycelium evaluate`` (`mycelium.cli.evaluate`, writing with `mycelium.cli.output`)
 scores span columns of JSONL, CSV or Parquet files through the pandas accessor;
-``mycelium mushroom`` (`mycelium.cli.app.mushroom`) is the official Mu-SHROOM scorer. Exit
+``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer. Exit
 status: 0 on success, 1 for bad data (one ``mycelium: error: ...`` line on stderr), 2
 for bad usage.
 """

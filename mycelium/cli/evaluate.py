@@ -1,7 +1,7 @@
 """``mycelium evaluate``: read files, pair REFS and PREDS, score with ``df.mycelium.evaluate``.
 
 Reading (jsonl / csv / Parquet, by extension), pairing by id or position, and locating a
-bad span in the user's file and row live here; `mycelium.cli.app.output` writes the result.
+bad span in the user's file and row live here; `mycelium.cli.output` writes the result.
 """
 
 from __future__ import annotations

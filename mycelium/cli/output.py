@@ -61,7 +61,7 @@ def _write_parquet(result: pd.DataFrame, output: str, signature: str | None) -> 
 
 
 def _tidy_arrow(result: pd.DataFrame) -> pa.Table:
-    """The tidy frame as Arrow with the types of `mycelium.frames.engine.engine` (an all-null profile
+    """The tidy frame as Arrow with the types of `mycelium.frames.engine` (an all-null profile
     column stays a string column)."""
     table = pa.Table.from_pandas(result, preserve_index=False)
     types = {"metric": pa.string(), "measure": pa.string(), "value": pa.float64(),

@@ -6,7 +6,7 @@ statistics. An engine — Polars' streaming ``group_by().sum()``, Spark's ``GROU
 — sums integers exactly (in 128-bit integers or decimals) but floats in an order of its
 own. `engine_columns` therefore rewrites every column as int64 columns plus a float
 *rest*, and `reduce_engine_sums` turns the engine's per-group sums back into the sums
-`mycelium.frames.engine.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
+`mycelium.frames.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
 computes on the same rows, so every face agrees bit for bit:
 
 - an integer(-valued) column (a limb, a definedness flag, a count per row) stays one

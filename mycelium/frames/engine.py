@@ -7,7 +7,7 @@ core, then reduces per group exactly as `mycelium.evaluate` would on that group'
 those rows bit for bit — values, ``soft_spearman``, bootstrap intervals (resampled
 within each group) and the per-type rows of ``by_type``. Results are Arrow tables,
 converted by each face to its own frame type. Detector comparisons live in
-`mycelium.frames.engine.compare`.
+`mycelium.frames.compare`.
 """
 
 from __future__ import annotations

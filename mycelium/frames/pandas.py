@@ -1,4 +1,4 @@
-"""The ``df.mycelium`` pandas accessor: a thin, stateless adapter over `mycelium.frames.engine.engine`.
+"""The ``df.mycelium`` pandas accessor: a thin, stateless adapter over `mycelium.frames.engine`.
 
 Columns are handed to the core positionally (the index is never used for alignment,
 ``.loc`` is never used), the caller's frame is never modified, and results keep the

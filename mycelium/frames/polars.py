@@ -1,7 +1,7 @@
 """The Polars face: a ``mycelium`` namespace on ``pl.DataFrame`` and ``pl.Expr`` (and, via
-`mycelium.frames.engine.polars_lazy`, on ``pl.LazyFrame``).
+`mycelium.frames.polars_lazy`, on ``pl.LazyFrame``).
 
-A thin adapter over `mycelium.frames.engine.engine` (registered by ``import mycelium`` as soon as Polars
+A thin adapter over `mycelium.frames.engine` (registered by ``import mycelium`` as soon as Polars
 is imported): eager frames are scored by the same functions as the pandas accessor, and
 the lazy plan computes per-row statistics batch by batch, then reduces them with the
 same functions, so every face gives the same numbers bit for bit.
@@ -43,7 +43,7 @@ class MyceliumFrame:
     Examples
     --------
     >>> import polars as pl, mycelium
-    >>> from mycelium.frames.engine.polars import SPAN_DTYPE
+    >>> from mycelium.frames.polars import SPAN_DTYPE
     >>> df = pl.DataFrame({"model": ["a", "a", "b"],
     ...                    "ref": [[{"start": 0, "end": 10}], [{"start": 4, "end": 7}],
     ...                            [{"start": 0, "end": 5}]],
@@ -105,7 +105,7 @@ class MyceliumFrame:
             Soft-label columns (``List(Struct{start, end, prob})``, or JSON strings):
             add ``soft_spearman`` (needs ``text``; average always ``"macro"``).
         granularity, ci, n_resamples, seed, id_col, progress, type_field, typed_matching
-            As in the pandas accessor (`mycelium.frames.engine.pandas.MyceliumAccessor.evaluate`):
+            As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`):
             ``ci`` adds ``ci_low`` and ``ci_high`` after ``value``, resampling within
             each group, examples keyed by ``id_col`` ids or else by their row position
             in the whole frame; ``type_field`` gives the per-type rows with a ``type``
@@ -172,7 +172,7 @@ class MyceliumFrame:
         """Paired comparison of detectors (`mycelium.compare`), per group.
 
         Arguments and result as the pandas accessor's ``compare``
-        (`mycelium.frames.engine.pandas.MyceliumAccessor.compare`): wide format (``pred_cols`` a
+        (`mycelium.frames.pandas.MyceliumAccessor.compare`): wide format (``pred_cols`` a
         list, one column per detector) or long format (one ``pred_cols`` column with
         ``detector_col``, rows paired by ``id_col``, failing clearly when they do not
         pair); with ``by``, one comparison per group, Holm-corrected within the group.

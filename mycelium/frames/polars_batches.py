@@ -1,7 +1,7 @@
 """The Polars faces' shared pieces: the span dtype, the working column names, and the
 batch functions that turn a Polars batch of ``ref``/``pred`` structs into the core's
-statistics or values (used by the eager namespace in `mycelium.frames.engine.polars` and the
-lazy one in `mycelium.frames.engine.polars_lazy`; neither face imports the other).
+statistics or values (used by the eager namespace in `mycelium.frames.polars` and the
+lazy one in `mycelium.frames.polars_lazy`; neither face imports the other).
 """
 
 from __future__ import annotations

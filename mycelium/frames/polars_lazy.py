@@ -2,9 +2,9 @@
 
 Each streamed batch is scored with the core (in slices) and reduced to one row of exact
 int64 sums per group (`mycelium.core.engine_sums`); Polars adds them per group in Int128 and
-the few group rows are finished by `mycelium.frames.engine.engine.tidy_from_sums` — so a lazy plan
+the few group rows are finished by `mycelium.frames.engine.tidy_from_sums` — so a lazy plan
 gives the eager faces' numbers bit for bit without holding rows. Registered by
-`mycelium.frames.engine.polars` (itself registered when Polars is imported).
+`mycelium.frames.polars` (itself registered when Polars is imported).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class MyceliumLazyFrame:
     The plan reads only the span, text and key columns, scores them batch by batch
     (on Polars' streaming engine with ``collect(engine="streaming")``, so span columns
     are never held for all rows), lets Polars sum exact integer columns per group
-    (`mycelium.core.engine_sums`) and finishes the groups with `mycelium.frames.engine.engine`, the
+    (`mycelium.core.engine_sums`) and finishes the groups with `mycelium.frames.engine`, the
     engine of every face: memory does not grow with the number of rows.
 
     Examples
@@ -89,9 +89,9 @@ class MyceliumLazyFrame:
         2. Polars adds these up per group (``group_by(by).agg(sum)`` in Int128: exact
            beyond 2**63), with the number of rows scored and each group's first row;
         3. on ``collect()``, the one-row-per-group result is grouped again by
-           `mycelium.frames.engine.engine.group_codes` (which merges keys pandas considers equal,
+           `mycelium.frames.engine.group_codes` (which merges keys pandas considers equal,
            NaN and null, and orders groups as every face does) and finished by
-           `mycelium.frames.engine.engine.tidy_from_sums`.
+           `mycelium.frames.engine.tidy_from_sums`.
 
         Integer sums are exact in any order, so the numbers equal the eager faces and
         `mycelium.evaluate` bit for bit, for any batching. The only float sums are the

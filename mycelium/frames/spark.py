@@ -4,7 +4,7 @@ Each Arrow batch is scored with the core inside ``mapInArrow`` into the per-row 
 of `mycelium.core.reduce.row_columns`, written as int64 engine columns
 (`mycelium.core.engine_sums`); Spark sums them per group (``GROUP BY SUM`` over bigint,
 exact); the driver collects the few summed rows and finishes with
-`mycelium.frames.engine.engine.tidy_from_sums`, so the result is the pandas accessor's frame, bit for
+`mycelium.frames.engine.tidy_from_sums`, so the result is the pandas accessor's frame, bit for
 bit. pyspark is imported only when a function here is called; workers need mycelium
 installed (docs/scaling.md).
 """
@@ -224,7 +224,7 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
         Column of output texts (strings); spans must end within them.
     by : str or list of str, optional
         Group key columns. Null keys form their own group; groups are ordered as the
-        pandas accessor orders them (`mycelium.frames.engine.engine.group_codes`).
+        pandas accessor orders them (`mycelium.frames.engine.group_codes`).
     profile, metrics, average, zero_division, params, missing
         As in `mycelium.evaluate` (``zero_division=None``: the profile's, else 0.0).
     as_spark : bool
@@ -396,7 +396,7 @@ def _group_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, lay
 
 def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: int,
                     settings: Settings, layout) -> pa.Table:
-    """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.engine.with_intervals`:
+    """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.with_intervals`:
     the resampled values of `mycelium.stats.bootstrap.resampled_values`, from Spark's sums."""
     b = settings.bootstrap
     # weights, sums: per (group, resample), the summed weights and the exact sums

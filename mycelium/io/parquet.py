@@ -12,7 +12,7 @@ mycelium's own facts under two keys of the schema metadata:
   ``end``), listed for other tools; arrow columns are the pandas ``ArrowDtype``
   columns, which `read_parquet` restores as such (span columns it recognises by type).
 - ``b"mycelium.signature"``: the settings signature of a result frame (the key
-  `mycelium.frames.engine.engine` uses on Arrow result tables).
+  `mycelium.frames.engine` uses on Arrow result tables).
 """
 
 from __future__ import annotations

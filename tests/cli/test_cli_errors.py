@@ -9,7 +9,7 @@ import pytest
 from conftest import ROWS, write_jsonl
 
 import mycelium
-from mycelium.cli.app.app import main
+from mycelium.cli.app import main
 
 SPANS = ["--ref-col", "ref", "--pred-col", "pred"]
 

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ROWS, WRITERS, canonical, frame_records, write_jsonl
 
-from mycelium.cli.app.app import main
-from mycelium.frames.engine.engine import SIGNATURE_KEY
+from mycelium.cli.app import main
+from mycelium.frames.engine import SIGNATURE_KEY
 
 SPANS = ["--ref-col", "ref", "--pred-col", "pred", "--text-col", "text"]
 OPTION_SETS = [

@@ -8,7 +8,7 @@ import pytest
 from conftest import write_jsonl
 from test_cli_errors import SPANS, run
 
-from mycelium.cli.app.output import format_table, key_cells
+from mycelium.cli.output import format_table, key_cells
 
 
 def result(keys, dtype=object) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pytest
 from conftest import canonical, frame_records
 
 import mycelium
-from mycelium.cli.app.app import main
+from mycelium.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = shutil.which("mycelium", path=str(Path(sys.executable).parent))

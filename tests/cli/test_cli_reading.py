@@ -10,7 +10,7 @@ import pandas as pd
 from conftest import write_jsonl
 from test_cli_errors import SPANS, data_error, run
 
-from mycelium.cli.app.app import read_frame
+from mycelium.cli.app import read_frame
 
 BIG = 2**53
 

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import mycelium
-from mycelium.cli.app.app import main
+from mycelium.cli.app import main
 
 from _frames_data import SOFT_TYPE, make_rows, pandas_object, records, same_records
 

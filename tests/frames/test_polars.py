@@ -17,10 +17,10 @@ pl = pytest.importorskip("polars", reason="polars is an optional extra: pip inst
 
 import mycelium
 from mycelium.core import engine_sums
-from mycelium.frames.engine import polars_lazy
+from mycelium.frames import polars_lazy
 from mycelium.evaluate import compute_statistics, prepare
 from mycelium.metrics import METRICS
-from mycelium.frames.engine.polars import SPAN_DTYPE
+from mycelium.frames.polars import SPAN_DTYPE
 from mycelium.core.settings import resolve_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -324,7 +324,7 @@ def test_expression_statistics_summed_per_group_give_micro():
                                  average="micro")
     for row in sums.iter_rows(named=True):
         stats = {"character": {k: np.array([row[k]]) for k in ("tp", "fp", "fn")}}
-        want = mycelium.core.aggregate(stats, average="micro")["character"]
+        want = mycelium.aggregate(stats, average="micro")["character"]
         got = frame.filter(pl.col("model").eq_missing(row["model"]))
         assert got["value"].to_list() == list(want.values())
 

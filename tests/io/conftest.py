@@ -32,6 +32,6 @@ def pl():
     """The polars module (skips when it cannot be imported)."""
     try:
         import polars
-    except ImportError as exc:  # includes a missing mycelium.frames.engine.polars namespace module
+    except ImportError as exc:  # includes a missing mycelium.frames.polars namespace module
         pytest.skip(f"polars cannot be imported: {exc}")
     return polars

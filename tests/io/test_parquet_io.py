@@ -12,7 +12,7 @@ import pytest
 
 import mycelium
 from mycelium import SPAN_TYPE
-from mycelium.frames.engine.engine import evaluate_table
+from mycelium.frames.engine import evaluate_table
 from mycelium.io import ANNOTATIONS_TYPE, RAGTRUTH_LABEL_TYPE, SOFT_SPAN_TYPE
 
 SPAN = pd.ArrowDtype(SPAN_TYPE)

@@ -3,7 +3,7 @@
 A case of the oracle collection (``../shared/oracle/mushroom_cases.json``, or the
 committed selection ``cases.json``) is written to a REF and a PRED jsonl file exactly as
 it says (``raw_lines`` verbatim, else one ``json.dumps(record, ensure_ascii=False)`` per
-line) and run through ``mycelium.cli.app.app.main(["mushroom", REF, PRED, OUT])`` in-process.
+line) and run through ``mycelium.cli.app.main(["mushroom", REF, PRED, OUT])`` in-process.
 
 Every case falls in exactly one category (`classify`):
 
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mycelium.cli.app.app import main
+from mycelium.cli.app import main
 from mycelium.mushroom import derive_hard_labels, derive_soft_labels, score_files
 
 HERE = Path(__file__).resolve().parent
@@ -202,7 +202,7 @@ def problems(case, ref_path: Path, pred_path: Path, ref_sets=None) -> list[tuple
 # ------------------------------------------------------------------------ running
 
 def run_cli(argv) -> tuple[int, str, str]:
-    """``mycelium.cli.app.app.main(argv)`` in-process: (exit status, stdout, stderr)."""
+    """``mycelium.cli.app.main(argv)`` in-process: (exit status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main([str(a) for a in argv])

@@ -2,7 +2,7 @@
 
 cases.json holds the ``edge`` and ``random`` cases of the shared oracle (synthetic inline
 references; built by build_cases.py, see its provenance). Each case is written to
-tmp_path exactly as it says and run through ``mycelium.cli.app.app.main`` in-process; the checks
+tmp_path exactly as it says and run through ``mycelium.cli.app.main`` in-process; the checks
 per category are in _mushroom_support.py. Every case is counted: the category counts and
 the ids of the non-``ok`` cases are asserted, so nothing is dropped silently.
 """

@@ -1,4 +1,4 @@
-"""`mycelium.frames.engine.spark.evaluate` gives the pandas accessor's frame, bit for bit, on local Spark.
+"""`mycelium.frames.spark.evaluate` gives the pandas accessor's frame, bit for bit, on local Spark.
 
 One local session (``local[1]``, one shuffle partition; see conftest.py) scores the same
 rows as ``df.mycelium.evaluate``: every group, metric, measure and average, each
@@ -23,7 +23,7 @@ pytest.importorskip("pyspark", reason="pyspark is not installed; install the ext
                     "pip install -e '.[spark]' to run the Spark tests")
 
 import mycelium  # noqa: E402
-from mycelium.frames.engine import spark as myspark  # noqa: E402
+from mycelium.frames import spark as myspark  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _spark_data import make_table, to_pandas  # noqa: E402
@@ -236,7 +236,7 @@ def test_bad_span_names_the_example_id(spark):
 
 
 def test_the_docstring_example(spark):
-    """The Examples section of mycelium.frames.engine.spark.evaluate, run and checked."""
+    """The Examples section of mycelium.frames.spark.evaluate, run and checked."""
     sdf = spark.createDataFrame(
         [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
         "model string, ref array<struct<start: bigint, end: bigint>>, "

@@ -11,7 +11,7 @@ pytest.importorskip("pyspark", reason="pyspark is not installed; install the ext
                     "pip install -e '.[spark]' to run the Spark tests")
 
 import mycelium  # noqa: E402
-from mycelium.frames.engine import spark as myspark  # noqa: E402
+from mycelium.frames import spark as myspark  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:PySpark does not yet fully support pandas:FutureWarning")

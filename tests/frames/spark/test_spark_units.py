@@ -1,4 +1,4 @@
-"""Parts of `mycelium.frames.engine.spark` that need no Spark session: the import without pyspark, and
+"""Parts of `mycelium.frames.spark` that need no Spark session: the import without pyspark, and
 the per-batch weighted sums of the intervals (exact, and the resamples' Poisson weights)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from mycelium.frames.engine import engine as frames
+from mycelium.frames import engine as frames
 from mycelium.stats.bootstrap import example_keys, poisson_weights
 from mycelium.core.settings import Bootstrap
-from mycelium.frames.engine.spark import _exact_dot, _weighted_sums
+from mycelium.frames.spark import _exact_dot, _weighted_sums
 
 BLOCK_PYSPARK = """
 import sys
@@ -22,10 +22,10 @@ class Block:
         if name == "pyspark" or name.startswith("pyspark."):
             raise ImportError("pyspark is blocked in this test")
 sys.meta_path.insert(0, Block())
-import mycelium, mycelium.frames.engine.spark
+import mycelium, mycelium.frames.spark
 assert "pyspark" not in sys.modules
 try:
-    mycelium.frames.engine.spark.evaluate(None, "ref", "pred")
+    mycelium.frames.spark.evaluate(None, "ref", "pred")
 except ImportError as exc:
     print(exc)
 """
@@ -34,7 +34,7 @@ except ImportError as exc:
 def test_mycelium_imports_without_pyspark():
     out = subprocess.run([sys.executable, "-c", BLOCK_PYSPARK], capture_output=True,
                          text=True, check=True).stdout
-    assert "mycelium.frames.engine.spark needs pyspark" in out and "'spark' extra" in out
+    assert "mycelium.frames.spark needs pyspark" in out and "'spark' extra" in out
 
 
 def test_weighted_sums_are_exact_per_group_and_resample():
@@ -79,7 +79,7 @@ def test_exact_dot_beyond_float64():
 
 
 def test_id_keys_unique_within_each_group_only():
-    from mycelium.frames.engine.spark import _ID, _id_keys
+    from mycelium.frames.spark import _ID, _id_keys
 
     keys = pa.table({"k": ["x", "y", "x", "y"]})
     groups = frames.group_codes(keys, 4)
