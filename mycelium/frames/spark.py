@@ -266,7 +266,9 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
     per row). Spark sums them with ``groupBy(*by).agg(sum)`` as ``bigint``, exact while
     every sum stays below 2**63: for macro at least 2**32 rows per group (limbs below
     2**28 allow 2**35; the residual column, below 2**31, is zero for every value of
-    2**-31 or more), for micro the group total of each statistic. Spark's ANSI mode
+    2**-31 or more); for micro, a length statistic travels as two limbs (``x mod 2**31``
+    and ``x >> 31``), so a group may hold 2**32 rows totalling 2**94 characters, and
+    counts (spans, matches) stay one column below 2**63. Spark's ANSI mode
     (the default from Spark 4) raises on overflow; without it a sum would wrap. Only
     the float *rests* of `mycelium.core.engine_sums` (zero unless a value is below 2**-63)
     are summed as doubles. The driver adds up Spark groups that pandas merges (NaN and
