@@ -25,13 +25,12 @@ import numpy as np
 
 from ..metrics import METRICS, resolve_params
 from .exactsum import exact_mean
+from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
 
-AVERAGES = ("macro", "micro")
 
-
-def resolve_zero_division(value) -> float:
+def resolve_zero_division(value: ZeroDivision) -> float:
     """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan)."""
     if isinstance(value, str) and value.lower() == "nan":
         return math.nan
@@ -45,13 +44,15 @@ def resolve_zero_division(value) -> float:
                      "'nan' (the value of an undefined precision or recall).")
 
 
-def zero_division_label(value: float) -> Any:
+def zero_division_label(value: float) -> ZeroDivision:
     """The public spelling of a resolved ``zero_division`` (for meta and signatures)."""
     return "nan" if math.isnan(value) else float(value)
 
 
-def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=0.0,
-                params=None) -> dict[str, dict[str, np.ndarray]]:
+def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *,
+                zero_division: ZeroDivision = 0.0,
+                params: Mapping[str, Mapping[str, Any]] | None = None
+                ) -> dict[str, dict[str, np.ndarray]]:
     """Per-example measure values for every metric in ``stats``.
 
     Parameters
@@ -73,8 +74,10 @@ def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=
     return {name: _measures(name, st, full.get(name, {}), zd) for name, st in stats.items()}
 
 
-def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
-              zero_division=0.0, params=None) -> dict[str, dict[str, float]]:
+def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average = "macro",
+              zero_division: ZeroDivision = 0.0,
+              params: Mapping[str, Mapping[str, Any]] | None = None
+              ) -> dict[str, dict[str, float]]:
     """Micro or macro values for every metric in ``stats`` (see the module rules).
 
     Examples
@@ -186,8 +189,9 @@ def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray
     convert = _as_object if exact else _as_float
     with np.errstate(divide="ignore", invalid="ignore"):
         if "precision" in ratios:
-            a, b = _fill(*map(convert, ratios["precision"]), zd)
-            c, d = _fill(*map(convert, ratios["recall"]), zd)
+            (pn, pd), (rn, rd) = ratios["precision"], ratios["recall"]
+            a, b = _fill(convert(pn), convert(pd), zd)
+            c, d = _fill(convert(rn), convert(rd), zd)
             den = a * d + b * c
             f1 = np.where(den == 0, 0.0, (2 * a * c) / np.where(den == 0, 1, den))
             out = {"precision": a / b, "recall": c / d, "f1": f1}

@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..metrics import resolve_metrics, resolve_params, unknown_name
-from .aggregate import AVERAGES, resolve_zero_division, zero_division_label
+from .aggregate import resolve_zero_division, zero_division_label
+from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
 
@@ -51,8 +52,8 @@ class Profile:
 
     name: str
     version: int = 1
-    average: str = "macro"
-    zero_division: Any = 0.0
+    average: Average = "macro"
+    zero_division: ZeroDivision = 0.0
     metrics: tuple[str, ...] | None = None
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
@@ -93,7 +94,7 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def get_profile(profile) -> Profile | None:
+def get_profile(profile: str | Profile | None) -> Profile | None:
     """Resolve ``None``, a built-in profile name or a `Profile`."""
     if profile is None or isinstance(profile, Profile):
         return profile

@@ -87,7 +87,7 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out["profile_version"] = int(version) if version else None
         elif key == "zero_division":
             out["zero_division"] = zero_division_label(resolve_zero_division(
-                value if value == "nan" else float(value)))
+                "nan" if value == "nan" else float(value)))
         elif key == "metrics":
             out["metrics"] = value.split(",") if value else []
         elif key == "ci":

@@ -200,17 +200,20 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
     s = dict.fromkeys(STATS[2:], 0)
     for g, d, _ in triples:
         if len(by_g[g]) == 1 and len(by_d[d]) == 1 and R(g, d) and P(g, d):
-            mg.add(g), md.add(d)
+            mg.add(g)
+            md.add(d)
             s["n_one_to_one"] += 1
     for g in sorted(by_g):
         if g in mg or len(by_g[g]) < 2:
             continue
         cand = [d for d in by_g[g] if d not in md and P(g, d)]
         if len(cand) == 1 and R(g, cand[0]):
-            mg.add(g), md.add(cand[0])
+            mg.add(g)
+            md.add(cand[0])
             s["n_one_to_one"] += 1
         elif len(cand) >= 2 and sum(ov[g, d] for d in cand) * qr >= pr * len_g[g]:
-            mg.add(g), md.update(cand)
+            mg.add(g)
+            md.update(cand)
             s["n_split_refs"] += 1
             s["n_split_preds"] += len(cand)
     for d in sorted(by_d):
@@ -218,10 +221,12 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
             continue
         cand = [g for g in by_d[d] if g not in mg and R(g, d)]
         if len(cand) == 1 and P(cand[0], d):
-            mg.add(cand[0]), md.add(d)
+            mg.add(cand[0])
+            md.add(d)
             s["n_one_to_one"] += 1
         elif len(cand) >= 2 and sum(ov[g, d] for g in cand) * qp >= pp * len_d[d]:
-            md.add(d), mg.update(cand)
+            md.add(d)
+            mg.update(cand)
             s["n_merge_refs"] += len(cand)
             s["n_merge_preds"] += 1
     return s

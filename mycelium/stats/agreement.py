@@ -23,7 +23,8 @@ COLUMNS = ("metric_a", "measure_a", "metric_b", "measure_b", "kendall_tau", "spe
            "detectors")
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_b(x: Sequence[float] | np.ndarray,
+                  y: Sequence[float] | np.ndarray) -> float:
     """Kendall's tau-b (ties corrected); NaN when either ranking is constant.
 
     Examples
@@ -33,10 +34,10 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     >>> kendall_tau_b([1, 2, 3], [3, 2, 1])
     -1.0
     """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    dx = np.sign(x[:, None] - x[None, :])
-    dy = np.sign(y[:, None] - y[None, :])
-    upper = np.triu_indices(x.size, k=1)
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    dx = np.sign(a[:, None] - a[None, :])
+    dy = np.sign(b[:, None] - b[None, :])
+    upper = np.triu_indices(a.size, k=1)
     sx, sy = dx[upper], dy[upper]
     concordance = float((sx * sy).sum())
     nx, ny = float((sx != 0).sum()), float((sy != 0).sum())
@@ -45,16 +46,18 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     return concordance / math.sqrt(nx * ny)
 
 
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
+def spearman_rho(x: Sequence[float] | np.ndarray,
+                 y: Sequence[float] | np.ndarray) -> float:
     """Spearman's rho with average ranks; NaN when either ranking is constant."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    rx, ry = average_ranks(x), average_ranks(y)
+    rx = average_ranks(np.asarray(x, dtype=np.float64))
+    ry = average_ranks(np.asarray(y, dtype=np.float64))
     if np.all(rx == rx[0]) or np.all(ry == ry[0]):
         return math.nan
     return float(np.corrcoef(rx, ry)[0, 1])
 
 
-def metric_agreement(results: pd.DataFrame, detector_col: str, *, by=None,
+def metric_agreement(results: pd.DataFrame, detector_col: str, *,
+                     by: str | Sequence[str] | None = None,
                      value_col: str = "value") -> pd.DataFrame:
     """Rank agreement between every pair of metric measures, per group.
 

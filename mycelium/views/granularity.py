@@ -111,13 +111,15 @@ def _strip(text: str, s: int, e: int) -> tuple[int, int]:
 def to_units(batch: SpanBatch, texts: list[str], granularity: str
              ) -> tuple[SpanBatch, np.ndarray]:
     """Map character spans to unit-index spans; also return the unit count per example."""
-    starts, ends, counts = [], [], []
+    starts: list[int] = []
+    ends: list[int] = []
+    per_text: list[int] = []
     for text in texts:
         s, e = unit_bounds(text, granularity)
         starts.extend(s)
         ends.extend(e)
-        counts.append(len(s))
-    counts = np.array(counts, dtype=np.int64)
+        per_text.append(len(s))
+    counts = np.array(per_text, dtype=np.int64)
     u_off = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=u_off[1:])
     u_ex = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
