@@ -33,7 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.inputs import text_values
+from ..core.columns import text_values
 from ..core.pipeline import Prepared
 from ..core.settings import GRANULARITIES
 from ..core.spans import SpanBatch, canonicalize

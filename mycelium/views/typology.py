@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..core.inputs import _is_null, arrow_or_python, convert
+from ..core.columns import _is_null, arrow_or_python
+from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, validate
 
