@@ -45,6 +45,24 @@ Implementation
     Passes 1-3 are vectorised over the batch; the greedy passes 2 and 3 run in rounds
     that reproduce the sequential order exactly (see `_group_pass`). `_sequential` is
     the literal transcription, used only for pathological chains of competing spans.
+
+Examples
+--------
+Rows of the SPEC section 4 worked table: a split earns ``k = 0.8`` on both sides
+(full credit with ``split_merge_credit=1.0``); ``[0, 10)`` against ``[2, 8)`` fails
+the recall threshold:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="deteval_1d")["deteval_1d"]
+{'precision': 0.8, 'recall': 0.8, 'f1': 0.8}
+>>> mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="deteval_1d",
+...                   params={"deteval_1d": {"split_merge_credit": 1.0}})["deteval_1d"]
+{'precision': 1.0, 'recall': 1.0, 'f1': 1.0}
+>>> mycelium.evaluate([[0, 10]], [[2, 8]], metrics="deteval_1d")["deteval_1d"]
+{'precision': 0.0, 'recall': 0.0, 'f1': 0.0}
+>>> st = mycelium.statistics([[0, 4], [4, 12]], [[2, 12]], metrics="deteval_1d")
+>>> int(st["deteval_1d"]["n_one_to_one"][0]), int(st["deteval_1d"]["n_ref"][0])
+(1, 2)
 """
 
 from __future__ import annotations

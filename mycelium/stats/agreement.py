@@ -27,6 +27,11 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray,
                   y: Sequence[float] | np.ndarray) -> float:
     """Kendall's tau-b (ties corrected); NaN when either ranking is constant.
 
+    Notes
+    -----
+    ``tau_b = (n_c - n_d) / sqrt((n_0 - n_x)(n_0 - n_y))`` over the pairs of positions,
+    with ``n_x``, ``n_y`` the pairs tied in ``x`` or ``y``.
+
     Examples
     --------
     >>> kendall_tau_b([1, 2, 3, 4], [10, 20, 30, 40])
@@ -48,7 +53,15 @@ def kendall_tau_b(x: Sequence[float] | np.ndarray,
 
 def spearman_rho(x: Sequence[float] | np.ndarray,
                  y: Sequence[float] | np.ndarray) -> float:
-    """Spearman's rho with average ranks; NaN when either ranking is constant."""
+    """Spearman's rho with average ranks; NaN when either ranking is constant.
+
+    Examples
+    --------
+    >>> spearman_rho([1, 2, 3, 4], [1, 3, 2, 4])
+    0.7999999999999999
+    >>> spearman_rho([1, 2, 3], [5, 5, 5])
+    nan
+    """
     rx = average_ranks(np.asarray(x, dtype=np.float64))
     ry = average_ranks(np.asarray(y, dtype=np.float64))
     if np.all(rx == rx[0]) or np.all(ry == ry[0]):
@@ -79,6 +92,13 @@ def metric_agreement(results: pd.DataFrame, detector_col: str, *,
         ``[*by, metric_a, measure_a, metric_b, measure_b, kendall_tau, spearman_rho,
         detectors]``; NaN where a measure does not separate the detectors at all (or
         when a detector lacks a value).
+
+    Raises
+    ------
+    KeyError
+        A required column is missing.
+    ValueError
+        Several rows per (detector, metric, measure) within a group.
 
     Examples
     --------

@@ -76,6 +76,18 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
         p_holm, test, n_resamples, examples, average, profile``; ``attrs`` holds the
         signature.
 
+    Raises
+    ------
+    TypeError
+        ``predictions`` is not a mapping of at least two detectors.
+    KeyError
+        ``baseline`` is not one of the detectors.
+    ValueError
+        Bad option values, ``ids`` of the wrong length, or detectors dropping different
+        examples under ``missing="drop"``.
+    SpanValidationError
+        Bad spans (the message names the side, example and span).
+
     Examples
     --------
     >>> refs = [[[0, 10]], [[4, 7]], [[2, 5]], [[0, 3]]] * 10
@@ -267,6 +279,17 @@ class _SwapLayout:
 
 def holm(p_values) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN stays NaN).
+
+    Parameters
+    ----------
+    p_values : array-like of float
+        The p-values of one family of tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values in the input order: the i-th smallest of m is
+        ``max_{j <= i} min(1, (m - j + 1) p_(j))``.
 
     Examples
     --------
