@@ -46,11 +46,34 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
     of these arrays: micro sums them, macro finalises each example, groups and
     resampling re-sum them.
 
+    Parameters
+    ----------
+    references, predictions : spans of one example or a batch
+        As in `evaluate`.
+    text : str, sequence of str or None
+        The output text(s); when given, every span must end within it.
+    metrics : str or sequence of str, optional
+        Span metrics (default: all; ``soft_spearman`` has no statistics).
+    params : dict, optional
+        Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
+    missing : {"error", "empty", "drop"}
+        What a null span list in a batch means.
+
     Returns
     -------
     dict
         ``{metric: {statistic: numpy array of length n_examples}}`` in input order
-        (examples dropped by ``missing="drop"`` are left out).
+        (examples dropped by ``missing="drop"`` are left out). Each metric module
+        (``mycelium.metrics.<name>``) defines its statistics.
+
+    Raises
+    ------
+    SpanValidationError
+        Bad spans or nulls (message names side, example and span).
+    ValueError
+        Bad option values, or sides of different lengths.
+    TypeError
+        Inputs of the wrong type.
 
     Examples
     --------

@@ -68,6 +68,27 @@ def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *,
     -------
     dict
         ``{metric: {measure: float64 array}}``.
+
+    Raises
+    ------
+    ValueError
+        An unsupported ``zero_division`` or a bad parameter.
+
+    Notes
+    -----
+    A measure is ``numerator / denominator`` of the statistics; an undefined ``0/0``
+    precision or recall takes ``zero_division`` (NaN for ``"nan"``), IoU of two empty
+    sides is 1.0. F1 of P = a/b and R = c/d is ``2ac / (ad + bc)``, 0.0 when P + R = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = {"character": {"tp": np.array([6, 0]), "fp": np.array([0, 0]),
+    ...                     "fn": np.array([4, 0])}}
+    >>> {k: v.tolist() for k, v in per_example(st)["character"].items()}
+    {'precision': [1.0, 0.0], 'recall': [0.6, 0.0], 'f1': [0.75, 0.0]}
+    >>> per_example(st, zero_division="nan")["character"]["recall"].tolist()
+    [0.6, nan]
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
@@ -80,6 +101,30 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
               ) -> dict[str, dict[str, float]]:
     """Micro or macro values for every metric in ``stats`` (see the module rules).
 
+    Parameters
+    ----------
+    stats : mapping
+        ``{metric: {statistic: array}}`` as returned by `mycelium.statistics` (any
+        subset of examples: a group, a resample).
+    average : {"macro", "micro"}
+        macro: exact mean of the per-example values; micro: the measure of the summed
+        statistics. ``soft_spearman`` is always a mean.
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall; under ``"nan"`` an undefined example
+        is left out of macro means.
+    params : mapping, optional
+        Metric parameters (``{"deteval_1d": {...}}``); defaults where absent.
+
+    Returns
+    -------
+    dict
+        ``{metric: {measure: float}}``.
+
+    Raises
+    ------
+    ValueError
+        An unsupported ``average`` or ``zero_division``, or a bad parameter.
+
     Examples
     --------
     >>> import numpy as np
@@ -89,6 +134,10 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
     {'precision': 1.0, 'recall': 0.6923076923076923, 'f1': 0.8181818181818182}
     >>> aggregate(st, average="macro")["character"]["recall"]
     0.8
+    >>> st["character"] = {"tp": np.array([6, 0]), "fp": np.array([0, 0]),
+    ...                    "fn": np.array([4, 0])}
+    >>> aggregate(st, zero_division="nan")["character"]  # example 2 is 0/0: left out
+    {'precision': 1.0, 'recall': 0.6, 'f1': 0.75}
     """
     if average not in AVERAGES:
         raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")

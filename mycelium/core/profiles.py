@@ -43,6 +43,12 @@ class Profile:
     description : str
         One line saying what the profile reproduces.
 
+    Raises
+    ------
+    ValueError
+        A name with a reserved character, a version below 1, or an invalid average,
+        zero_division, metric or parameter.
+
     Examples
     --------
     >>> strict = Profile("strict_micro", version=1, average="micro", zero_division="nan")
@@ -95,7 +101,34 @@ PROFILES: dict[str, Profile] = {
 
 
 def get_profile(profile: str | Profile | None) -> Profile | None:
-    """Resolve ``None``, a built-in profile name or a `Profile`."""
+    """Resolve ``None``, a built-in profile name or a `Profile`.
+
+    Parameters
+    ----------
+    profile : {"mu_shroom", "ragtruth"}, Profile or None
+        A name from `PROFILES`, a custom `Profile` (returned as is), or None.
+
+    Returns
+    -------
+    Profile or None
+
+    Raises
+    ------
+    ValueError
+        An unknown name (with a "did you mean").
+    TypeError
+        Anything else.
+
+    Examples
+    --------
+    >>> p = get_profile("ragtruth")
+    >>> p.tag, p.average, p.zero_division
+    ('ragtruth@1', 'micro', 0.0)
+    >>> get_profile("mushroom")
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth.
+    """
     if profile is None or isinstance(profile, Profile):
         return profile
     if isinstance(profile, str):

@@ -49,6 +49,12 @@ def format_signature(settings) -> str:
 def parse_signature(signature: str) -> dict[str, Any]:
     """Parse a signature back into the settings it records.
 
+    Parameters
+    ----------
+    signature : str
+        A ``meta["signature"]`` string (or a DataFrame's
+        ``attrs["mycelium_signature"]``).
+
     Returns
     -------
     dict
