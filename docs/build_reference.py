@@ -15,6 +15,20 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The layers below the faces (metric kernels, core, views, statistics; the dict face
+#: ``mycelium.evaluate`` is reached from ``mycelium``). pdoc follows a package's
+#: ``__all__``, which names functions rather than submodules, so the metric modules are
+#: listed one by one; ``core``, ``views`` and ``stats`` bring all their submodules.
+LOWER_LAYERS = (
+    "mycelium.errors",
+    "mycelium.metrics", "mycelium.metrics.exact_span", "mycelium.metrics.iou",
+    "mycelium.metrics.character", "mycelium.metrics.deteval_1d",
+    "mycelium.metrics.cleval_1d", "mycelium.metrics.span_coverage",
+    "mycelium.metrics.soft_spearman",
+    "mycelium.core", "!mycelium.core.progress",
+    "mycelium.views",
+    "mycelium.stats",
+)
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
             "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
 
@@ -30,7 +44,7 @@ def main(argv: list[str]) -> int:
     for name in mycelium._LAZY:  # resolve the lazily loaded public names for pdoc
         getattr(mycelium, name)
     missing = sorted(m for m, extra in OPTIONAL.items() if importlib.util.find_spec(extra) is None)
-    modules = ["mycelium"] + [f"!{m}" for m in missing]
+    modules = ["mycelium", *LOWER_LAYERS] + [f"!{m}" for m in missing]
     pdoc.render.configure(docformat="numpy", show_source=False,
                           footer_text=f"mycelium {mycelium.__version__}")
     with warnings.catch_warnings():

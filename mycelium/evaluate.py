@@ -8,7 +8,7 @@ reuse `prepare`, `build_report` and `intervals`, so every face computes the same
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -16,7 +16,9 @@ from ._version import __version__
 from .core import pipeline
 from .core.aggregate import aggregate, per_example
 from .core.pipeline import Prepared, compute_statistics, soft_given
+from .core.profiles import Profile
 from .core.settings import Settings, resolve_settings
+from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
 __all__ = ["evaluate", "statistics", "prepare", "build_report", "intervals"]
@@ -24,8 +26,8 @@ __all__ = ["evaluate", "statistics", "prepare", "build_report", "intervals"]
 OFFSET_CONVENTION = "half-open [start, end)"
 
 
-def prepare(references, predictions, *, text=None, missing="error",
-            granularity="char") -> Prepared:
+def prepare(references: Any, predictions: Any, *, text: Any = None,
+            missing: Missing = "error", granularity: Granularity = "char") -> Prepared:
     """`mycelium.core.pipeline.prepare`, then the units of ``granularity``
     (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
     prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
@@ -34,19 +36,44 @@ def prepare(references, predictions, *, text=None, missing="error",
     return at_granularity(prepared, text, granularity)
 
 
-def statistics(references, predictions, *, text=None, metrics=None, params=None,
-               missing="error") -> dict[str, dict[str, np.ndarray]]:
+def statistics(references: Any, predictions: Any, *, text: Any = None,
+               metrics: str | Sequence[str] | None = None,
+               params: Mapping[str, Mapping[str, Any]] | None = None,
+               missing: Missing = "error") -> dict[str, dict[str, np.ndarray]]:
     """Per-example sufficient statistics of each metric.
 
     Takes the same inputs as `evaluate`. Every aggregate mycelium reports is a function
     of these arrays: micro sums them, macro finalises each example, groups and
     resampling re-sum them.
 
+    Parameters
+    ----------
+    references, predictions : spans of one example or a batch
+        As in `evaluate`.
+    text : str, sequence of str or None
+        The output text(s); when given, every span must end within it.
+    metrics : str or sequence of str, optional
+        Span metrics (default: all; ``soft_spearman`` has no statistics).
+    params : dict, optional
+        Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
+    missing : {"error", "empty", "drop"}
+        What a null span list in a batch means.
+
     Returns
     -------
     dict
         ``{metric: {statistic: numpy array of length n_examples}}`` in input order
-        (examples dropped by ``missing="drop"`` are left out).
+        (examples dropped by ``missing="drop"`` are left out). Each metric module
+        (``mycelium.metrics.<name>``) defines its statistics.
+
+    Raises
+    ------
+    SpanValidationError
+        Bad spans or nulls (message names side, example and span).
+    ValueError
+        Bad option values, or sides of different lengths.
+    TypeError
+        Inputs of the wrong type.
 
     Examples
     --------
@@ -60,12 +87,16 @@ def statistics(references, predictions, *, text=None, metrics=None, params=None,
                               settings.params)
 
 
-def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
-             average=None, zero_division=None, include_per_example=False,
-             soft_references=None, soft_predictions=None, params=None,
-             missing="error", ci=None, n_resamples=1000, seed=0,
-             progress=None, granularity="char", type_field=None,
-             typed_matching=False, ids=None) -> dict[str, Any]:
+def evaluate(references: Any, predictions: Any, *, text: Any = None,
+             profile: ProfileName | str | Profile | None = None,
+             metrics: str | Sequence[str] | None = None, average: Average | None = None,
+             zero_division: ZeroDivision | None = None, include_per_example: bool = False,
+             soft_references: Any = None, soft_predictions: Any = None,
+             params: Mapping[str, Mapping[str, Any]] | None = None,
+             missing: Missing = "error", ci: float | None = None, n_resamples: int = 1000,
+             seed: int = 0, progress: bool | None = None, granularity: Granularity = "char",
+             type_field: str | None = None, typed_matching: bool = False,
+             ids: Sequence[Any] | None = None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -223,7 +254,7 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
     from .core.progress import Progress, wanted
     from .stats.bootstrap import example_keys, percentile_interval, resampled_values
 
-    b = settings.bootstrap
+    b = settings.resampling()
     keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
     with Progress(b.n_resamples, "bootstrap", wanted(progress, b.n_resamples * keys.size)) \
             as bar:
@@ -233,7 +264,7 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
                                   n_resamples=b.n_resamples, progress=bar.update)
     if meta is not None:
         meta["empty_resamples"] = values.n_empty
-    out = {}
+    out: dict[str, dict[str, dict[str, float]]] = {}
     for metric in settings.metrics:
         out[metric] = {}
         for measure, arr in values[metric].items():
@@ -256,7 +287,7 @@ def build_report(stats, settings: Settings, prepared: Prepared,
 
 
 def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
-    meta = {
+    meta: dict[str, Any] = {
         "examples": int(prepared.kept.sum()),
         "average": settings.average,
         "offset_convention": OFFSET_CONVENTION,

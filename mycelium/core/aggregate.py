@@ -25,13 +25,12 @@ import numpy as np
 
 from ..metrics import METRICS, resolve_params
 from .exactsum import exact_mean
+from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
 
-AVERAGES = ("macro", "micro")
 
-
-def resolve_zero_division(value) -> float:
+def resolve_zero_division(value: ZeroDivision) -> float:
     """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan)."""
     if isinstance(value, str) and value.lower() == "nan":
         return math.nan
@@ -45,13 +44,15 @@ def resolve_zero_division(value) -> float:
                      "'nan' (the value of an undefined precision or recall).")
 
 
-def zero_division_label(value: float) -> Any:
+def zero_division_label(value: float) -> ZeroDivision:
     """The public spelling of a resolved ``zero_division`` (for meta and signatures)."""
     return "nan" if math.isnan(value) else float(value)
 
 
-def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=0.0,
-                params=None) -> dict[str, dict[str, np.ndarray]]:
+def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *,
+                zero_division: ZeroDivision = 0.0,
+                params: Mapping[str, Mapping[str, Any]] | None = None
+                ) -> dict[str, dict[str, np.ndarray]]:
     """Per-example measure values for every metric in ``stats``.
 
     Parameters
@@ -67,15 +68,62 @@ def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *, zero_division=
     -------
     dict
         ``{metric: {measure: float64 array}}``.
+
+    Raises
+    ------
+    ValueError
+        An unsupported ``zero_division`` or a bad parameter.
+
+    Notes
+    -----
+    A measure is ``numerator / denominator`` of the statistics; an undefined ``0/0``
+    precision or recall takes ``zero_division`` (NaN for ``"nan"``), IoU of two empty
+    sides is 1.0. F1 of P = a/b and R = c/d is ``2ac / (ad + bc)``, 0.0 when P + R = 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> st = {"character": {"tp": np.array([6, 0]), "fp": np.array([0, 0]),
+    ...                     "fn": np.array([4, 0])}}
+    >>> {k: v.tolist() for k, v in per_example(st)["character"].items()}
+    {'precision': [1.0, 0.0], 'recall': [0.6, 0.0], 'f1': [0.75, 0.0]}
+    >>> per_example(st, zero_division="nan")["character"]["recall"].tolist()
+    [0.6, nan]
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
     return {name: _measures(name, st, full.get(name, {}), zd) for name, st in stats.items()}
 
 
-def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
-              zero_division=0.0, params=None) -> dict[str, dict[str, float]]:
+def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average = "macro",
+              zero_division: ZeroDivision = 0.0,
+              params: Mapping[str, Mapping[str, Any]] | None = None
+              ) -> dict[str, dict[str, float]]:
     """Micro or macro values for every metric in ``stats`` (see the module rules).
+
+    Parameters
+    ----------
+    stats : mapping
+        ``{metric: {statistic: array}}`` as returned by `mycelium.statistics` (any
+        subset of examples: a group, a resample).
+    average : {"macro", "micro"}
+        macro: exact mean of the per-example values; micro: the measure of the summed
+        statistics. ``soft_spearman`` is always a mean.
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall; under ``"nan"`` an undefined example
+        is left out of macro means.
+    params : mapping, optional
+        Metric parameters (``{"deteval_1d": {...}}``); defaults where absent.
+
+    Returns
+    -------
+    dict
+        ``{metric: {measure: float}}``.
+
+    Raises
+    ------
+    ValueError
+        An unsupported ``average`` or ``zero_division``, or a bad parameter.
 
     Examples
     --------
@@ -86,6 +134,10 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average="macro",
     {'precision': 1.0, 'recall': 0.6923076923076923, 'f1': 0.8181818181818182}
     >>> aggregate(st, average="macro")["character"]["recall"]
     0.8
+    >>> st["character"] = {"tp": np.array([6, 0]), "fp": np.array([0, 0]),
+    ...                    "fn": np.array([4, 0])}
+    >>> aggregate(st, zero_division="nan")["character"]  # example 2 is 0/0: left out
+    {'precision': 1.0, 'recall': 0.6, 'f1': 0.75}
     """
     if average not in AVERAGES:
         raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
@@ -186,8 +238,9 @@ def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray
     convert = _as_object if exact else _as_float
     with np.errstate(divide="ignore", invalid="ignore"):
         if "precision" in ratios:
-            a, b = _fill(*map(convert, ratios["precision"]), zd)
-            c, d = _fill(*map(convert, ratios["recall"]), zd)
+            (pn, pd), (rn, rd) = ratios["precision"], ratios["recall"]
+            a, b = _fill(convert(pn), convert(pd), zd)
+            c, d = _fill(convert(rn), convert(rd), zd)
             den = a * d + b * c
             f1 = np.where(den == 0, 0.0, (2 * a * c) / np.where(den == 0, 1, den))
             out = {"precision": a / b, "recall": c / d, "f1": f1}

@@ -95,6 +95,7 @@ def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
                                settings.params)
     out: list[EngineColumn] = []
     for name, col in row_columns(stats, settings).items():
+        parts: tuple[str, ...]
         if name.endswith(f"{SEP}residual"):
             kind, parts = "residual", ("res", "rest")
         elif _is_statistic(name, settings) and col.dtype.kind == "f":

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..errors import SpanValidationError
 from ..metrics import METRICS, Workspace
-from .inputs import Side, convert, text_lengths
+from .columns import text_lengths
+from .inputs import Side, convert
 from .spans import SpanBatch, canonicalize, validate
 
 __all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "PAIR_METRICS"]

@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..metrics import resolve_metrics, resolve_params, unknown_name
-from .aggregate import AVERAGES, resolve_zero_division, zero_division_label
+from .aggregate import resolve_zero_division, zero_division_label
+from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
 
@@ -42,6 +43,12 @@ class Profile:
     description : str
         One line saying what the profile reproduces.
 
+    Raises
+    ------
+    ValueError
+        A name with a reserved character, a version below 1, or an invalid average,
+        zero_division, metric or parameter.
+
     Examples
     --------
     >>> strict = Profile("strict_micro", version=1, average="micro", zero_division="nan")
@@ -51,8 +58,8 @@ class Profile:
 
     name: str
     version: int = 1
-    average: str = "macro"
-    zero_division: Any = 0.0
+    average: Average = "macro"
+    zero_division: ZeroDivision = 0.0
     metrics: tuple[str, ...] | None = None
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
@@ -93,8 +100,35 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def get_profile(profile) -> Profile | None:
-    """Resolve ``None``, a built-in profile name or a `Profile`."""
+def get_profile(profile: str | Profile | None) -> Profile | None:
+    """Resolve ``None``, a built-in profile name or a `Profile`.
+
+    Parameters
+    ----------
+    profile : {"mu_shroom", "ragtruth"}, Profile or None
+        A name from `PROFILES`, a custom `Profile` (returned as is), or None.
+
+    Returns
+    -------
+    Profile or None
+
+    Raises
+    ------
+    ValueError
+        An unknown name (with a "did you mean").
+    TypeError
+        Anything else.
+
+    Examples
+    --------
+    >>> p = get_profile("ragtruth")
+    >>> p.tag, p.average, p.zero_division
+    ('ragtruth@1', 'micro', 0.0)
+    >>> get_profile("mushroom")
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth.
+    """
     if profile is None or isinstance(profile, Profile):
         return profile
     if isinstance(profile, str):

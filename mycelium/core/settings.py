@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..metrics import METRICS, resolve_metrics, resolve_params
-from .aggregate import AVERAGES, resolve_zero_division, zero_division_label
+from .aggregate import resolve_zero_division, zero_division_label
 from .profiles import Profile, get_profile
+from .types import AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing
 
-MISSING = ("error", "empty", "drop")
-#: Units of scoring (`mycelium.views.granularity` maps spans onto them).
-GRANULARITIES = ("char", "word", "sentence")
+__all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
+           "GRANULARITIES", "MISSING"]
 
 
 @dataclass(frozen=True)
@@ -36,21 +36,28 @@ class Settings:
     """Everything that determines the numbers of a scoring call."""
 
     profile: Profile | None
-    average: str
-    zero_division: float
+    average: Average
+    zero_division: float  # resolved: 0.0, 1.0 or NaN
     metrics: tuple[str, ...]
     params: dict[str, dict[str, Any]]
-    missing: str = "error"
+    missing: Missing = "error"
     bootstrap: Bootstrap | None = None
-    granularity: str = "char"
+    granularity: Granularity = "char"
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
         return tuple(m for m in self.metrics if m in METRICS)
 
     @property
-    def zero_division_label(self):
+    def zero_division_label(self) -> float | str:
         return zero_division_label(self.zero_division)
+
+    def resampling(self) -> Bootstrap:
+        """The interval settings, for code that only runs when intervals were asked for."""
+        if self.bootstrap is None:
+            raise ValueError("These settings ask for no confidence intervals; expected "
+                             "ci=<level> (e.g. 0.95); fix by passing ci.")
+        return self.bootstrap
 
     def used_params(self) -> dict[str, dict[str, Any]]:
         """Parameters of the selected metrics only."""
@@ -62,10 +69,17 @@ class Settings:
         return format_signature(self)
 
 
-def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
-                     params=None, missing="error", soft=False, ci=None, n_resamples=1000,
-                     seed=0, granularity="char", ids=False) -> Settings:
-    """Validate every option and apply the precedence explicit > profile > default."""
+def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
+                     average: str | None = None, zero_division: Any = None,
+                     params: Any = None, missing: str = "error", soft: bool = False,
+                     ci: Any = None, n_resamples: Any = 1000, seed: Any = 0,
+                     granularity: str = "char", ids: bool = False) -> Settings:
+    """Validate every option and apply the precedence explicit > profile > default.
+
+    The run-time check of every face's options, so it takes any value (a CLI string, an
+    unchecked argument) and raises ValueError or TypeError for an invalid one; the
+    resulting `Settings` holds only valid values.
+    """
     prof = get_profile(profile)
     if average is None:
         average = prof.average if prof else "macro"
@@ -87,10 +101,11 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
         raise ValueError("soft_spearman compares per-character probability vectors; it has "
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
-    return Settings(prof, average, zd, names, full, missing, boot, granularity)
+    return Settings(prof, cast(Average, average), zd, names, full, cast(Missing, missing),
+                    boot, cast(Granularity, granularity))
 
 
-def _choice(option: str, value, valid) -> None:
+def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:
     """Raise ValueError for a value outside ``valid``, with a "did you mean"."""
     if isinstance(value, str) and value in valid:
         return
@@ -100,7 +115,7 @@ def _choice(option: str, value, valid) -> None:
                      f"{', '.join(map(repr, valid))}.{hint}")
 
 
-def validate_bootstrap(ci, n_resamples, seed) -> tuple[float, int, int]:
+def validate_bootstrap(ci: Any, n_resamples: Any, seed: Any) -> tuple[float, int, int]:
     """Check the bootstrap options; return them normalised."""
     if isinstance(ci, (bool, np.bool_)) or not isinstance(ci, (int, float, np.integer,
                                                                np.floating)) \

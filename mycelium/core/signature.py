@@ -49,6 +49,12 @@ def format_signature(settings) -> str:
 def parse_signature(signature: str) -> dict[str, Any]:
     """Parse a signature back into the settings it records.
 
+    Parameters
+    ----------
+    signature : str
+        A ``meta["signature"]`` string (or a DataFrame's
+        ``attrs["mycelium_signature"]``).
+
     Returns
     -------
     dict
@@ -87,7 +93,7 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out["profile_version"] = int(version) if version else None
         elif key == "zero_division":
             out["zero_division"] = zero_division_label(resolve_zero_division(
-                value if value == "nan" else float(value)))
+                "nan" if value == "nan" else float(value)))
         elif key == "metrics":
             out["metrics"] = value.split(",") if value else []
         elif key == "ci":

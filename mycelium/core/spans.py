@@ -108,6 +108,13 @@ def validate(batch: SpanBatch, side: str, text_lengths: np.ndarray | None) -> No
         bad |= (limit >= 0) & (e > limit)
     if not bad.any():
         return
+    _raise_first(batch, side, text_lengths, bad)
+
+
+def _raise_first(batch: SpanBatch, side: str, text_lengths: np.ndarray | None,
+                 bad: np.ndarray) -> None:
+    """Raise for the first bad span (a past-the-end span implies known text lengths)."""
+    s, e = batch.starts, batch.ends
     i = int(np.flatnonzero(bad)[0])
     k = int(np.searchsorted(batch.offsets, i, side="right") - 1)
     j = i - int(batch.offsets[k])
@@ -123,6 +130,7 @@ def validate(batch: SpanBatch, side: str, text_lengths: np.ndarray | None) -> No
             f"{where}: start {start} > end {end}; expected 0 <= start <= end with "
             "half-open [start, end) offsets. Fix the span (swap the bounds only if "
             "they were written in the wrong order).", side=side, example=k, span=j)
+    assert text_lengths is not None  # neither negative nor reversed: past the text's end
     length = int(text_lengths[k])
     raise SpanValidationError(
         f"{where}: end {end} is past the end of the text (len(text) = {length}) in "

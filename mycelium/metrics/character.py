@@ -14,6 +14,17 @@ Edge cases
     Spans of a side merge into one mask (duplicates, overlaps and adjacency collapse).
     Nothing predicted → precision 0/0; nothing annotated → recall 0/0: decided by
     ``zero_division`` (RAGTruth uses 0.0).
+
+Examples
+--------
+SPEC section 4 (P = 1, R = 6/10: F1 = 2ac / (ad + bc) is exactly 0.75); overlapping
+reference spans merge into one mask of 12 characters:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10]], [[2, 8]], metrics="character")["character"]
+{'precision': 1.0, 'recall': 0.6, 'f1': 0.75}
+>>> mycelium.evaluate([[0, 4], [4, 12]], [[2, 12]], metrics="character")["character"]
+{'precision': 1.0, 'recall': 0.8333333333333334, 'f1': 0.9090909090909091}
 """
 
 from __future__ import annotations

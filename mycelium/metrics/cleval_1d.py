@@ -43,6 +43,21 @@ Edge cases
     guarded by the ``ap`` threshold (``[0, 10)`` vs ``[5, 20)`` gives precision 1.0).
     The 2D original estimates false-positive characters from box shape; in 1D the
     length of the span is exact and is used.
+
+Examples
+--------
+Rows of the SPEC section 4 worked table: a split costs one granularity penalty
+character on the recall side (9 / 10); a merge of two references costs one on the
+precision side:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="cleval_1d")["cleval_1d"]
+{'precision': 1.0, 'recall': 0.9, 'f1': 0.9473684210526315}
+>>> mycelium.evaluate([[0, 4], [4, 12]], [[2, 12]], metrics="cleval_1d")["cleval_1d"]
+{'precision': 0.9, 'recall': 0.8333333333333334, 'f1': 0.8653846153846154}
+>>> st = mycelium.statistics([[0, 4], [4, 12]], [[2, 12]], metrics="cleval_1d")["cleval_1d"]
+>>> [int(st[k][0]) for k in ("tp_chars", "n_gran_precision", "precision_num", "det_chars")]
+[10, 1, 9, 10]
 """
 
 from __future__ import annotations

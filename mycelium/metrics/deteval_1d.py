@@ -45,6 +45,24 @@ Implementation
     Passes 1-3 are vectorised over the batch; the greedy passes 2 and 3 run in rounds
     that reproduce the sequential order exactly (see `_group_pass`). `_sequential` is
     the literal transcription, used only for pathological chains of competing spans.
+
+Examples
+--------
+Rows of the SPEC section 4 worked table: a split earns ``k = 0.8`` on both sides
+(full credit with ``split_merge_credit=1.0``); ``[0, 10)`` against ``[2, 8)`` fails
+the recall threshold:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="deteval_1d")["deteval_1d"]
+{'precision': 0.8, 'recall': 0.8, 'f1': 0.8}
+>>> mycelium.evaluate([[0, 10]], [[0, 5], [5, 10]], metrics="deteval_1d",
+...                   params={"deteval_1d": {"split_merge_credit": 1.0}})["deteval_1d"]
+{'precision': 1.0, 'recall': 1.0, 'f1': 1.0}
+>>> mycelium.evaluate([[0, 10]], [[2, 8]], metrics="deteval_1d")["deteval_1d"]
+{'precision': 0.0, 'recall': 0.0, 'f1': 0.0}
+>>> st = mycelium.statistics([[0, 4], [4, 12]], [[2, 12]], metrics="deteval_1d")
+>>> int(st["deteval_1d"]["n_one_to_one"][0]), int(st["deteval_1d"]["n_ref"][0])
+(1, 2)
 """
 
 from __future__ import annotations
@@ -200,17 +218,20 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
     s = dict.fromkeys(STATS[2:], 0)
     for g, d, _ in triples:
         if len(by_g[g]) == 1 and len(by_d[d]) == 1 and R(g, d) and P(g, d):
-            mg.add(g), md.add(d)
+            mg.add(g)
+            md.add(d)
             s["n_one_to_one"] += 1
     for g in sorted(by_g):
         if g in mg or len(by_g[g]) < 2:
             continue
         cand = [d for d in by_g[g] if d not in md and P(g, d)]
         if len(cand) == 1 and R(g, cand[0]):
-            mg.add(g), md.add(cand[0])
+            mg.add(g)
+            md.add(cand[0])
             s["n_one_to_one"] += 1
         elif len(cand) >= 2 and sum(ov[g, d] for d in cand) * qr >= pr * len_g[g]:
-            mg.add(g), md.update(cand)
+            mg.add(g)
+            md.update(cand)
             s["n_split_refs"] += 1
             s["n_split_preds"] += len(cand)
     for d in sorted(by_d):
@@ -218,10 +239,12 @@ def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
             continue
         cand = [g for g in by_d[d] if g not in mg and R(g, d)]
         if len(cand) == 1 and P(cand[0], d):
-            mg.add(cand[0]), md.add(d)
+            mg.add(cand[0])
+            md.add(d)
             s["n_one_to_one"] += 1
         elif len(cand) >= 2 and sum(ov[g, d] for g in cand) * qp >= pp * len_d[d]:
-            md.add(d), mg.update(cand)
+            md.add(d)
+            mg.update(cand)
             s["n_merge_refs"] += len(cand)
             s["n_merge_preds"] += 1
     return s

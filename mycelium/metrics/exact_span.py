@@ -12,6 +12,18 @@ Edge cases
     Each side is a set: exact duplicates count once and zero-length spans are dropped.
     No prediction → precision is 0/0; no reference → recall is 0/0: both are decided by
     ``zero_division``. Overlap without identity earns nothing (``[0, 10)`` vs ``[0, 9)``).
+
+Examples
+--------
+SPEC section 4: ``tp = |G ∩ P|`` as sets of ``(start, end)``; ``[12, 15)`` and
+``[12, 14)`` overlap but are not identical, so one of two spans matches on each side:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10], [12, 15]], [[0, 10], [12, 14]],
+...                   metrics="exact_span")["exact_span"]
+{'precision': 0.5, 'recall': 0.5, 'f1': 0.5}
+>>> mycelium.evaluate([[0, 10]], [[0, 9]], metrics="exact_span")["exact_span"]
+{'precision': 0.0, 'recall': 0.0, 'f1': 0.0}
 """
 
 from __future__ import annotations

@@ -14,6 +14,23 @@ Edge cases
     → 0.0. Duplicate, overlapping and adjacent spans collapse into one mask, so the
     metric depends only on which characters are marked. Costs depend on the number of
     spans, not their lengths.
+
+Examples
+--------
+SPEC section 4: ``[0, 10)`` against ``[2, 8)`` shares 6 of 10 marked characters; macro
+is the mean of per-example scores, micro ``Σ inter / Σ union = 9 / 13``; both sides
+empty score 1.0:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10]], [[2, 8]], metrics="iou")["iou"]
+{'score': 0.6}
+>>> refs, preds = [[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]]
+>>> mycelium.evaluate(refs, preds, metrics="iou")["iou"]["score"]
+0.8
+>>> mycelium.evaluate(refs, preds, metrics="iou", average="micro")["iou"]["score"]
+0.6923076923076923
+>>> mycelium.evaluate([[], []], [[], [[0, 3]]], metrics="iou")["iou"]
+{'score': 0.5}
 """
 
 from __future__ import annotations

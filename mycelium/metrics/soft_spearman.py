@@ -11,6 +11,18 @@ writer winning**. Then:
 
 The score is always a mean over examples, whatever ``average`` says (meta records it).
 Per-character vectors are inherent to this definition, so it needs the text.
+
+Examples
+--------
+Soft labels over an 8-character text: the reference writes 1.0 over ``[0, 4)``, the
+prediction 0.9 then 0.5; the unmarked characters are 0 on both sides:
+
+>>> import mycelium
+>>> ref = [{"start": 0, "end": 4, "prob": 1.0}]
+>>> pred = [{"start": 0, "end": 2, "prob": 0.9}, {"start": 2, "end": 4, "prob": 0.5}]
+>>> mycelium.evaluate([[0, 4]], [[0, 4]], text="abcdefgh", soft_references=ref,
+...                   soft_predictions=pred, metrics="soft_spearman")["soft_spearman"]
+{'score': 0.9428090415820632}
 """
 
 from __future__ import annotations

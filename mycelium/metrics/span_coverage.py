@@ -17,6 +17,16 @@ Edge cases
     contained character per reference already gives a perfect score, so report this
     metric beside an overlap-sensitive one such as ``iou``. 0/0 is decided by
     ``zero_division``. Linear in the number of spans: no pair is enumerated.
+
+Examples
+--------
+SPEC section 4: ``[2, 8)`` lies inside ``[0, 10)``; ``[25, 35)`` reaches past
+``[20, 30)``, so it is not contained and ``[20, 30)`` is not covered:
+
+>>> import mycelium
+>>> mycelium.evaluate([[0, 10], [20, 30]], [[2, 8], [25, 35]],
+...                   metrics="span_coverage")["span_coverage"]
+{'precision': 0.5, 'recall': 0.5, 'f1': 0.5}
 """
 
 from __future__ import annotations

@@ -23,8 +23,14 @@ COLUMNS = ("metric_a", "measure_a", "metric_b", "measure_b", "kendall_tau", "spe
            "detectors")
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_b(x: Sequence[float] | np.ndarray,
+                  y: Sequence[float] | np.ndarray) -> float:
     """Kendall's tau-b (ties corrected); NaN when either ranking is constant.
+
+    Notes
+    -----
+    ``tau_b = (n_c - n_d) / sqrt((n_0 - n_x)(n_0 - n_y))`` over the pairs of positions,
+    with ``n_x``, ``n_y`` the pairs tied in ``x`` or ``y``.
 
     Examples
     --------
@@ -33,10 +39,10 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     >>> kendall_tau_b([1, 2, 3], [3, 2, 1])
     -1.0
     """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    dx = np.sign(x[:, None] - x[None, :])
-    dy = np.sign(y[:, None] - y[None, :])
-    upper = np.triu_indices(x.size, k=1)
+    a, b = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    dx = np.sign(a[:, None] - a[None, :])
+    dy = np.sign(b[:, None] - b[None, :])
+    upper = np.triu_indices(a.size, k=1)
     sx, sy = dx[upper], dy[upper]
     concordance = float((sx * sy).sum())
     nx, ny = float((sx != 0).sum()), float((sy != 0).sum())
@@ -45,16 +51,26 @@ def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
     return concordance / math.sqrt(nx * ny)
 
 
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho with average ranks; NaN when either ranking is constant."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    rx, ry = average_ranks(x), average_ranks(y)
+def spearman_rho(x: Sequence[float] | np.ndarray,
+                 y: Sequence[float] | np.ndarray) -> float:
+    """Spearman's rho with average ranks; NaN when either ranking is constant.
+
+    Examples
+    --------
+    >>> spearman_rho([1, 2, 3, 4], [1, 3, 2, 4])
+    0.7999999999999999
+    >>> spearman_rho([1, 2, 3], [5, 5, 5])
+    nan
+    """
+    rx = average_ranks(np.asarray(x, dtype=np.float64))
+    ry = average_ranks(np.asarray(y, dtype=np.float64))
     if np.all(rx == rx[0]) or np.all(ry == ry[0]):
         return math.nan
     return float(np.corrcoef(rx, ry)[0, 1])
 
 
-def metric_agreement(results: pd.DataFrame, detector_col: str, *, by=None,
+def metric_agreement(results: pd.DataFrame, detector_col: str, *,
+                     by: str | Sequence[str] | None = None,
                      value_col: str = "value") -> pd.DataFrame:
     """Rank agreement between every pair of metric measures, per group.
 
@@ -76,6 +92,13 @@ def metric_agreement(results: pd.DataFrame, detector_col: str, *, by=None,
         ``[*by, metric_a, measure_a, metric_b, measure_b, kendall_tau, spearman_rho,
         detectors]``; NaN where a measure does not separate the detectors at all (or
         when a detector lacks a value).
+
+    Raises
+    ------
+    KeyError
+        A required column is missing.
+    ValueError
+        Several rows per (detector, metric, measure) within a group.
 
     Examples
     --------

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from ..core.aggregate import _measures, resolve_zero_division
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
+from ..core.types import Average, ZeroDivision
 from ..metrics import METRICS, resolve_params
 from ..metrics._intervals import narrow
 
@@ -60,8 +61,36 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x
 
 
-def example_keys(n: int, ids=None) -> np.ndarray:
-    """uint64 key per example: its position, or a stable hash of its id (any str/int)."""
+def example_keys(n: int, ids: Sequence[Any] | None = None) -> np.ndarray:
+    """uint64 key per example: its position, or a stable hash of its id (any str/int).
+
+    Parameters
+    ----------
+    n : int
+        Number of examples (used when ``ids`` is None).
+    ids : sequence, optional
+        One unique id per example; ``np.int64(1)`` and ``1`` are the same id. The key is
+        the first 8 bytes of the BLAKE2b hash of ``repr(id)``, so it is the same in every
+        process, face and engine.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64`` keys, one per example: the resampling weights of an example are a
+        function of its key and the seed only.
+
+    Raises
+    ------
+    ValueError
+        An id occurs more than once.
+
+    Examples
+    --------
+    >>> example_keys(3).tolist()
+    [0, 1, 2]
+    >>> example_keys(2, ["a", "b"]).tolist()
+    [16860193610431497119, 6211167524623026585]
+    """
     if ids is None:
         return np.arange(n, dtype=np.uint64)
     keys = np.empty(len(ids), dtype=np.uint64)
@@ -84,11 +113,28 @@ def example_keys(n: int, ids=None) -> np.ndarray:
 def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
     """``w[r, i] ~ Poisson(1)`` for r in ``resamples``: a pure function of (seed, r, key).
 
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        Example keys (`example_keys`).
+    seed : int
+        The seed recorded in the signature.
+    resamples : range
+        The resample indices wanted; any sub-range gives the same rows as the full one,
+        so resamples can be generated in chunks, in any order, on any worker.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64`` array of shape ``(len(resamples), keys.size)`` with integer weights.
+
     Examples
     --------
     >>> w = poisson_weights(example_keys(5), seed=0, resamples=range(3))
     >>> w.shape, w.dtype
     ((3, 5), dtype('float64'))
+    >>> w.tolist()
+    [[0.0, 0.0, 1.0, 1.0, 0.0], [0.0, 1.0, 0.0, 2.0, 1.0], [0.0, 2.0, 1.0, 3.0, 1.0]]
     >>> bool((poisson_weights(example_keys(5), 0, range(1, 3)) == w[1:]).all())
     True
     """
@@ -120,14 +166,19 @@ _TABLE, _STRADDLE = _poisson_table()
 
 class Resampled(dict):
     """``{metric: {measure: (R,) array}}`` with ``n_empty``: the resamples that drew no
-    example (every weight 0), NaN in every array and so left out of every interval."""
+    example (every weight 0), NaN in every array and so left out of every interval.
+
+    Returned by `resampled_values`; a plain dict otherwise.
+    """
 
     n_empty: int = 0
 
 
 def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.ndarray,
-                     average: str, zero_division, params, seed: int, n_resamples: int,
-                     progress=None) -> Resampled:
+                     average: Average, zero_division: ZeroDivision,
+                     params: Mapping[str, Mapping[str, Any]] | None, seed: int,
+                     n_resamples: int,
+                     progress: Callable[[int], object] | None = None) -> Resampled:
     """The value of every metric/measure in each resample: ``{metric: {measure: (R,)}}``.
 
     ``stats`` are the per-example statistics of one group (or of the whole batch);
@@ -144,6 +195,37 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     A resample that draws no example (every weight 0: likely in small groups) has no
     value, micro or macro: it is NaN in every array (so `percentile_interval` leaves it
     out) and counted in the result's ``n_empty``.
+
+    Parameters
+    ----------
+    stats : mapping
+        ``{metric: {statistic: array}}`` (`mycelium.statistics`), one row per example.
+    keys : numpy.ndarray
+        The examples' keys (`example_keys`), aligned with the rows of ``stats``.
+    average : {"macro", "micro"}
+        As in `mycelium.evaluate` (soft_spearman is always a mean).
+    zero_division : {0.0, 1.0, "nan"}
+        Value of an undefined precision or recall.
+    params : mapping or None
+        Metric parameters; defaults where absent.
+    seed, n_resamples : int
+        The weights are `poisson_weights` ``(keys, seed, range(n_resamples))``.
+    progress : callable, optional
+        Called with the number of resamples done after each chunk.
+
+    Returns
+    -------
+    Resampled
+        ``{metric: {measure: float64 array of length n_resamples}}`` with ``n_empty``.
+
+    Examples
+    --------
+    >>> st = {"character": {"tp": np.array([6, 3]), "fp": np.array([0, 0]),
+    ...                     "fn": np.array([4, 0])}}
+    >>> v = resampled_values(st, keys=example_keys(2), average="micro", zero_division=0.0,
+    ...                      params=None, seed=0, n_resamples=5)
+    >>> v["character"]["recall"].tolist(), v.n_empty
+    ([nan, 1.0, 1.0, 0.6923076923076923, 0.6923076923076923], 1)
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
@@ -276,7 +358,26 @@ def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.nd
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
                     weight_totals: np.ndarray) -> int:
     """Set NaN, in place, every resample whose total weight is 0 (it drew no example);
-    return how many there are. For faces that compute their own resampled sums."""
+    return how many there are. For faces that compute their own resampled sums.
+
+    Parameters
+    ----------
+    values : mapping
+        ``{metric: {measure: (R,) float array}}``, modified in place.
+    weight_totals : numpy.ndarray
+        The total weight of each resample.
+
+    Returns
+    -------
+    int
+        The number of empty resamples.
+
+    Examples
+    --------
+    >>> values = {"iou": {"score": np.array([0.5, 0.7])}}
+    >>> leave_out_empty(values, np.array([0, 2])), values["iou"]["score"].tolist()
+    (1, [nan, 0.7])
+    """
     empty = np.asarray(weight_totals) == 0
     if empty.any():
         for measures in values.values():
@@ -296,6 +397,29 @@ def percentile_interval(values: np.ndarray, ci: float,
 
     NaN when the full-data ``estimate`` itself is NaN (an interval around an undefined
     value would describe only the resamples that happened to avoid the cause).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Resampled values of one measure; NaN values (empty or undefined resamples) are
+        left out.
+    ci : float
+        Confidence level in (0, 1).
+    estimate : float
+        The full-data estimate (only its NaN-ness matters).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, by numpy's default (linear) quantile; ``(nan, nan)`` when the
+        estimate is NaN or no resample is defined.
+
+    Examples
+    --------
+    >>> percentile_interval(np.array([0.1, 0.2, 0.3, 0.4, np.nan]), 0.5, 0.25)
+    (0.17500000000000002, 0.325)
+    >>> percentile_interval(np.array([0.1, 0.2]), 0.95, float("nan"))
+    (nan, nan)
     """
     if math.isnan(estimate):
         return math.nan, math.nan

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,8 @@ from ..core.aggregate import _measures, aggregate
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.pipeline import compute_statistics, prepare
 from ..core.settings import Settings, resolve_settings
+from ..core.profiles import Profile
+from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
 from ..metrics import METRICS
 from .bootstrap import (_chunks, _mix, combine_limbs, example_keys, limb_matrix,
@@ -35,17 +37,19 @@ from .bootstrap import (_chunks, _mix, combine_limbs, example_keys, limb_matrix,
 
 __all__ = ["compare", "holm"]
 
-TESTS = ("paired_bootstrap", "permutation")
 COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
            "difference", "ci_low", "ci_high", "p_value", "p_holm", "test", "n_resamples",
            "examples", "average", "profile")
 
 
-def compare(references, predictions: Mapping[str, object], *, baseline: str | None = None,
-            text=None, profile=None, metrics=None, average=None, zero_division=None,
-            params=None, missing="error", test: str = "paired_bootstrap",
-            n_resamples: int = 1000, seed: int = 0, ci: float = 0.95, ids=None,
-            progress=None) -> pd.DataFrame:
+def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | None = None,
+            text: Any = None, profile: ProfileName | str | Profile | None = None,
+            metrics: str | Sequence[str] | None = None, average: Average | None = None,
+            zero_division: ZeroDivision | None = None,
+            params: Mapping[str, Mapping[str, Any]] | None = None,
+            missing: Missing = "error", test: Test = "paired_bootstrap",
+            n_resamples: int = 1000, seed: int = 0, ci: float = 0.95,
+            ids: Sequence[Any] | None = None, progress: bool | None = None) -> pd.DataFrame:
     """Compare detectors pairwise on the same examples.
 
     Parameters
@@ -73,6 +77,18 @@ def compare(references, predictions: Mapping[str, object], *, baseline: str | No
         metric, measure, value_a, value_b, difference (a - b), ci_low, ci_high, p_value,
         p_holm, test, n_resamples, examples, average, profile``; ``attrs`` holds the
         signature.
+
+    Raises
+    ------
+    TypeError
+        ``predictions`` is not a mapping of at least two detectors.
+    KeyError
+        ``baseline`` is not one of the detectors.
+    ValueError
+        Bad option values, ``ids`` of the wrong length, or detectors dropping different
+        examples under ``missing="drop"``.
+    SpanValidationError
+        Bad spans (the message names the side, example and span).
 
     Examples
     --------
@@ -120,7 +136,8 @@ def _detector_names(predictions, baseline) -> list[str]:
 
 
 def _statistics(references, predictions, names, text, settings: Settings):
-    stats, kept = {}, None
+    stats: dict[str, dict[str, dict[str, np.ndarray]]] = {}
+    kept: np.ndarray | None = None
     for d in names:
         try:
             prepared = prepare(references, predictions[d], text=text,
@@ -136,11 +153,11 @@ def _statistics(references, predictions, names, text, settings: Settings):
         kept = prepared.kept
         stats[d] = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                       settings.params)
-    return stats, int(kept.sum())
+    return stats, 0 if kept is None else int(kept.sum())
 
 
 def _resampled(stats, keys, settings: Settings):
-    b = settings.bootstrap
+    b = settings.resampling()
     return resampled_values(stats, keys=keys, average=settings.average,
                             zero_division=settings.zero_division, params=settings.params,
                             seed=b.seed, n_resamples=b.n_resamples)
@@ -151,7 +168,7 @@ def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
                    params=settings.params)
     vb = aggregate(stats[b], average=settings.average, zero_division=settings.zero_division,
                    params=settings.params)
-    ci, R = settings.bootstrap.ci, settings.bootstrap.n_resamples
+    ci, R = settings.resampling().ci, settings.resampling().n_resamples
     profile = settings.profile.name if settings.profile else None
     for metric in settings.metrics:
         for measure, value_a in va[metric].items():
@@ -198,7 +215,7 @@ def _permutation_differences(stats, pairs, keys, settings: Settings):
     """Difference a - b in each permutation resample, for every pair:
     ``{(a, b): {metric: {measure: (R,)}}}``. One coin matrix per chunk of resamples
     serves every pair; each pair's reweighting is one matrix product."""
-    b = settings.bootstrap
+    b = settings.resampling()
     layout = {pair: _SwapLayout(stats[pair[0]], stats[pair[1]], settings) for pair in pairs}
     out: dict = {pair: {} for pair in pairs}
     for chunk in _chunks(b.n_resamples):
@@ -320,6 +337,17 @@ def _means(cols: list[np.ndarray]) -> np.ndarray:
 
 def holm(p_values) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN stays NaN).
+
+    Parameters
+    ----------
+    p_values : array-like of float
+        The p-values of one family of tests.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values in the input order: the i-th smallest of m is
+        ``max_{j <= i} min(1, (m - j + 1) p_(j))``.
 
     Examples
     --------

@@ -33,14 +33,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.inputs import text_values
+from ..core.columns import text_values
 from ..core.pipeline import Prepared
 from ..core.settings import GRANULARITIES
 from ..core.spans import SpanBatch, canonicalize
 from ..errors import SpanValidationError
 from ..metrics import _intervals as iv
 
-__all__ = ["GRANULARITIES", "unit_bounds", "to_units"]
+__all__ = ["GRANULARITIES", "unit_bounds", "to_units", "at_granularity"]
 
 
 _UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "THAI", "LAO", "KHMER",
@@ -77,6 +77,26 @@ _SENTENCE_END = re.compile(
 def unit_bounds(text: str, granularity: str) -> tuple[list[int], list[int]]:
     """Start and end offsets of the units of ``text``, in order.
 
+    Parameters
+    ----------
+    text : str
+        One output text.
+    granularity : {"word", "sentence"}
+        Words: runs of letters, digits and connector punctuation with their combining
+        marks, and each character of an unspaced script (CJK, Thai, ...) alone.
+        Sentences: text up to a sentence end (``. ! ? …`` followed by space or the end,
+        ``。！？``, a newline, with closing quotes), surrounding space stripped.
+
+    Returns
+    -------
+    tuple of list of int
+        ``(starts, ends)``: half-open code-point offsets of each unit.
+
+    Raises
+    ------
+    ValueError
+        Any other granularity.
+
     Examples
     --------
     >>> unit_bounds("Hi, Ann! 中文。OK", "word")
@@ -110,14 +130,44 @@ def _strip(text: str, s: int, e: int) -> tuple[int, int]:
 
 def to_units(batch: SpanBatch, texts: list[str], granularity: str
              ) -> tuple[SpanBatch, np.ndarray]:
-    """Map character spans to unit-index spans; also return the unit count per example."""
-    starts, ends, counts = [], [], []
+    """Map character spans to unit-index spans; also return the unit count per example.
+
+    A span marks every unit it overlaps by at least one character; a span touching no
+    unit (only spaces or punctuation) and a zero-length span become empty.
+
+    Parameters
+    ----------
+    batch : SpanBatch
+        Character spans, one span set per text.
+    texts : list of str
+        The text of each example of ``batch``.
+    granularity : {"word", "sentence"}
+        The unit (`unit_bounds`).
+
+    Returns
+    -------
+    tuple
+        The `mycelium.core.spans.SpanBatch` of unit-index spans ``[first, last + 1)``
+        and an int64 array of the number of units per example.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mycelium.core.spans import SpanBatch
+    >>> chars = SpanBatch(np.array([0, 1]), np.array([2]), np.array([6]))  # ", An"
+    >>> units, counts = to_units(chars, ["Hi, Ann! Bye"], "word")
+    >>> units.to_lists(), counts.tolist()
+    ([[(1, 2)]], [3])
+    """
+    starts: list[int] = []
+    ends: list[int] = []
+    per_text: list[int] = []
     for text in texts:
         s, e = unit_bounds(text, granularity)
         starts.extend(s)
         ends.extend(e)
-        counts.append(len(s))
-    counts = np.array(counts, dtype=np.int64)
+        per_text.append(len(s))
+    counts = np.array(per_text, dtype=np.int64)
     u_off = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=u_off[1:])
     u_ex = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
@@ -137,7 +187,38 @@ def to_units(batch: SpanBatch, texts: list[str], granularity: str
 def at_granularity(prepared: Prepared, text, granularity: str) -> Prepared:
     """A prepared batch of character spans re-expressed in ``granularity`` units: each
     span becomes the unit-index span of the words or sentences it touches, and the text
-    lengths become unit counts (`to_units`). Every kept example needs its text."""
+    lengths become unit counts (`to_units`). Every kept example needs its text.
+
+    Parameters
+    ----------
+    prepared : Prepared
+        The validated character spans (`mycelium.core.pipeline.prepare`).
+    text : str, sequence of str or column
+        The texts, as given to `mycelium.evaluate`.
+    granularity : {"word", "sentence"}
+        The unit.
+
+    Returns
+    -------
+    Prepared
+        The same examples with canonical unit-index spans; ``text_lengths`` holds the
+        number of units of each kept example.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is None.
+    SpanValidationError
+        A kept example has no text (the error names the example).
+
+    Examples
+    --------
+    >>> from mycelium.core.pipeline import prepare
+    >>> p = at_granularity(prepare([[0, 7]], [[4, 6]], text="Hi, Ann! Bye"),
+    ...                    "Hi, Ann! Bye", "word")
+    >>> p.refs.to_lists(), p.preds.to_lists(), p.text_lengths.tolist()
+    ([[(0, 2)]], [[(1, 2)]], [3])
+    """
     if text is None:
         raise ValueError(f"granularity={granularity!r} needs the text of every example to "
                          "find its units; pass text=...")

@@ -30,23 +30,38 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..core.inputs import _is_null, arrow_or_python, convert
+from ..core.columns import _is_null, arrow_or_python
+from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, validate
 
 __all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field"]
 
-#: (metric, measure) reported per type when only references are typed.
 #: Marks a span that has no type field at all (as opposed to a null type).
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
 
+#: (metric, measure) reported per type when only references are typed.
 REFERENCE_SIDE = (("exact_span", "recall"), ("character", "recall"),
                   ("span_coverage", "recall"))
 
 
 @dataclass(frozen=True)
 class TypedStatistics:
-    """Per type: the statistics of every kept example and which examples have the type."""
+    """Per type: the statistics of every kept example and which examples have the type.
+
+    Attributes
+    ----------
+    types : list
+        The types found, sorted (None, the "no type" group, last).
+    stats : dict
+        ``{type: {metric: {statistic: array over kept examples}}}``.
+    present : dict
+        ``{type: bool array}``: the examples that have a span of the type.
+    n_ref : dict
+        ``{type: int array}``: the number of type-t reference spans per example.
+    typed_matching : bool
+        Whether predictions were restricted to each type too.
+    """
 
     types: list
     stats: dict            # type -> {metric: {statistic: array over kept examples}}
@@ -55,7 +70,22 @@ class TypedStatistics:
     typed_matching: bool
 
     def measures_of(self, metrics) -> list[tuple[str, str]] | None:
-        """(metric, measure) pairs reported per type; None = every measure."""
+        """(metric, measure) pairs reported per type; None = every measure.
+
+    Without typed matching only the reference-side measures (`REFERENCE_SIDE`) are
+    meaningful per type: an untyped prediction cannot be charged to one type, so
+    precision-side measures and the metrics coupling both sides stay untyped.
+
+    Parameters
+    ----------
+    metrics : collection of str
+        The metrics of the call.
+
+    Returns
+    -------
+    list of tuple or None
+        ``[(metric, measure), ...]``, or None for every measure.
+    """
         if self.typed_matching:
             return None
         return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
@@ -64,7 +94,50 @@ class TypedStatistics:
 def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarray,
                      text_lengths, metrics, params, typed_matching: bool = False
                      ) -> TypedStatistics:
-    """Statistics per reference type (see the module docstring)."""
+    """Statistics per reference type (see the module docstring).
+
+    Parameters
+    ----------
+    references, predictions : span sets
+        As given to `mycelium.evaluate`; reference spans carry ``type_field`` (and
+        predictions too with ``typed_matching``).
+    type_field : str
+        The span field holding the type, e.g. ``"label_type"``.
+    kept : numpy.ndarray
+        Bool per input example: the examples scored (``missing="drop"`` drops some).
+    text_lengths : numpy.ndarray or None
+        ``len(text)`` per kept example (-1 unknown), or None.
+    metrics : sequence of str
+        The span metrics of the call.
+    params : mapping
+        Metric parameters.
+    typed_matching : bool
+        Restrict predictions to each type too.
+
+    Returns
+    -------
+    TypedStatistics
+
+    Raises
+    ------
+    KeyError
+        Arrow span structs without ``type_field``.
+    SpanValidationError
+        Bad spans, or (typed matching) a prediction without the field.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> refs = [[{"start": 0, "end": 4, "label_type": "Evident"},
+    ...          {"start": 6, "end": 9, "label_type": "Subtle"}]]
+    >>> ts = typed_statistics(refs, [[[0, 4]]], type_field="label_type",
+    ...                       kept=np.array([True]), text_lengths=None,
+    ...                       metrics=["character"], params={})
+    >>> ts.types, ts.measures_of(["character"])
+    (['Evident', 'Subtle'], [('character', 'recall')])
+    >>> {t: int(ts.stats[t]["character"]["fn"][0]) for t in ts.types}
+    {'Evident': 0, 'Subtle': 3}
+    """
     refs, ref_types = _typed_side(references, "references", type_field, kept, text_lengths)
     if typed_matching:
         preds, pred_types = _typed_side(predictions, "predictions", type_field, kept,
@@ -143,6 +216,33 @@ def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
 
     Spans without the field (pairs, or dicts lacking the key) get `ABSENT`; a field
     that is present but null gives None (the "no type" group).
+
+    Parameters
+    ----------
+    obj : span sets
+        One side, in any accepted form.
+    field : str
+        The span field to read.
+    side : str
+        ``"references"`` or ``"predictions"`` (for messages).
+    single : bool
+        ``obj`` is one example rather than a batch.
+
+    Returns
+    -------
+    numpy.ndarray
+        An object array with one value per span (null span lists contribute none).
+
+    Raises
+    ------
+    KeyError
+        Arrow span structs without ``field``.
+
+    Examples
+    --------
+    >>> refs = [[{"start": 0, "end": 4, "label_type": "Evident"}, [6, 9]], None]
+    >>> span_field(refs, "label_type", "references", single=False).tolist()
+    ['Evident', ABSENT]
     """
     obj = arrow_or_python(obj)
     if isinstance(obj, (pa.Array, pa.ChunkedArray)):
