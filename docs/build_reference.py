@@ -15,6 +15,14 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The faces, files and command: the pandas accessor and Polars namespaces (their classes
+# document every method), Spark, io, the Mu-SHROOM scorer, the CLI's main, the legacy
+# scorer. Patterns after them leave out what only the faces use internally.
+FACES_MODULES = ("mycelium.frames", "mycelium.io", "mycelium.mushroom", "mycelium.cli",
+                 "mycelium.legacy")
+FACES_INTERNAL = (r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|"
+                  r"spark_checks$)",)
+
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
             "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
 
@@ -30,7 +38,8 @@ def main(argv: list[str]) -> int:
     for name in mycelium._LAZY:  # resolve the lazily loaded public names for pdoc
         getattr(mycelium, name)
     missing = sorted(m for m, extra in OPTIONAL.items() if importlib.util.find_spec(extra) is None)
-    modules = ["mycelium"] + [f"!{m}" for m in missing]
+    modules = (["mycelium", *FACES_MODULES, *FACES_INTERNAL]
+               + [f"!{m}" for m in missing])
     pdoc.render.configure(docformat="numpy", show_source=False,
                           footer_text=f"mycelium {mycelium.__version__}")
     with warnings.catch_warnings():
