@@ -29,6 +29,13 @@ LOWER_LAYERS = (
     "mycelium.views",
     "mycelium.stats",
 )
+# The faces, files and command: the pandas accessor and Polars namespaces (their classes
+# document every method), Spark, io, the Mu-SHROOM scorer, the CLI's main, the legacy
+# scorer. Patterns after them leave out what only the faces use internally.
+FACES_MODULES = ("mycelium.frames", "mycelium.io", "mycelium.mushroom", "mycelium.cli",
+                 "mycelium.legacy")
+FACES_INTERNAL = (r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|"
+                  r"spark_checks$)",)
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
             "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
 
@@ -44,7 +51,8 @@ def main(argv: list[str]) -> int:
     for name in mycelium._LAZY:  # resolve the lazily loaded public names for pdoc
         getattr(mycelium, name)
     missing = sorted(m for m, extra in OPTIONAL.items() if importlib.util.find_spec(extra) is None)
-    modules = ["mycelium", *LOWER_LAYERS] + [f"!{m}" for m in missing]
+    modules = (["mycelium", *LOWER_LAYERS, *FACES_MODULES, *FACES_INTERNAL]
+               + [f"!{m}" for m in missing])
     pdoc.render.configure(docformat="numpy", show_source=False,
                           footer_text=f"mycelium {mycelium.__version__}")
     with warnings.catch_warnings():

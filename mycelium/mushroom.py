@@ -28,6 +28,7 @@ official reader's pandas float parser is imprecise (``0.5000000000000001`` becom
 from __future__ import annotations
 
 from dataclasses import dataclass
+import os
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,41 @@ __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records
 
 
 class MushroomInputError(MyceliumError, ValueError):
-    """A reference or prediction file the official platform would have rejected."""
+    """A reference or prediction file the official platform would have rejected.
+
+    The message names the file (and, for a record, its id and the field).
+
+    Examples
+    --------
+    >>> try:
+    ...     score_records([], [])
+    ... except MushroomInputError as exc:
+    ...     print(exc)
+    reference: the reference file has no records.
+    """
 
 
 @dataclass(frozen=True)
 class MushroomResult:
-    """Scores of one prediction file against its reference file."""
+    """Scores of one prediction file against its reference file.
+
+    Attributes
+    ----------
+    ids : list of str
+        The record ids, in the official scorer's order (numeric if all look numeric).
+    iou, cor : list of float
+        Per-example IoU of the hard labels and Cor (`mycelium.metrics.soft_spearman`)
+        of the soft labels, in ``ids`` order.
+    iou_mean, cor_mean : float
+        Their unweighted means, summed as the official scorer sums them.
+
+    Examples
+    --------
+    >>> result = MushroomResult(["1"], [0.5], [1.0], 0.5, 1.0)
+    >>> print(result.printed, end="")
+    IoU: 0.50000000
+    Cor: 1.00000000
+    """
 
     ids: list
     iou: list[float]
@@ -65,7 +95,23 @@ class MushroomResult:
 
 
 def format_scores(iou: float, cor: float) -> str:
-    """The official output text: ``IoU: %.8f\\nCor: %.8f\\n``."""
+    """The official output text: ``IoU: %.8f\\nCor: %.8f\\n``.
+
+    Parameters
+    ----------
+    iou, cor : float
+        The file's mean IoU and mean Cor.
+
+    Returns
+    -------
+    str
+        Two lines, each value with 8 decimals, as ``participant_kit/scorer.py`` writes.
+
+    Examples
+    --------
+    >>> format_scores(0.8125, 0.8466876226407682)
+    'IoU: 0.81250000\\nCor: 0.84668762\\n'
+    """
     return f"IoU: {iou:.8f}\nCor: {cor:.8f}\n"
 
 
@@ -85,8 +131,19 @@ def read_jsonl(path) -> list[dict]:
         raise MushroomInputError(f"{path}: cannot read the file ({exc.strerror}).") from None
 
 
-def derive_hard_labels(soft_labels: list[dict]) -> list[list[int]]:
+def derive_hard_labels(soft_labels: list[dict[str, Any]]) -> list[list[int]]:
     """Hard labels of a prediction that has only soft labels (the official rule).
+
+    Parameters
+    ----------
+    soft_labels : list of dict
+        ``{"start", "end", "prob"}`` spans, half-open offsets.
+
+    Returns
+    -------
+    list of [start, end]
+        The spans with ``prob > 0.5`` (strictly), sorted by ``(start, end)``; a span
+        starting exactly at the previous kept span's end extends it.
 
     Examples
     --------
@@ -110,21 +167,114 @@ def derive_hard_labels(soft_labels: list[dict]) -> list[list[int]]:
     return hard
 
 
-def derive_soft_labels(hard_labels: list) -> list[dict]:
-    """Soft labels of a prediction that has only hard labels: prob 1.0 on each span."""
+def derive_soft_labels(hard_labels: list[list[int]]) -> list[dict[str, Any]]:
+    """Soft labels of a prediction that has only hard labels: prob 1.0 on each span.
+
+    Parameters
+    ----------
+    hard_labels : list of [start, end]
+        Half-open spans.
+
+    Returns
+    -------
+    list of dict
+        One ``{"start", "end", "prob": 1.0}`` per span, in the given order.
+
+    Examples
+    --------
+    >>> derive_soft_labels([[0, 4], [6, 9]])
+    [{'start': 0, 'end': 4, 'prob': 1.0}, {'start': 6, 'end': 9, 'prob': 1.0}]
+    """
     return [{"start": s, "end": e, "prob": 1.0} for s, e in hard_labels]
 
 
-def score_files(ref_path, pred_path) -> MushroomResult:
-    """Score one official-format prediction file against its reference file."""
+def score_files(ref_path: str | os.PathLike[str],
+                pred_path: str | os.PathLike[str]) -> MushroomResult:
+    """Score one official-format prediction file against its reference file.
+
+    Parameters
+    ----------
+    ref_path : str or path
+        The reference jsonl file (``id``, ``model_output_text``, ``hard_labels``,
+        ``soft_labels`` per line).
+    pred_path : str or path
+        The prediction jsonl file: ``id`` and ``hard_labels`` and/or ``soft_labels``
+        per line (a missing field is derived as the official scorer derives it).
+
+    Returns
+    -------
+    MushroomResult
+        Per-example IoU and Cor, their means and the official output text.
+
+    Raises
+    ------
+    MushroomInputError
+        A file cannot be read or is not valid JSON lines, ids are missing, extra or
+        repeated, a label field is missing or malformed, or a span or probability is
+        out of range; the message names the file, the id and the field.
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> ref = {"id": "a", "model_output_text": "Paris is in Italy.",
+    ...        "hard_labels": [[12, 17]],
+    ...        "soft_labels": [{"start": 12, "end": 17, "prob": 0.6667}]}
+    >>> pred = {"id": "a", "hard_labels": [[9, 17]]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     ref_path, pred_path = pathlib.Path(tmp, "ref.jsonl"), pathlib.Path(tmp, "pred.jsonl")
+    ...     _ = ref_path.write_text(json.dumps(ref) + "\\n", encoding="utf-8")
+    ...     _ = pred_path.write_text(json.dumps(pred) + "\\n", encoding="utf-8")
+    ...     result = score_files(ref_path, pred_path)
+    >>> result.iou, result.cor
+    ([0.625], [0.6933752452815364])
+    >>> print(result.printed, end="")
+    IoU: 0.62500000
+    Cor: 0.69337525
+    """
     refs = read_jsonl(ref_path)
     preds = read_jsonl(pred_path)
     return score_records(refs, preds, ref_name=str(ref_path), pred_name=str(pred_path))
 
 
-def score_records(refs: list[dict], preds: list[dict], *, ref_name: str = "reference",
-                  pred_name: str = "prediction") -> MushroomResult:
-    """`score_files` on records already read (dicts in the official format)."""
+def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
+                  ref_name: str = "reference", pred_name: str = "prediction"
+                  ) -> MushroomResult:
+    """`score_files` on records already read (dicts in the official format).
+
+    Parameters
+    ----------
+    refs, preds : list of dict
+        Reference and prediction records, in any order (paired by ``id``).
+    ref_name, pred_name : str
+        Names of the two sides in error messages (`score_files` passes the paths).
+
+    Returns
+    -------
+    MushroomResult
+        As `score_files` (whose Raises section lists the `MushroomInputError` cases).
+
+    Notes
+    -----
+    IoU is `mycelium.metrics.iou` of the hard labels (1.0 when both are empty) and Cor
+    is `mycelium.metrics.soft_spearman` of the soft labels, under the ``mu_shroom``
+    profile; the means are numpy's mean over the examples in id order.
+
+    Examples
+    --------
+    >>> refs = [{"id": "a", "model_output_text": "Paris is in Italy.",
+    ...          "hard_labels": [[12, 17]],
+    ...          "soft_labels": [{"start": 12, "end": 17, "prob": 0.6667}]},
+    ...         {"id": "b", "model_output_text": "The sky is blue.",
+    ...          "hard_labels": [], "soft_labels": []}]
+    >>> preds = [{"id": "b", "soft_labels": []},
+    ...          {"id": "a", "soft_labels": [{"start": 9, "end": 12, "prob": 0.4},
+    ...                                      {"start": 12, "end": 17, "prob": 0.9}]}]
+    >>> result = score_records(refs, preds)
+    >>> result.ids, result.iou, result.iou_mean
+    (['a', 'b'], [1.0, 1.0], 1.0)
+    >>> result.cor
+    [0.8660254037844386, 1.0]
+    """
     _check_references(refs, ref_name)
     hard, soft = _label_fields(preds, pred_name)
     ref_by_id = _by_id(refs, ref_name)
@@ -135,10 +285,14 @@ def score_records(refs: list[dict], preds: list[dict], *, ref_name: str = "refer
     pred_hard, pred_soft = [], []
     for r, p in pairs:
         n = len(r["model_output_text"])
-        h = _checked_hard(p, n, pred_name) if hard else None
-        so = _checked_soft(p, n, pred_name) if soft else None
-        pred_hard.append(h if hard else derive_hard_labels(so))
-        pred_soft.append(so if soft else derive_soft_labels(h))
+        if hard:
+            h = _checked_hard(p, n, pred_name)
+            so = _checked_soft(p, n, pred_name) if soft else derive_soft_labels(h)
+        else:  # _label_fields: a file without hard labels has soft labels
+            so = _checked_soft(p, n, pred_name)
+            h = derive_hard_labels(so)
+        pred_hard.append(h)
+        pred_soft.append(so)
     try:
         report = evaluate(
             [r["hard_labels"] for r, _ in pairs], pred_hard,

@@ -207,10 +207,32 @@ def _params(value: str) -> dict:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``mycelium`` command; return its exit status (0, 1 or 2).
 
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success; 1 for bad data (one ``mycelium: error: ...`` line on stderr, the
+        traceback too with ``--debug``); 2 for bad usage (argparse's message). Nothing
+        is raised for these: the console script exits with the status.
+
     Examples
     --------
     >>> main(["--version"])
     mycelium 0.1.0
+    0
+    >>> import json, os, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "spans.jsonl")
+    ...     with open(path, "w", encoding="utf-8") as fh:
+    ...         _ = fh.write(json.dumps({"ref": [[0, 10]], "pred": [[2, 8]]}) + "\\n")
+    ...     main(["evaluate", path, "--ref-col", "ref", "--pred-col", "pred",
+    ...           "--metrics", "iou", "--format", "csv"])
+    metric,measure,value,examples,average,profile
+    iou,score,0.6,1,macro,
     0
     """
     parser = build_parser()

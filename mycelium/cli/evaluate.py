@@ -277,12 +277,16 @@ def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args)
                                fix=exc.fix)
 
 
-def _at(source: Source, row: int, name: str, option: str, exc: SpanValidationError,
+def _at(source: Source, row: int | None, name: str, option: str, exc: SpanValidationError,
         args) -> str:
     """``<ROLE> <file>, row <r>[, id <id>], column <c> (<option>)[, span <j>]: problem``,
-    rows and spans counted from 1, then the remedy in the command's options."""
-    where = f"{source.role} {source.path}, row {row + 1}"
-    if args.id_col is not None and args.id_col in source.frame.columns:
+    rows and spans counted from 1, then the remedy in the command's options (no row
+    when the error names no example)."""
+    where = f"{source.role} {source.path}"
+    if row is not None:
+        where += f", row {row + 1}"
+    if (row is not None and args.id_col is not None
+            and args.id_col in source.frame.columns):
         where += f", id {_plain(source.frame[args.id_col].iloc[row])!r}"
     where += f", column {name!r} ({option})"
     if exc.span is not None:

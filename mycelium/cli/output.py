@@ -27,6 +27,9 @@ def write_result(result: pd.DataFrame, fmt: str, output: str | None, *, by) -> N
     """Write the tidy ``result`` as a table, CSV, JSON or Parquet (to ``output`` or stdout)."""
     signature = result.attrs.get(SIGNATURE_ATTR)
     if fmt == "parquet":
+        if output is None:  # the parser requires --output with --format parquet
+            raise ValueError("Expected an output file for --format parquet, got none; fix "
+                             "by giving --output FILE.")
         _write_parquet(result, output, signature)
         return
     if fmt == "table":

@@ -35,7 +35,7 @@ class _AfterPolars(importlib.abc.MetaPathFinder):
             original(module)
             _register()
 
-        loader.exec_module = exec_module  # type: ignore[method-assign]
+        loader.exec_module = exec_module
         return spec
 
 

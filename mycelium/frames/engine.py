@@ -207,6 +207,7 @@ def with_intervals(table: pa.Table, stats, settings: Settings, prepared: Prepare
     from ..stats.bootstrap import example_keys, percentile_interval, resampled_values
 
     b = settings.bootstrap
+    assert b is not None, "intervals are computed only for settings with ci"
     positions = np.flatnonzero(prepared.kept)
     codes = groups.codes[prepared.kept]
     order = np.argsort(codes, kind="stable")  # each group's rows in frame order

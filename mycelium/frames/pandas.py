@@ -7,15 +7,21 @@ caller's index where they are per row.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
 import pandas as pd
 import pyarrow as pa
 
 from ..errors import SpanValidationError
 from . import engine as frames
+from ._options import Average, By, Granularity, Metrics, Missing, Params, ProfileArg, Test
+from ._options import ZeroDivision
 
 __all__ = ["MyceliumAccessor"]
 
 SIGNATURE_ATTR = "mycelium_signature"
+_T = TypeVar("_T")
 
 
 @pd.api.extensions.register_dataframe_accessor("mycelium")
@@ -43,7 +49,7 @@ class MyceliumAccessor:
     def __init__(self, df: pd.DataFrame) -> None:
         self._df = df
 
-    def _column(self, name, role: str) -> pd.Series:
+    def _column(self, name: object, role: str) -> pd.Series:
         if not isinstance(name, str):
             raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
         if name not in self._df.columns:
@@ -51,16 +57,16 @@ class MyceliumAccessor:
                            f"{list(map(str, self._df.columns))}.")
         return self._df[name]
 
-    def _keys(self, by) -> pa.Table | None:
+    def _keys(self, by: By) -> pa.Table | None:
         names = frames.normalize_by(by)
         if not names:
             return None
         return frames.key_table({name: self._column(name, "by") for name in names})
 
-    def _key_dtypes(self, by) -> dict:
+    def _key_dtypes(self, by: By) -> dict[str, Any]:
         return {name: self._df[name].dtype for name in frames.normalize_by(by)}
 
-    def _labelled(self, run, *args, **kwargs):
+    def _labelled(self, run: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         """``run(*args, **kwargs)``; a span error also names its row's index label (the
         engine's positions are frame rows)."""
         try:
@@ -68,15 +74,17 @@ class MyceliumAccessor:
         except SpanValidationError as exc:
             raise with_index_label(exc, self._df.index) from None
 
-    def _optional(self, name, role: str):
+    def _optional(self, name: str | None, role: str) -> pd.Series | None:
         return None if name is None else self._column(name, role)
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
-                 profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error", soft_ref_col: str | None = None,
-                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
+                 by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
+                 average: Average | None = None, zero_division: ZeroDivision = None,
+                 params: Params = None, missing: Missing = "error",
+                 soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+                 granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
-                 progress=None, type_field: str | None = None,
+                 progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
@@ -134,6 +142,18 @@ class MyceliumAccessor:
             ``examples`` counts the group's examples having the type. (Soft labels and
             ``ci`` are not available there.)
 
+        Raises
+        ------
+        KeyError
+            A named column is not in the frame (the message lists the frame's columns).
+        TypeError
+            A column argument is not a column name.
+        ValueError
+            An unknown option value (the message lists the valid ones).
+        mycelium.SpanValidationError
+            A bad span, named by its example position and, unless the index is the
+            default ``RangeIndex``, its row's index label.
+
         Examples
         --------
         >>> import pandas as pd, mycelium
@@ -161,15 +181,61 @@ class MyceliumAccessor:
             type_field=type_field, typed_matching=typed_matching)
         return _to_pandas(table, self._key_dtypes(by))
 
-    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
-              metrics=None, zero_division=None, params=None, missing: str = "error",
-              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
-              granularity: str = "char") -> pd.DataFrame:
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
+              profile: ProfileArg = None, metrics: Metrics = None,
+              zero_division: ZeroDivision = None, params: Params = None,
+              missing: Missing = "error", soft_ref_col: str | None = None,
+              soft_pred_col: str | None = None,
+              granularity: Granularity = "char") -> pd.DataFrame:
         """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
 
-        Rows left out by ``missing="drop"`` get NaN. Soft-label columns add
-        ``soft_spearman_score``; ``granularity`` is as in `evaluate`. The caller's frame
-        is not modified; join the result to it with ``df.join(df.mycelium.score(...))``.
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns, as in `evaluate`.
+        text : str, optional
+            Column of output texts; spans must end within them.
+        profile, metrics, zero_division, params, missing
+            As in `mycelium.evaluate` (there is no ``average``: each row is one example).
+        soft_ref_col, soft_pred_col : str, optional
+            Soft-label columns (both or neither): add ``soft_spearman_score``.
+        granularity : {"char", "word", "sentence"}
+            Unit of scoring (needs ``text``), as in `evaluate`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Float columns ``<metric>_<measure>`` in the order of the metrics and their
+            measures, with the caller's index; ``attrs["mycelium_signature"]`` holds
+            the settings signature. Each row's values are `mycelium.evaluate` of that
+            row alone. Rows left out by ``missing="drop"`` get NaN, as do undefined
+            values under ``zero_division="nan"``.
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError, mycelium.SpanValidationError
+            As for `evaluate`.
+
+        Notes
+        -----
+        The caller's frame is not modified; join the result to it with
+        ``df.join(df.mycelium.score(...))``.
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]], []],
+        ...                    "pred": [[[2, 8]], [[4, 7]], []]},
+        ...                   index=["x", "y", "z"])
+        >>> df.mycelium.score("ref", "pred", metrics="character")
+           character_precision  character_recall  character_f1
+        x                  1.0               0.6          0.75
+        y                  1.0               1.0          1.00
+        z                  0.0               0.0          0.00
+        >>> out = df.mycelium.score("ref", "pred", metrics="character",
+        ...                         zero_division="nan")
+        >>> out["character_precision"].tolist()
+        [1.0, 1.0, nan]
         """
         table = self._labelled(frames.score_table,
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
@@ -183,12 +249,14 @@ class MyceliumAccessor:
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
         return out
 
-    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
-                detector_col: str | None = None, baseline=None,
-                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
-                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
-                average=None, zero_division=None, params=None,
-                missing: str = "error") -> pd.DataFrame:
+    def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
+                id_col: str | None = None, detector_col: str | None = None,
+                baseline: str | None = None, test: Test = "paired_bootstrap",
+                n_resamples: int = 1000, seed: int = 0, ci: float = 0.95,
+                text: str | None = None, profile: ProfileArg = None,
+                metrics: Metrics = None, average: Average | None = None,
+                zero_division: ZeroDivision = None, params: Params = None,
+                missing: Missing = "error") -> pd.DataFrame:
         """Paired comparison of detectors (`mycelium.compare`), per group.
 
         Parameters
@@ -255,7 +323,7 @@ class MyceliumAccessor:
         return _to_pandas(table, self._key_dtypes(by))
 
 
-def _to_pandas(table: pa.Table, key_dtypes: dict | None = None) -> pd.DataFrame:
+def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None) -> pd.DataFrame:
     """The result frame. Key columns (the names of ``key_dtypes``) keep their values
     exactly: in the given dtype (the input column's), or for a dtype of None in
     Arrow's default, except that integer keys with nulls become ``Int64``, not floats."""
@@ -278,7 +346,7 @@ _NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
     pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
 
 
-def key_series(column: pa.ChunkedArray, dtype) -> pd.Series:
+def key_series(column: pa.ChunkedArray, dtype: Any) -> pd.Series:
     """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
     key is never routed through float64)."""
     if hasattr(dtype, "__from_arrow__"):

@@ -9,6 +9,7 @@ same functions, so every face gives the same numbers bit for bit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 import polars as pl
@@ -17,6 +18,8 @@ import pyarrow as pa
 from ..core.settings import resolve_settings
 from ..metrics import METRICS, unknown_name
 from . import engine as frames
+from ._options import Average, By, Granularity, Metrics, Missing, Params, ProfileArg, Test
+from ._options import ZeroDivision
 from .polars_batches import (
     SPAN_DTYPE,
     _batch_scores,
@@ -61,7 +64,7 @@ class MyceliumFrame:
     def __init__(self, df: pl.DataFrame) -> None:
         self._df = df
 
-    def _column(self, name, role: str) -> pl.Series:
+    def _column(self, name: object, role: str) -> pl.Series:
         """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
         if not isinstance(name, str):
             raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
@@ -70,7 +73,7 @@ class MyceliumFrame:
                            f"{list(self._df.columns)}.")
         return self._df[name]
 
-    def _optional(self, name, role: str) -> pl.Series | None:
+    def _optional(self, name: str | None, role: str) -> pl.Series | None:
         return None if name is None else self._column(name, role)
 
     def _keys(self, names: list[str]) -> pa.Table | None:
@@ -81,13 +84,16 @@ class MyceliumFrame:
     def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
         return out.cast({name: self._df.schema[name] for name in names})
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
-                 profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error", soft_ref_col: str | None = None,
-                 soft_pred_col: str | None = None, granularity: str = "char", ci=None,
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
+                 by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
+                 average: Average | None = None, zero_division: ZeroDivision = None,
+                 params: Params = None, missing: Missing = "error",
+                 soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+                 granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
-                 progress=None, type_field: str | None = None, typed_matching: bool = False,
-                 with_signature: bool = False) -> pl.DataFrame:
+                 progress: bool | None = None, type_field: str | None = None,
+                 typed_matching: bool = False, with_signature: bool = False
+                 ) -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -126,6 +132,25 @@ class MyceliumFrame:
         ------
         KeyError
             A column is missing (the message lists the frame's columns).
+        TypeError
+            A column argument is not a column name.
+        ValueError
+            An unknown option value (the message lists the valid ones).
+        mycelium.SpanValidationError
+            A bad span, named by its row position.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"lang": ["en", "en", "fr"],
+        ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+        ...                    "pred": [[[2, 8]], [[4, 7]], [[0, 5]]]})
+        >>> out = df.mycelium.evaluate("ref", "pred", by="lang", metrics="character",
+        ...                            average="micro", with_signature=True)
+        >>> out.filter(pl.col("measure") == "recall").select("lang", "value").rows()
+        [('en', 0.6923076923076923), ('fr', 1.0)]
+        >>> mycelium.parse_signature(out["signature"][0])["average"]
+        'micro'
         """
         names = frames.normalize_by(by)
         keys = self._keys(names)
@@ -142,17 +167,56 @@ class MyceliumFrame:
             typed_matching=typed_matching)
         return self._with_key_types(_to_polars(table, with_signature), names)
 
-    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
-              metrics=None, zero_division=None, params=None, missing: str = "error",
-              soft_ref_col: str | None = None, soft_pred_col: str | None = None,
-              granularity: str = "char", with_signature: bool = False) -> pl.DataFrame:
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
+              profile: ProfileArg = None, metrics: Metrics = None,
+              zero_division: ZeroDivision = None, params: Params = None,
+              missing: Missing = "error", soft_ref_col: str | None = None,
+              soft_pred_col: str | None = None, granularity: Granularity = "char",
+              with_signature: bool = False) -> pl.DataFrame:
         """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
 
-        Rows left out by ``missing="drop"`` are null; an undefined value under
-        ``zero_division="nan"`` is NaN. The caller's frame is not modified; attach the
-        result with ``df.hstack(df.mycelium.score(...))``. Arguments are those of
-        `evaluate` (there is no ``average``: every row is one example); soft-label
-        columns add ``soft_spearman_score``.
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns.
+        text : str, optional
+            Column of output texts; spans must end within them.
+        profile, metrics, zero_division, params, missing
+            As in `mycelium.evaluate` (there is no ``average``: every row is one example).
+        soft_ref_col, soft_pred_col : str, optional
+            Soft-label columns (both or neither): add ``soft_spearman_score``.
+        granularity : {"char", "word", "sentence"}
+            Unit of scoring (needs ``text``), as in `evaluate`.
+        with_signature : bool
+            Add a last column ``signature`` holding the settings signature.
+
+        Returns
+        -------
+        polars.DataFrame
+            One Float64 column ``<metric>_<measure>`` per measure, in row order: each
+            row's values are `mycelium.evaluate` of that row alone. Rows left out by
+            ``missing="drop"`` are null; an undefined value under
+            ``zero_division="nan"`` is NaN.
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError, mycelium.SpanValidationError
+            As for `evaluate`.
+
+        Notes
+        -----
+        The caller's frame is not modified; attach the result with
+        ``df.hstack(df.mycelium.score(...))``.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"ref": [[[0, 10]], None, []],
+        ...                    "pred": [[[2, 8]], [[4, 7]], []]})
+        >>> out = df.mycelium.score("ref", "pred", metrics="character", missing="drop",
+        ...                         zero_division="nan")
+        >>> out.rows()
+        [(1.0, 0.6, 0.75), (None, None, None), (nan, nan, nan)]
         """
         table = frames.score_table(
             self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
@@ -163,20 +227,44 @@ class MyceliumFrame:
             granularity=granularity)
         return _to_polars(table, with_signature)
 
-    def compare(self, ref_col: str, pred_cols, *, by=None, id_col: str | None = None,
-                detector_col: str | None = None, baseline=None,
-                test: str = "paired_bootstrap", n_resamples: int = 1000, seed: int = 0,
-                ci: float = 0.95, text: str | None = None, profile=None, metrics=None,
-                average=None, zero_division=None, params=None, missing: str = "error",
-                with_signature: bool = False) -> pl.DataFrame:
+    def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
+                id_col: str | None = None, detector_col: str | None = None,
+                baseline: str | None = None, test: Test = "paired_bootstrap",
+                n_resamples: int = 1000, seed: int = 0, ci: float = 0.95,
+                text: str | None = None, profile: ProfileArg = None,
+                metrics: Metrics = None, average: Average | None = None,
+                zero_division: ZeroDivision = None, params: Params = None,
+                missing: Missing = "error", with_signature: bool = False) -> pl.DataFrame:
         """Paired comparison of detectors (`mycelium.compare`), per group.
 
-        Arguments and result as the pandas accessor's ``compare``
-        (`mycelium.frames.pandas.MyceliumAccessor.compare`): wide format (``pred_cols`` a
-        list, one column per detector) or long format (one ``pred_cols`` column with
-        ``detector_col``, rows paired by ``id_col``, failing clearly when they do not
-        pair); with ``by``, one comparison per group, Holm-corrected within the group.
-        ``with_signature`` adds a last ``signature`` column.
+        Parameters
+        ----------
+        ref_col : str
+            Reference span column.
+        pred_cols : list of str, or str with ``detector_col``
+            Wide format: one prediction column per detector (named by the column).
+            Long format: the one prediction column, with ``detector_col`` naming each
+            row's detector; rows of different detectors are paired by ``id_col``.
+        by, id_col, detector_col, baseline, test, n_resamples, seed, ci
+            As in the pandas accessor's ``compare``
+            (`mycelium.frames.pandas.MyceliumAccessor.compare`).
+        text, profile, metrics, average, zero_division, params, missing
+            As in `evaluate`.
+        with_signature : bool
+            Add a last column ``signature`` holding the settings signature.
+
+        Returns
+        -------
+        polars.DataFrame
+            The columns of the pandas accessor's ``compare``: with ``by``, one
+            comparison per group, Holm-corrected within the group.
+
+        Raises
+        ------
+        ValueError
+            In long format, when rows do not pair: a detector lacks an id another has,
+            an id occurs twice for one detector, or references (or texts) differ
+            between detectors for one id.
 
         Examples
         --------
@@ -239,8 +327,8 @@ class MyceliumExpr:
         self._expr = expr
 
     def statistics(self, predictions: str | pl.Expr, *, metric: str,
-                   text: str | pl.Expr | None = None, params=None,
-                   missing: str = "error") -> pl.Expr:
+                   text: str | pl.Expr | None = None, params: Params = None,
+                   missing: Missing = "error") -> pl.Expr:
         """The per-row sufficient statistics of one metric, as a Struct named ``metric``.
 
         Parameters
@@ -253,6 +341,29 @@ class MyceliumExpr:
         text, params, missing
             As in `mycelium.evaluate`; ``text`` is a column name or an expression.
             Rows left out by ``missing="drop"`` are null.
+
+        Returns
+        -------
+        polars.Expr
+            An element-wise Struct expression named ``metric``, one field per statistic
+            (Int64 for counts, Float64 otherwise); summing a field over rows gives the
+            statistic of the micro average.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``metric`` is not one metric name, or an option is invalid (now, not on
+            collect).
+        mycelium.SpanValidationError
+            On evaluation, a bad span (named by its row in the batch Polars evaluates).
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"ref": [[[0, 10]], [[4, 7]]], "pred": [[[2, 8]], []]})
+        >>> st = df.select(pl.col("ref").mycelium.statistics("pred", metric="character"))
+        >>> st.unnest("character").to_dict(as_series=False)
+        {'tp': [6, 0], 'fp': [0, 0], 'fn': [4, 3]}
         """
         settings = resolve_settings(metrics=[_one_metric(metric)], params=params,
                                     missing=missing)
@@ -264,11 +375,42 @@ class MyceliumExpr:
             is_elementwise=True).alias(metric)
 
     def score(self, predictions: str | pl.Expr, *, metric: str, measure: str,
-              text: str | pl.Expr | None = None, profile=None, zero_division=None,
-              params=None, missing: str = "error") -> pl.Expr:
+              text: str | pl.Expr | None = None, profile: ProfileArg = None,
+              zero_division: ZeroDivision = None, params: Params = None,
+              missing: Missing = "error") -> pl.Expr:
         """Per-row values of one measure, a Float64 named ``<metric>_<measure>``.
 
-        Equal to the column of the same name of `MyceliumFrame.score`.
+        Parameters
+        ----------
+        predictions : str or polars.Expr
+            The predicted spans (this expression holds the references).
+        metric : str
+            A span metric name.
+        measure : str
+            One of the metric's measures (``"score"``, ``"precision"``, ...).
+        text, profile, zero_division, params, missing
+            As in `mycelium.evaluate`; ``text`` is a column name or an expression.
+
+        Returns
+        -------
+        polars.Expr
+            An element-wise Float64 expression equal to the column of the same name of
+            `MyceliumFrame.score` (null for rows left out by ``missing="drop"``).
+
+        Raises
+        ------
+        TypeError, ValueError
+            An unknown metric or measure (the message lists the valid ones), or an
+            invalid option; checked now, not on collect.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"ref": [[[0, 10]], [[4, 7]]], "pred": [[[2, 8]], []]})
+        >>> df.with_columns(pl.col("ref").mycelium.score("pred", metric="character",
+        ...                                               measure="recall")
+        ...                 )["character_recall"].to_list()
+        [0.6, 0.0]
         """
         options = dict(profile=profile, metrics=[_one_metric(metric)],
                        zero_division=zero_division, params=params, missing=missing)

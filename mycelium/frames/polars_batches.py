@@ -43,8 +43,15 @@ def _check_columns(columns, ref_col, pred_col, text, by: list[str]) -> None:
                            f"{list(columns)}.")
 
 
-def _to_polars(table: pa.Table, with_signature: bool) -> pl.DataFrame:
+def _frame(table: pa.Table) -> pl.DataFrame:
+    """``pl.from_arrow`` of a table (always a DataFrame; its type says DataFrame | Series)."""
     out = pl.from_arrow(table)
+    assert isinstance(out, pl.DataFrame)
+    return out
+
+
+def _to_polars(table: pa.Table, with_signature: bool) -> pl.DataFrame:
+    out = _frame(table)
     if with_signature:
         out = out.with_columns(signature=pl.lit(frames.signature_of(table), pl.String))
     return out
@@ -66,7 +73,7 @@ def _inputs(ref, pred, text, *, row: bool = False) -> pl.Expr:
         parts["text"] = _expr(text, "text")
     if row:
         parts["row"] = pl.col(_ROW)
-    return pl.struct(**parts)
+    return pl.struct(*(expr.alias(name) for name, expr in parts.items()))
 
 
 def _one_metric(metric) -> str:
@@ -148,7 +155,7 @@ def _batch_scores(batch: pl.Series, *, options: dict, column: str | None = None
     except SpanValidationError:
         _prepare_batch(batch, options["missing"])  # re-raise with the row's position
         raise
-    out = pl.from_arrow(table)
+    out = _frame(table)
     if column is not None:
         return out[column].alias(batch.name)
     return out.to_struct(batch.name)

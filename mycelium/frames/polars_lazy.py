@@ -21,6 +21,7 @@ from ..core.reduce import group_sums
 from ..core.settings import Settings, resolve_settings
 from ..metrics import METRICS
 from . import engine as frames
+from ._options import Average, By, Metrics, Missing, Params, ProfileArg, ZeroDivision
 from .polars_batches import (
     _COUNT,
     _ROW,
@@ -28,6 +29,7 @@ from .polars_batches import (
     _TIDY,
     _batch_scores,
     _check_columns,
+    _frame,
     _inputs,
     _prepare_batch,
 )
@@ -66,13 +68,39 @@ class MyceliumLazyFrame:
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
-                 profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error", with_signature: bool = False) -> pl.LazyFrame:
+    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
+                 by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
+                 average: Average | None = None, zero_division: ZeroDivision = None,
+                 params: Params = None, missing: Missing = "error",
+                 with_signature: bool = False) -> pl.LazyFrame:
         """Tidy results as a LazyFrame; arguments and result as `MyceliumFrame.evaluate`.
 
-        Options and column names are checked now (from the schema, without reading
-        data); span errors surface on ``collect()`` with the row's frame position.
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns of the plan.
+        text : str, optional
+            Column of output texts; spans must end within them.
+        by : str or list of str, optional
+            Group key columns, grouped and ordered as by the eager faces.
+        profile, metrics, average, zero_division, params, missing
+            As in `mycelium.evaluate`.
+        with_signature : bool
+            Add a last column ``signature`` holding the settings signature.
+
+        Returns
+        -------
+        polars.LazyFrame
+            A plan whose ``collect()`` is `mycelium.frames.polars.MyceliumFrame.evaluate`
+            of the collected frame, bit for bit.
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError
+            A missing column, a column argument that is not a name, or an invalid
+            option: checked now, from the schema, without reading data.
+        mycelium.SpanValidationError
+            On ``collect()``: a bad span, named by the row's position in the plan's rows.
 
         Notes
         -----
@@ -104,6 +132,15 @@ class MyceliumLazyFrame:
         engine reads all rows first, so use the streaming engine for large inputs.
         Polars decodes a Parquet row group at a time and reads ahead of a slow
         consumer: smaller row groups (say 100,000 rows) lower the peak memory.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> lf = pl.LazyFrame({"ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+        ...                    "pred": [[[2, 8]], [[4, 7]], []]})
+        >>> plan = lf.mycelium.evaluate("ref", "pred", metrics="iou", average="micro")
+        >>> plan.collect().select("metric", "value", "examples").rows()
+        [('iou', 0.5, 3)]
         """
         settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                     zero_division=zero_division, params=params,
@@ -132,13 +169,39 @@ class MyceliumLazyFrame:
             partial(_finish_sums, settings=settings, names=names, layout=layout,
                     schema=out_schema), schema=out_schema)
 
-    def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
-              metrics=None, zero_division=None, params=None,
-              missing: str = "error") -> pl.LazyFrame:
+    def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
+              profile: ProfileArg = None, metrics: Metrics = None,
+              zero_division: ZeroDivision = None, params: Params = None,
+              missing: Missing = "error") -> pl.LazyFrame:
         """Per-row measures as a LazyFrame, computed batch by batch (streamable).
 
-        The result is `MyceliumFrame.score` of the collected frame: one Float64 column
-        ``<metric>_<measure>`` per measure, in row order.
+        Parameters
+        ----------
+        ref_col, pred_col : str
+            Span columns of the plan.
+        text : str, optional
+            Column of output texts; spans must end within them.
+        profile, metrics, zero_division, params, missing
+            As in `mycelium.evaluate` (no ``average``: every row is one example).
+
+        Returns
+        -------
+        polars.LazyFrame
+            A plan whose ``collect()`` is `mycelium.frames.polars.MyceliumFrame.score` of
+            the collected frame: one Float64 column ``<metric>_<measure>`` per measure,
+            in row order.
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError
+            As for `evaluate`, checked now.
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> lf = pl.LazyFrame({"ref": [[[0, 10]], [[4, 7]]], "pred": [[[2, 8]], []]})
+        >>> lf.mycelium.score("ref", "pred", metrics="iou").collect()["iou_score"].to_list()
+        [0.6, 0.0]
         """
         options = dict(profile=profile, metrics=metrics, zero_division=zero_division,
                        params=params, missing=missing)
@@ -229,7 +292,7 @@ def _exact_sums(sums: pl.Series) -> np.ndarray:
 
 
 def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:
-    out = pl.from_arrow(table)
+    out = _frame(table)
     if "signature" in schema:
         out = out.with_columns(signature=pl.lit(settings.signature(), pl.String))
     return out.cast(schema)

@@ -12,7 +12,7 @@ installed (docs/scaling.md).
 from __future__ import annotations
 
 from functools import partial
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -25,7 +25,12 @@ from ..errors import SpanValidationError
 from ..stats.bootstrap import (CHUNK, combine_limbs, example_keys, leave_out_empty,
                                limb_matrix, percentile_interval, poisson_weights, reweight)
 from . import engine as frames
+from ._options import Average, By, Metrics, Missing, Params, ProfileArg, ZeroDivision
 from .spark_checks import check_inputs, for_driver, from_worker
+
+if TYPE_CHECKING:  # pyspark is imported only when `evaluate` runs
+    import pandas as pd
+    import pyspark.sql
 
 __all__ = ["evaluate"]
 
@@ -206,10 +211,13 @@ def _exact_dot(w: np.ndarray | None, m: np.ndarray, starts: np.ndarray | None = 
 
 # --------------------------------------------------------------------- the driver
 
-def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
-             profile=None, metrics=None, average=None, zero_division=None, params=None,
-             missing: str = "error", as_spark: bool = False, ci=None, n_resamples=1000,
-             seed=0, id_col: str | None = None):
+def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
+             text: str | None = None, by: By = None, profile: ProfileArg = None,
+             metrics: Metrics = None, average: Average | None = None,
+             zero_division: ZeroDivision = None, params: Params = None,
+             missing: Missing = "error", as_spark: bool = False, ci: float | None = None,
+             n_resamples: int = 1000, seed: int = 0, id_col: str | None = None
+             ) -> pd.DataFrame | pyspark.sql.DataFrame:
     """Tidy results of a PySpark DataFrame: one row per (group, metric, measure).
 
     Parameters
@@ -287,17 +295,19 @@ def evaluate(sdf, ref_col: str, pred_col: str, *, text: str | None = None, by=No
 
     Examples
     --------
-    With a Spark session ``spark`` (tests/spark runs this very example)::
+    With a Spark session ``spark`` (skipped by the doctests, as starting one needs Java and
+    a local JVM; ``tests/frames/spark`` runs this very example with its session and checks
+    its output):
 
-        from mycelium import spark as myspark
-        sdf = spark.createDataFrame(
-            [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
-            "model string, ref array<struct<start: bigint, end: bigint>>, "
-            "pred array<struct<start: bigint, end: bigint>>")
-        myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")
-        #   model metric measure  value  examples average profile
-        # 0     a    iou   score    0.8         2   macro    None
-        # 1     b    iou   score    0.0         1   macro    None
+    >>> from mycelium import spark as myspark
+    >>> sdf = spark.createDataFrame(  # doctest: +SKIP
+    ...     [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
+    ...     "model string, ref array<struct<start: bigint, end: bigint>>, "
+    ...     "pred array<struct<start: bigint, end: bigint>>")
+    >>> myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")  # doctest: +SKIP
+      model metric measure  value  examples average profile
+    0     a    iou   score    0.8         2   macro    None
+    1     b    iou   score    0.0         1   macro    None
     """
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
@@ -401,6 +411,7 @@ def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: 
     """``ci_low`` and ``ci_high`` after ``value``, as `mycelium.frames.engine.with_intervals`:
     the resampled values of `mycelium.stats.bootstrap.resampled_values`, from Spark's sums."""
     b = settings.bootstrap
+    assert b is not None, "intervals are computed only for settings with ci"
     # weights, sums: per (group, resample), the summed weights and the exact sums
     weights, sums = _group_sums(table, codes * b.n_resamples + resample,
                                 n_groups * b.n_resamples, settings, layout)

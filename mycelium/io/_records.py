@@ -13,7 +13,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Literal, NoReturn, overload
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ class Where:
     line: int
 
     def fail(self, field: str, what: str, *, span: int | None = None,
-             cls: type[ValueError] = ValueError):
+             cls: type[ValueError] = ValueError) -> NoReturn:
         """Raise ``cls`` naming the file, the line, the field (and the span)."""
         at = f"{self.file}:{self.line}: field {field!r}"
         if span is not None:
@@ -135,6 +135,10 @@ def jsonl_files(paths) -> list[Path]:
 
 # ------------------------------------------------------------------------ fields
 
+@overload
+def text(record: dict, name: str, where: Where, *, required: Literal[True]) -> str: ...
+@overload
+def text(record: dict, name: str, where: Where, *, required: bool = False) -> str | None: ...
 def text(record: dict, name: str, where: Where, *, required: bool = False) -> str | None:
     """A string field (None when absent or null, unless required)."""
     value = record.get(name)
@@ -148,6 +152,11 @@ def text(record: dict, name: str, where: Where, *, required: bool = False) -> st
     return value
 
 
+@overload
+def identifier(record: dict, name: str, where: Where, *, required: Literal[True]) -> str: ...
+@overload
+def identifier(record: dict, name: str, where: Where, *,
+               required: bool = False) -> str | None: ...
 def identifier(record: dict, name: str, where: Where, *, required: bool = False) -> str | None:
     """An id: a string, or an integer (stored as its decimal string)."""
     value = record.get(name)

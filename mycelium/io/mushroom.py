@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Union
 
+import pandas as pd
 import pyarrow as pa
 
 from ..core.spans import SPAN_TYPE
@@ -36,7 +40,11 @@ _NAME = re.compile(r"^mushroom\.(?P<lang>[a-z]+)-(?P<split>[a-z]+)\.(?P<version>
 _SPLITS = {"tst": "test"}
 
 
-def read_mushroom(paths, *, keep_extra: bool = False):
+#: A file or directory, or several files.
+Paths = Union[str, os.PathLike[str], Iterable[Union[str, os.PathLike[str]]]]
+
+
+def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
     """Read Mu-SHROOM JSONL files into one pandas DataFrame, one row per record.
 
     Parameters
@@ -258,7 +266,12 @@ def _annotations(value, where):
 
 
 def _annotations_array(items: list) -> pa.Array:
-    names, inner_counts, starts, ends, outer_counts, valid = [], [], [], [], [], []
+    names: list[str] = []
+    inner_counts: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    outer_counts: list[int] = []
+    valid: list[bool] = []
     for entry in items:
         valid.append(entry is not None)
         outer_counts.append(0 if entry is None else len(entry))

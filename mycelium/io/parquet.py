@@ -18,6 +18,8 @@ mycelium's own facts under two keys of the schema metadata:
 from __future__ import annotations
 
 import json
+import os
+from typing import IO, TYPE_CHECKING, Any, Literal, Union
 
 import pandas as pd
 import pyarrow as pa
@@ -27,14 +29,21 @@ from ..core.spans import SPAN_TYPE
 from ..frames.engine import SIGNATURE_KEY
 from ..frames.pandas import SIGNATURE_ATTR
 
+if TYPE_CHECKING:
+    import polars
+
 __all__ = ["read_parquet", "write_parquet", "METADATA_KEY"]
+
+#: A file name, path or open binary file (what pyarrow.parquet reads and writes).
+PathOrFile = Union[str, os.PathLike[str], IO[bytes]]
 
 METADATA_KEY = b"mycelium"
 FORMAT = 1
 
 
-def write_parquet(df, path, *, index: bool | None = None, signature: str | None = None,
-                  **kwargs) -> None:
+def write_parquet(df: pd.DataFrame | pa.Table | polars.DataFrame, path: PathOrFile, *,
+                  index: bool | None = None, signature: str | None = None,
+                  **kwargs: Any) -> None:
     """Write a frame to Parquet so that every reader can open it.
 
     Parameters
@@ -53,6 +62,12 @@ def write_parquet(df, path, *, index: bool | None = None, signature: str | None 
         result frames) or the ``b"mycelium.signature"`` metadata (Arrow result tables).
     **kwargs
         Passed to ``pyarrow.parquet.write_table`` (``compression``, ``row_group_size``...).
+
+    Raises
+    ------
+    TypeError
+        ``df`` is not a pandas DataFrame, a Polars DataFrame or an Arrow table (a
+        LazyFrame must be collected first), or its ``attrs`` are not JSON-serialisable.
 
     Notes
     -----
@@ -175,7 +190,9 @@ def is_span_type(t: pa.DataType) -> bool:
     return all(k in names and pa.types.is_integer(names[k]) for k in ("start", "end"))
 
 
-def read_parquet(path, *, dtype_backend: str | None = None, **kwargs) -> pd.DataFrame:
+def read_parquet(path: PathOrFile, *,
+                 dtype_backend: Literal["numpy_nullable", "pyarrow"] | None = None,
+                 **kwargs: Any) -> pd.DataFrame:
     """Read a Parquet file into pandas, restoring mycelium's span columns and signature.
 
     Parameters
@@ -199,6 +216,13 @@ def read_parquet(path, *, dtype_backend: str | None = None, **kwargs) -> pd.Data
         their dtype back.
         ``attrs`` are restored, including ``attrs["mycelium_signature"]`` of result
         frames.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``dtype_backend``.
+    mycelium.SpanValidationError
+        A span offset that does not fit int64 (a uint64 column), naming the column and row.
 
     Examples
     --------

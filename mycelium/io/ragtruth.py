@@ -9,8 +9,10 @@ and ``due_to_null``. ``source_info.jsonl`` gives each ``source_id`` its ``task_t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 
 from . import _records as rec
@@ -27,7 +29,8 @@ RAGTRUTH_LABEL_TYPE = pa.list_(pa.struct([
 _STRINGS = ("source_id", "model", "split", "quality")
 
 
-def read_ragtruth(response_path, source_info_path=None):
+def read_ragtruth(response_path: str | os.PathLike[str],
+                  source_info_path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Read RAGTruth responses into a pandas DataFrame, one row per response.
 
     Parameters

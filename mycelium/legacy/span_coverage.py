@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from fractions import Fraction
 from itertools import accumulate
-from typing import NamedTuple
+from typing import Literal, NamedTuple, Union
 
 __all__ = ["SpanCoverageCounts", "span_coverage", "span_coverage_counts"]
 
@@ -128,7 +128,7 @@ def _count(refs, preds):
     return SpanCoverageCounts(int(contained), len(preds), int(covered), len(refs))
 
 
-def span_coverage_counts(references, predictions):
+def span_coverage_counts(references, predictions) -> SpanCoverageCounts:
     """Span Coverage counts of one example with inclusive ``[start, end]`` spans.
 
     Parameters
@@ -238,7 +238,8 @@ def _as_batch(references, predictions):
     return list(references), list(predictions)
 
 
-def span_coverage(references, predictions, *, average="macro", zero_division=0.0):
+def span_coverage(references, predictions, *, average: Literal["macro", "micro"] = "macro",
+                  zero_division: Union[float, Literal["nan"]] = 0.0) -> dict[str, float]:
     """Span Coverage precision, recall and F1 with inclusive ``[start, end]`` offsets.
 
     Parameters

@@ -206,3 +206,34 @@ def test_success_writes_nothing_to_stderr(capsys, files):
     code, out, err = run(capsys, "evaluate", files["parquet"], *SPANS, "--format", "json")
     assert (code, err) == (0, "")
     assert json.loads(out)["records"]
+
+
+def test_a_span_error_without_an_example_names_the_file_and_column_only():
+    """A SpanValidationError naming no example (example=None) is told without a row,
+    instead of failing on ``None + 1`` while formatting the message."""
+    import argparse
+
+    import pandas as pd
+
+    from mycelium.cli.evaluate import Source, _at
+    from mycelium.errors import SpanValidationError
+
+    source = Source("REFS", "d.jsonl", pd.DataFrame({"ref": [[[0, 1]]]}))
+    exc = SpanValidationError("references: expected a span column, got a number.",
+                              side="references",
+                              problem="expected a span column, got a number.")
+    args = argparse.Namespace(id_col="id")
+    assert _at(source, None, "ref", "--ref-col", exc, args) == (
+        "REFS d.jsonl, column 'ref' (--ref-col): expected a span column, got a number.")
+    assert _at(source, 0, "ref", "--ref-col", exc, args).startswith(
+        "REFS d.jsonl, row 1, column 'ref' (--ref-col)")
+
+
+def test_write_result_as_parquet_without_a_file_is_a_data_error():
+    import pandas as pd
+
+    from mycelium.cli.output import write_result
+
+    with pytest.raises(ValueError, match=r"^Expected an output file for --format parquet, "
+                                         r"got none; fix by giving --output FILE\.$"):
+        write_result(pd.DataFrame({"value": [1.0]}), "parquet", None, by=[])

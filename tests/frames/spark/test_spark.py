@@ -236,16 +236,20 @@ def test_bad_span_names_the_example_id(spark):
 
 
 def test_the_docstring_example(spark):
-    """The Examples section of mycelium.frames.spark.evaluate, run and checked."""
-    sdf = spark.createDataFrame(
-        [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
-        "model string, ref array<struct<start: bigint, end: bigint>>, "
-        "pred array<struct<start: bigint, end: bigint>>")
-    out = myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")
-    assert out["model"].tolist() == ["a", "b"]
-    assert out["value"].tolist() == [0.8, 0.0]
-    assert out["examples"].tolist() == [2, 1]
-    assert out["average"].tolist() == ["macro", "macro"]
+    """The Examples section of mycelium.frames.spark.evaluate, run as a doctest with this
+    session (the module's doctests skip it: they start no JVM) and its output checked."""
+    import doctest
+
+    from mycelium.frames import spark as spark_face
+
+    test = doctest.DocTestParser().get_doctest(
+        spark_face.evaluate.__doc__, {"spark": spark}, "spark.evaluate", None, 0)
+    assert len(test.examples) == 3
+    for example in test.examples:
+        example.options.clear()  # run the lines marked +SKIP too
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=3)
 
 
 # ------------------------------------------------------------------------ group keys
