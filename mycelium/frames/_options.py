@@ -1,24 +1,20 @@
-"""The option types of the frame faces' signatures (the values `mycelium.evaluate` accepts).
-
-Each ``Literal`` lists exactly the values the core validates (``AVERAGES``,
-``GRANULARITIES``, ``MISSING`` of `mycelium.core`, the profiles of ``PROFILES``, the tests
-of `mycelium.compare`); tests/frames/test_annotations.py keeps them equal.
-"""
+"""The option types of the frame faces' signatures: the core's vocabularies
+(`mycelium.core.types`), plus the argument shapes only the faces take."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, Union
+from typing import Any, Union
 
 from ..core.profiles import Profile
+from ..core.types import Average, Granularity, Missing, ProfileName, Test
+from ..core.types import ZeroDivision as _ZeroDivision
 
-Average = Literal["macro", "micro"]
-Granularity = Literal["char", "word", "sentence"]
-Missing = Literal["error", "empty", "drop"]
-Test = Literal["paired_bootstrap", "permutation"]
-ProfileName = Literal["mu_shroom", "ragtruth"]
+__all__ = ["Average", "Granularity", "Missing", "Test", "ProfileName", "ZeroDivision",
+           "ProfileArg", "Metrics", "By", "Params"]
+
 #: ``None``: the profile's policy, else 0.0; ``"nan"`` keeps undefined values as NaN.
-ZeroDivision = Union[float, Literal["nan"], None]
+ZeroDivision = Union[_ZeroDivision, None]
 ProfileArg = Union[ProfileName, Profile, None]
 Metrics = Union[str, Sequence[str], None]
 By = Union[str, Sequence[str], None]

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ..core.inputs import convert, text_values
 from ..core.pipeline import prepare
+from ..core.types import Missing
 from ..errors import MyceliumError
 from ..stats.comparison import COLUMNS, compare
 from .engine import SIGNATURE_KEY, Groups, column_values, example_ids, group_codes, take_rows
@@ -40,7 +41,7 @@ COMPARE_TYPES = {"metric": pa.string(), "measure": pa.string(), "value_a": pa.fl
 def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
                   keys: pa.Table | None = None, detector_col: str | None = None,
                   id_col: str | None = None, text: str | None = None,
-                  baseline=None, missing: str = "error", **options) -> pa.Table:
+                  baseline=None, missing: Missing = "error", **options) -> pa.Table:
     """The comparison table ``[*keys, detector_a, detector_b, metric, ...]``.
 
     ``column(name, role)`` returns a column of the caller's frame (raising ``KeyError``
@@ -111,7 +112,7 @@ def _long_name(pred_cols) -> str:
     return pred_cols
 
 
-def _check(refs, preds, texts, missing: str, role: str) -> None:
+def _check(refs, preds, texts, missing: Missing, role: str) -> None:
     try:
         prepare(refs, preds, text=texts, missing=missing)
     except (ValueError, TypeError) as exc:

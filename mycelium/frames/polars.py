@@ -9,6 +9,8 @@ same functions, so every face gives the same numbers bit for bit.
 
 from __future__ import annotations
 
+from typing import Any
+
 from collections.abc import Sequence
 from functools import partial
 
@@ -412,8 +414,9 @@ class MyceliumExpr:
         ...                 )["character_recall"].to_list()
         [0.6, 0.0]
         """
-        options = dict(profile=profile, metrics=[_one_metric(metric)],
-                       zero_division=zero_division, params=params, missing=missing)
+        options: dict[str, Any] = dict(profile=profile, metrics=[_one_metric(metric)],
+                                       zero_division=zero_division, params=params,
+                                       missing=missing)
         resolve_settings(**options)  # check the options now, not on collect
         if measure not in METRICS[metric].measures:
             raise unknown_name(f"{metric} measure", measure, METRICS[metric].measures)

@@ -9,6 +9,8 @@ gives the eager faces' numbers bit for bit without holding rows. Registered by
 
 from __future__ import annotations
 
+from typing import Any
+
 from functools import partial
 
 import numpy as np
@@ -203,8 +205,9 @@ class MyceliumLazyFrame:
         >>> lf.mycelium.score("ref", "pred", metrics="iou").collect()["iou_score"].to_list()
         [0.6, 0.0]
         """
-        options = dict(profile=profile, metrics=metrics, zero_division=zero_division,
-                       params=params, missing=missing)
+        options: dict[str, Any] = dict(profile=profile, metrics=metrics,
+                                       zero_division=zero_division, params=params,
+                                       missing=missing)
         settings = resolve_settings(**options)
         _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]

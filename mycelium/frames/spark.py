@@ -151,6 +151,7 @@ def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None,
                np.zeros((groups.n_groups, 0)))]
     if boot is None:
         return _unstack(blocks, is_int)
+    assert hashes is not None, "resampling needs the example keys"
     hashes = hashes[order]
     limbs = limb_matrix(list(ints.T), n)  # once per batch: (matrix, widths)
     for first in range(0, boot.n_resamples, CHUNK):
@@ -186,27 +187,31 @@ def _exact_dot(w: np.ndarray | None, m: np.ndarray, starts: np.ndarray | None = 
     int64 (more than 2**94 characters in a batch's group) is an error, never a wrapped
     value."""
     if w is None:
+        assert starts is not None, "plain sums need the group starts"
         if not m.shape[1] or int(np.abs(m).max()) * m.shape[0] < 2**63:  # nothing wraps
             return (np.add.reduceat(m, starts, axis=0) if m.shape[1] else
                     np.zeros((starts.size, 0), np.int64))
         ends = np.append(starts[1:], m.shape[0])
-        sums = [[sum(col[a:b].tolist()) for a, b in zip(starts, ends)] for col in m.T]
-    else:
-        matrix, widths = limb_matrix(list(m.T), m.shape[0]) if limbs is None else limbs
-        total = reweight(w, matrix, integral=True)  # limbs of int64 columns
-        if len(widths) == total.shape[1]:  # the common case: one limb per column
-            return total
-        sums = combine_limbs(total, widths, list(m.T))
-        if all(s.dtype == np.int64 for s in sums):
-            return (np.stack(sums, axis=1) if sums else
-                    np.zeros((w.shape[0], 0), np.int64))
-        sums = [s.tolist() for s in sums]
+        wide = [[sum(col[a:b].tolist()) for a, b in zip(starts, ends)] for col in m.T]
+        return _checked_int64(wide, m.shape[1])
+    matrix, widths = limb_matrix(list(m.T), m.shape[0]) if limbs is None else limbs
+    total = reweight(w, matrix, integral=True)  # limbs of int64 columns
+    if len(widths) == total.shape[1]:  # the common case: one limb per column
+        return total
+    sums = combine_limbs(total, widths, list(m.T))
+    if all(s.dtype == np.int64 for s in sums):
+        return np.stack(sums, axis=1) if sums else np.zeros((w.shape[0], 0), np.int64)
+    return _checked_int64([s.tolist() for s in sums], m.shape[1])
+
+
+def _checked_int64(sums: list[list[int]], n_columns: int) -> np.ndarray:
+    """Exact column sums (Python ints) as int64 rows; a sum beyond int64 is an error."""
     if any(not -2**63 <= int(x) < 2**63 for col in sums for x in col):
         raise OverflowError("Expected each engine column's sum over a batch's group "
                             "below 2**63, got a larger one, at a Spark Arrow batch; fix "
                             "by using smaller Arrow batches "
                             "(spark.sql.execution.arrow.maxRecordsPerBatch).")
-    return np.array(sums, dtype=np.int64).T.reshape(-1, m.shape[1])
+    return np.array(sums, dtype=np.int64).T.reshape(-1, n_columns)
 
 
 # --------------------------------------------------------------------- the driver

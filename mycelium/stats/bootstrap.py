@@ -339,20 +339,19 @@ def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.nd
     < 2**5, or 0/1 coins), accumulated in int64 (other columns, such as limb
     residuals, stay approximate). ``integral=True`` says every column is (as
     `limb_matrix` makes integer statistics), sparing the check."""
-    every = integral
-    if not every:
-        integral = np.all(matrix == np.trunc(matrix), axis=0)
-        every = bool(integral.all())
+    exact = (np.ones(matrix.shape[1], dtype=bool) if integral
+             else np.all(matrix == np.trunc(matrix), axis=0))
     out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
-    residual = None if every else np.zeros((w.shape[0], matrix.shape[1]))
+    if exact.all():
+        for start in range(0, matrix.shape[0], _BLOCK):
+            out += (w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]).astype(np.int64)
+        return out
+    residual = np.zeros((w.shape[0], matrix.shape[1]))
     for start in range(0, matrix.shape[0], _BLOCK):
         part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
-        if every:
-            out += part.astype(np.int64)
-            continue
-        out[:, integral] += part[:, integral].astype(np.int64)
-        residual[:, ~integral] += part[:, ~integral]
-    return out if every else np.where(integral, out, residual)
+        out[:, exact] += part[:, exact].astype(np.int64)
+        residual[:, ~exact] += part[:, ~exact]
+    return np.where(exact, out, residual)
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
