@@ -66,15 +66,23 @@ def _hints(func, **kwargs) -> dict:
     checkers (``if TYPE_CHECKING:`` imports of polars, pyspark and pandas)."""
     import pandas as pd
 
+    import types
+
     optional = {"pd": pd}
     if HAS_POLARS:
         import polars
 
         optional["polars"] = polars
+    else:  # the annotations still resolve: to stand-in classes of the same names
+        optional["polars"] = types.SimpleNamespace(
+            **{n: type(n, (), {}) for n in ("DataFrame", "LazyFrame", "Series", "Expr")})
     if HAS_SPARK:
         import pyspark.sql
 
         optional["pyspark"] = pyspark
+    else:
+        optional["pyspark"] = types.SimpleNamespace(
+            sql=types.SimpleNamespace(DataFrame=type("DataFrame", (), {})))
     return get_type_hints(func, localns=optional, **kwargs)
 
 
