@@ -21,7 +21,7 @@ from .core.settings import Settings, resolve_settings
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
-__all__ = ["evaluate", "statistics", "prepare", "build_report", "intervals"]
+__all__ = ["evaluate", "statistics"]  # prepare, build_report, intervals: for the faces
 
 OFFSET_CONVENTION = "half-open [start, end)"
 
