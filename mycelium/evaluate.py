@@ -243,11 +243,12 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 
 
 def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
-              progress=None, estimates=None, meta=None
+              progress=None, estimates=None, meta=None, keys: np.ndarray | None = None
               ) -> dict[str, dict[str, dict[str, float]]]:
     """Percentile-bootstrap interval of every metric and measure (`mycelium.stats.bootstrap`).
 
-    Examples are keyed by their input ``positions`` (or by ``ids`` when given).
+    Examples are keyed by their input ``positions`` (or by ``ids`` when given, or by
+    the ``keys`` `mycelium.stats.bootstrap.example_keys` made of them).
     Resamples that draw no example are left out of every interval; their number is
     written to ``meta["empty_resamples"]`` when a ``meta`` dict is given.
     """
@@ -255,7 +256,8 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
     from .stats.bootstrap import example_keys, percentile_interval, resampled_values
 
     b = settings.resampling()
-    keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
+    if keys is None:  # given: the examples' resampling keys, already made from their ids
+        keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
     with Progress(b.n_resamples, "bootstrap", wanted(progress, b.n_resamples * keys.size)) \
             as bar:
         values = resampled_values(stats, keys=keys, average=settings.average,
