@@ -252,7 +252,9 @@ class Accumulator:
         if self._keyed:  # the kept examples' resampling keys (0 for dropped ones)
             keys = np.zeros(len(columns["__kept"]), dtype=np.uint64)
             kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
-            keys[kept_rows] = self._keys()
+            kept_keys = self._keys()
+            assert kept_keys is not None  # keyed
+            keys[kept_rows] = kept_keys
             columns["__key"] = pa.array(keys)
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed)}
