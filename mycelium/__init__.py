@@ -15,7 +15,7 @@ from .core.inputs import to_spans
 from .core.profiles import PROFILES, Profile, get_profile
 from .core.signature import parse_signature
 from .core.spans import SPAN_TYPE
-from .errors import MyceliumError, SpanValidationError
+from .errors import MyceliumError, SpanValidationError, UndefinedMetricWarning
 from .evaluate import evaluate, statistics
 from .frames import _polars_hook
 from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium)
@@ -53,6 +53,7 @@ __all__ = [
     "Accumulator",
     "MyceliumError",
     "SpanValidationError",
+    "UndefinedMetricWarning",
     "__version__",
 ]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["MyceliumError", "SpanValidationError"]
+__all__ = ["MyceliumError", "SpanValidationError", "UndefinedMetricWarning"]
 
 
 class MyceliumError(Exception):
@@ -52,3 +52,23 @@ def _without_location(message: str, side, example, span) -> str:
         return message
     rest = message[len(where):]
     return rest[2:] if rest.startswith(": ") else rest.lstrip()
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A precision or recall was undefined (0/0) and scored as 0.0 under
+    ``zero_division="warn"``; the message names the measure and how many examples (or,
+    for micro, that the pooled value) were undefined — as scikit-learn warns.
+
+    Attributes
+    ----------
+    metric, measure : str
+        What was undefined.
+    where : str
+        How many, in words (``"2 of 5 examples are"``, ``"the pooled (micro) value is"``).
+    """
+
+    def __init__(self, metric: str, measure: str, where: str) -> None:
+        super().__init__(f"{metric} {measure}: {where} undefined (0/0), scored as 0.0 "
+                         "(zero_division='warn'); pass zero_division=0.0, 1.0 or 'nan' to "
+                         "choose a value and silence this.")
+        self.metric, self.measure, self.where = metric, measure, where

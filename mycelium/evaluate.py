@@ -280,7 +280,7 @@ def build_report(stats, settings: Settings, prepared: Prepared,
                  include_per_example: bool) -> dict[str, Any]:
     """The report dict: metric values in registry order, then ``meta``."""
     values = aggregate(stats, average=settings.average,
-                       zero_division=settings.zero_division, params=settings.params)
+                       zero_division=settings.zero_division_option, params=settings.params)
     report: dict[str, Any] = {m: values[m] for m in settings.metrics}
     report["meta"] = _meta(settings, prepared)
     if include_per_example:

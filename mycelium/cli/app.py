@@ -15,6 +15,7 @@ import json
 import math
 import os
 import sys
+import warnings
 import traceback
 from typing import Sequence
 
@@ -23,7 +24,7 @@ import pyarrow as pa
 from .._version import __version__
 from ..core.profiles import PROFILES
 from ..core.settings import GRANULARITIES
-from ..errors import MyceliumError
+from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
 from .evaluate import run_evaluate
@@ -94,9 +95,10 @@ def _add_evaluate(commands) -> None:
                         f"and {', '.join(SOFT_METRICS)} with soft labels")
     p.add_argument("--average", choices=("macro", "micro"),
                    help="default: the profile's, else macro")
-    p.add_argument("--zero-division", type=_zero_division, metavar="{0,1,nan}",
-                   help="value of an undefined precision or recall (default: the "
-                        "profile's, else 0)")
+    p.add_argument("--zero-division", type=_zero_division, metavar="{0,1,nan,warn}",
+                   help="value of an undefined precision or recall; warn: 0 and a "
+                        "warning per measure saying how many were undefined (default: "
+                        "the profile's, else 0)")
     p.add_argument("--params", type=_params, metavar="JSON",
                    help='metric parameters, e.g. \'{"deteval_1d": {"recall_threshold": 0.7}}\'')
     p.add_argument("--infer-types", action="store_true",
@@ -179,15 +181,27 @@ def _integer(value: str) -> int | None:
         return None
 
 
+def _warn(record: warnings.WarningMessage) -> None:
+    """A warning as one ``mycelium: warning: ...`` line, in the command's own flags."""
+    w = record.message
+    if isinstance(w, UndefinedMetricWarning):
+        text = (f"{w.metric} {w.measure}: {w.where} undefined (0/0), scored as 0 "
+                "(--zero-division warn); pass --zero-division 0, 1 or nan to choose a value "
+                "and silence this.")
+    else:
+        text = str(w)
+    print(f"mycelium: warning: {text}", file=sys.stderr)
+
+
 def _zero_division(value: str):
-    if value.lower() == "nan":
-        return "nan"
+    if value.lower() in ("nan", "warn"):
+        return value.lower()
     try:
         number = float(value)
     except ValueError:
         number = math.nan
     if number not in (0.0, 1.0):
-        raise argparse.ArgumentTypeError(f"expected 0, 1 or nan, got {value!r}")
+        raise argparse.ArgumentTypeError(f"expected 0, 1, nan or warn, got {value!r}")
     return number
 
 
@@ -239,7 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = None
     try:
         args = parser.parse_args(argv)
-        return args.run(args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UndefinedMetricWarning)
+            status = args.run(args)
+        for w in caught:
+            _warn(w)
+        return status
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except BrokenPipeError:  # e.g. `mycelium evaluate ... | head`

@@ -27,21 +27,35 @@ from ..metrics import METRICS, resolve_params
 from .exactsum import exact_mean
 from .types import AVERAGES, Average, ZeroDivision
 
-__all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division"]
+__all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division",
+           "undefined_counts", "warn_undefined"]
 
 
 def resolve_zero_division(value: ZeroDivision) -> float:
-    """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan)."""
+    """0.0, 1.0 or NaN from the accepted spellings (0, 1, 0.0, 1.0, "nan", float nan;
+    "warn" is 0.0 with a warning, see `warns`)."""
     if isinstance(value, str) and value.lower() == "nan":
         return math.nan
+    if warns(value):
+        return 0.0
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
             value, (bool, np.bool_)):
         if math.isnan(value):
             return math.nan
         if value in (0, 1):
             return float(value)
-    raise ValueError(f"zero_division={value!r} is not supported; expected 0.0, 1.0 or "
-                     "'nan' (the value of an undefined precision or recall).")
+    raise ValueError(f"zero_division={value!r} is not supported; expected 0.0, 1.0, "
+                     "'nan' or 'warn' (the value of an undefined precision or recall).")
+
+
+def warns(value: object) -> bool:
+    """Whether a ``zero_division`` value asks for an `UndefinedMetricWarning`."""
+    return isinstance(value, str) and value.lower() == "warn"
+
+
+def zero_division_name(value: ZeroDivision) -> ZeroDivision:
+    """The canonical spelling of an accepted ``zero_division``: 0.0, 1.0, "nan" or "warn"."""
+    return "warn" if warns(value) else zero_division_label(resolve_zero_division(value))
 
 
 def zero_division_label(value: float) -> ZeroDivision:
@@ -109,9 +123,11 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
     average : {"macro", "micro"}
         macro: exact mean of the per-example values; micro: the measure of the summed
         statistics. ``soft_spearman`` is always a mean.
-    zero_division : {0.0, 1.0, "nan"}
+    zero_division : {0.0, 1.0, "nan", "warn"}
         Value of an undefined precision or recall; under ``"nan"`` an undefined example
-        is left out of macro means.
+        is left out of macro means; ``"warn"`` is 0.0 plus one
+        `mycelium.UndefinedMetricWarning` per measure naming how many examples were
+        undefined.
     params : mapping, optional
         Metric parameters (``{"deteval_1d": {...}}``); defaults where absent.
 
@@ -143,6 +159,8 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
         raise ValueError(f"average={average!r} is not supported; expected 'macro' or 'micro'.")
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
+    if warns(zero_division):
+        warn_undefined(stats, average=average, params=full)
     out = {}
     for name, st in stats.items():
         if average == "micro" and name in METRICS:
@@ -155,6 +173,80 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
             avg = mean if name in METRICS else _plain_mean
             out[name] = {m: avg(v) for m, v in values.items()}
     return out
+
+
+def undefined_counts(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average,
+                     params: Mapping[str, Mapping[str, Any]] | None = None,
+                     codes: np.ndarray | None = None, n_groups: int = 1
+                     ) -> dict[tuple[str, str], tuple[int, int]]:
+    """``{(metric, measure): (undefined, of)}`` for the measures ``zero_division`` governs
+    (precision, recall; not IoU's fixed 1.0): how many examples have a 0/0 value (macro),
+    or how many groups' pooled values are 0/0 (micro; ``codes`` gives each example's
+    group, default one group)."""
+    full = resolve_params(params)
+    out = {}
+    for name, st in stats.items():
+        if name not in METRICS:
+            continue
+        metric = METRICS[name]
+        pooled = st
+        if average == "micro":
+            pooled = sum_statistics(st) if codes is None else _by_group(st, codes, n_groups)
+        for measure, (_, den) in metric.ratios(pooled, full.get(name, {})).items():
+            if measure in metric.fixed_undefined:
+                continue
+            den = np.asarray(den)
+            out[(name, measure)] = (int((den == 0).sum()), int(den.size))
+    return out
+
+
+def _by_group(st: Mapping[str, np.ndarray], codes: np.ndarray, n_groups: int
+              ) -> dict[str, np.ndarray]:
+    out = {}
+    for k, v in st.items():
+        v = np.asarray(v)
+        total = np.zeros(n_groups, dtype=object if v.dtype == object else v.dtype)
+        np.add.at(total, codes, v)
+        out[k] = total
+    return out
+
+
+def warn_undefined(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average,
+                   params: Mapping[str, Mapping[str, Any]] | None = None,
+                   codes: np.ndarray | None = None, n_groups: int = 1) -> None:
+    """One `mycelium.UndefinedMetricWarning` per measure with an undefined value
+    (arguments as `undefined_counts`)."""
+    import warnings
+
+    from ..errors import UndefinedMetricWarning
+
+    counts = undefined_counts(stats, average=average, params=params, codes=codes,
+                              n_groups=n_groups)
+    for (metric, measure), (bad, n) in counts.items():
+        if not bad:
+            continue
+        if average == "macro":
+            where = f"{bad} of {n} examples are"
+        elif codes is None:
+            where = "the pooled (micro) value is"
+        else:
+            where = f"the pooled (micro) values of {bad} of {n} groups are"
+        warnings.warn(UndefinedMetricWarning(metric, measure, where),
+                      stacklevel=_outside_mycelium())
+
+
+def _outside_mycelium() -> int:
+    """The ``stacklevel`` of the first frame outside the mycelium package (the user's
+    call), so a warning points at the line that asked for it."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def mean(values: np.ndarray) -> float:

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..metrics import resolve_metrics, resolve_params, unknown_name
-from .aggregate import resolve_zero_division, zero_division_label
+from .aggregate import zero_division_name
 from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
@@ -73,7 +73,7 @@ class Profile:
             raise ValueError(f"Profile version {self.version!r} must be a positive int.")
         if self.average not in AVERAGES:
             raise ValueError(f"Profile average {self.average!r}; expected 'macro' or 'micro'.")
-        zd = zero_division_label(resolve_zero_division(self.zero_division))
+        zd = zero_division_name(self.zero_division)
         object.__setattr__(self, "zero_division", zd)
         if self.metrics is not None:
             object.__setattr__(self, "metrics", resolve_metrics(self.metrics, soft=True))

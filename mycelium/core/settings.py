@@ -13,9 +13,10 @@ from typing import Any, cast
 import numpy as np
 
 from ..metrics import METRICS, resolve_metrics, resolve_params
-from .aggregate import resolve_zero_division, zero_division_label
+from .aggregate import resolve_zero_division, warns, zero_division_label
 from .profiles import Profile, get_profile
-from .types import AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing
+from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing,
+                    ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
            "GRANULARITIES", "MISSING"]
@@ -43,14 +44,21 @@ class Settings:
     missing: Missing = "error"
     bootstrap: Bootstrap | None = None
     granularity: Granularity = "char"
+    #: zero_division="warn": undefined values are 0.0 and each measure with one warns.
+    warn_undefined: bool = False
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
         return tuple(m for m in self.metrics if m in METRICS)
 
     @property
-    def zero_division_label(self) -> float | str:
-        return zero_division_label(self.zero_division)
+    def zero_division_label(self) -> ZeroDivision:
+        return "warn" if self.warn_undefined else zero_division_label(self.zero_division)
+
+    @property
+    def zero_division_option(self) -> ZeroDivision:
+        """The ``zero_division`` to aggregate a report with ("warn" warns there)."""
+        return "warn" if self.warn_undefined else self.zero_division
 
     def resampling(self) -> Bootstrap:
         """The interval settings, for code that only runs when intervals were asked for."""
@@ -102,7 +110,7 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
     return Settings(prof, cast(Average, average), zd, names, full, cast(Missing, missing),
-                    boot, cast(Granularity, granularity))
+                    boot, cast(Granularity, granularity), warns(zero_division))
 
 
 def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:

@@ -12,9 +12,10 @@ ready to pass back to `mycelium.evaluate`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from .aggregate import resolve_zero_division, zero_division_label
+from .aggregate import zero_division_name
+from .types import ZeroDivision
 
 __all__ = ["format_signature", "parse_signature"]
 
@@ -31,7 +32,7 @@ def format_signature(settings) -> str:
         ("mycelium", __version__),
         ("profile", prof.tag if prof else "none"),
         ("average", settings.average),
-        ("zero_division", _value(zero_division_label(settings.zero_division))),
+        ("zero_division", _value(settings.zero_division_label)),
         ("metrics", ",".join(settings.metrics)),
     ]
     for metric, values in settings.used_params().items():
@@ -92,8 +93,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out["profile"] = None if name == "none" else name
             out["profile_version"] = int(version) if version else None
         elif key == "zero_division":
-            out["zero_division"] = zero_division_label(resolve_zero_division(
-                "nan" if value == "nan" else float(value)))
+            named = cast(ZeroDivision, value) if value in ("nan", "warn") else float(value)
+            out["zero_division"] = zero_division_name(named)
         elif key == "metrics":
             out["metrics"] = value.split(",") if value else []
         elif key == "ci":

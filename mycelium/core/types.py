@@ -32,9 +32,11 @@ Missing = Literal["error", "empty", "drop"]
 Test = Literal["paired_bootstrap", "permutation"]
 #: The names of the built-in profiles (`mycelium.PROFILES`).
 ProfileName = Literal["mu_shroom", "ragtruth"]
-#: The value of an undefined (0/0) precision or recall: 0.0, 1.0, or ``"nan"`` (leave
-#: the example out of macro means). Other numbers are rejected at run time.
-ZeroDivision = Union[float, Literal["nan"]]
+#: The value of an undefined (0/0) precision or recall: 0.0, 1.0, ``"nan"`` (leave the
+#: example out of macro means) or ``"warn"`` (0.0, and a `mycelium.UndefinedMetricWarning`
+#: per measure naming how many examples were undefined). Other numbers are rejected at
+#: run time.
+ZeroDivision = Union[float, Literal["nan", "warn"]]
 
 AVERAGES: tuple[str, ...] = get_args(Average)
 GRANULARITIES: tuple[str, ...] = get_args(Granularity)

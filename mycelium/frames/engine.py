@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..core.aggregate import aggregate, per_example
+from ..core.aggregate import aggregate, per_example, warn_undefined
 from ..core.inputs import arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_columns, values_from_sums
@@ -70,6 +70,9 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
                            type_field=type_field, typed_matching=typed_matching)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
+    if settings.warn_undefined:
+        warn_undefined(stats, average=settings.average, params=settings.params,
+                       codes=groups.codes[prepared.kept], n_groups=groups.n_groups)
     table = _tidy(stats, settings, prepared, groups)
     if settings.bootstrap is not None:
         table = with_intervals(table, stats, settings, prepared, groups, ids=ids,

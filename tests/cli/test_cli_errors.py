@@ -174,7 +174,7 @@ def test_debug_prints_the_traceback_then_the_line(capsys, tmp_path):
     (["evaluate", "{data}", *SPANS, "--profile", "shroom"], "argument --profile: invalid choice"),
     (["evaluate", "{data}", *SPANS, "--average", "weighted"], "argument --average"),
     (["evaluate", "{data}", *SPANS, "--zero-division", "0.5"],
-     "argument --zero-division: expected 0, 1 or nan, got '0.5'"),
+     "argument --zero-division: expected 0, 1, nan or warn, got '0.5'"),
     (["evaluate", "{data}", *SPANS, "--params", "{oops"], "argument --params: not valid JSON"),
     (["evaluate", "{data}", *SPANS, "--params", "[1]"], "argument --params: expected a JSON "),
     (["evaluate", "{data}", *SPANS, "--format", "xlsx"], "argument --format: invalid choice"),
