@@ -29,6 +29,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
+    "align_tokens": "adapters",
 }
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "write_parquet",
     "read_mushroom",
     "read_ragtruth",
+    "align_tokens",
     "MyceliumError",
     "SpanValidationError",
     "__version__",

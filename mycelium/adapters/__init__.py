@@ -1,0 +1,8 @@
+"""Detector output onto characters: token strings to code-point offsets (``tokens``),
+offsets in UTF-8 bytes or UTF-16 units to code points and back (``offsets``), predicted
+phrases and inline tags to spans (``phrases``). Imports only ``core`` and ``errors``.
+"""
+
+from .tokens import AlignmentReport, align_tokens
+
+__all__ = ["align_tokens", "AlignmentReport"]
