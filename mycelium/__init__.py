@@ -29,7 +29,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
-    "align_tokens": "adapters",
+    "align_tokens": "adapters", "convert_offsets": "adapters",
 }
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "read_mushroom",
     "read_ragtruth",
     "align_tokens",
+    "convert_offsets",
     "MyceliumError",
     "SpanValidationError",
     "__version__",

@@ -3,6 +3,7 @@ offsets in UTF-8 bytes or UTF-16 units to code points and back (``offsets``), pr
 phrases and inline tags to spans (``phrases``). Imports only ``core`` and ``errors``.
 """
 
+from .offsets import convert_offsets
 from .tokens import AlignmentReport, align_tokens
 
-__all__ = ["align_tokens", "AlignmentReport"]
+__all__ = ["align_tokens", "AlignmentReport", "convert_offsets"]
