@@ -30,6 +30,7 @@ _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
     "align_tokens": "adapters", "convert_offsets": "adapters",
+    "anchor_phrases": "adapters", "parse_tagged": "adapters",
 }
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
     "read_ragtruth",
     "align_tokens",
     "convert_offsets",
+    "anchor_phrases",
+    "parse_tagged",
     "MyceliumError",
     "SpanValidationError",
     "__version__",

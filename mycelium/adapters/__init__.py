@@ -4,6 +4,8 @@ phrases and inline tags to spans (``phrases``). Imports only ``core`` and ``erro
 """
 
 from .offsets import convert_offsets
+from .phrases import AnchorReport, anchor_phrases, parse_tagged
 from .tokens import AlignmentReport, align_tokens
 
-__all__ = ["align_tokens", "AlignmentReport", "convert_offsets"]
+__all__ = ["align_tokens", "AlignmentReport", "convert_offsets", "anchor_phrases",
+           "AnchorReport", "parse_tagged"]
