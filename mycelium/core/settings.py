@@ -19,6 +19,10 @@ from .profiles import Profile, get_profile
 MISSING = ("error", "empty", "drop")
 #: Units of scoring (`mycelium.views.granularity` maps spans onto them).
 GRANULARITIES = ("char", "word", "sentence")
+#: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
+#: White_Space from both ends of every span, ``"punctuation"`` White_Space and Unicode
+#: punctuation (P*). Never on by default.
+TRIM_SPANS = ("whitespace", "punctuation")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Settings:
     missing: str = "error"
     bootstrap: Bootstrap | None = None
     granularity: str = "char"
+    trim_spans: str | None = None
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -64,7 +69,7 @@ class Settings:
 
 def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=None,
                      params=None, missing="error", soft=False, ci=None, n_resamples=1000,
-                     seed=0, granularity="char", ids=False) -> Settings:
+                     seed=0, granularity="char", ids=False, trim_spans=None) -> Settings:
     """Validate every option and apply the precedence explicit > profile > default."""
     prof = get_profile(profile)
     if average is None:
@@ -87,7 +92,9 @@ def resolve_settings(*, profile=None, metrics=None, average=None, zero_division=
         raise ValueError("soft_spearman compares per-character probability vectors; it has "
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
-    return Settings(prof, average, zd, names, full, missing, boot, granularity)
+    if trim_spans is not None:
+        _choice("trim_spans", trim_spans, TRIM_SPANS)
+    return Settings(prof, average, zd, names, full, missing, boot, granularity, trim_spans)
 
 
 def _choice(option: str, value, valid) -> None:

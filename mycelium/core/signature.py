@@ -39,6 +39,8 @@ def format_signature(settings) -> str:
             fields.append((f"{metric}.{key}", _value(value)))
     fields += [("missing", settings.missing), ("offsets", OFFSETS),
                ("granularity", settings.granularity)]
+    if settings.trim_spans is not None:  # absent when off, so older signatures stand
+        fields.append(("trim_spans", settings.trim_spans))
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
@@ -56,7 +58,7 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
         ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
-        ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
+        ``missing``, ``granularity``, ``trim_spans`` (when recorded), ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
         `mycelium.evaluate`.
 
     Raises
