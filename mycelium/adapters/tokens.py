@@ -15,6 +15,7 @@ __all__ = ["align_tokens", "AlignmentReport"]
 _RUNS = re.compile(r" +|[^ ]+")
 _PROBE = 32  # non-whitespace characters of look-ahead when the text skips ahead
 _WINDOW = 64  # how far a short probe may jump
+_CANDIDATES = 16  # occurrences of a probe tried for one consistent to the text's end
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,12 @@ class _Text:
         return c
 
 
-def _lookahead(stream, k: int, run: str) -> str:
-    """``run`` plus the non-whitespace content of the units after unit ``k``."""
+def _rest(stream, k: int, run: str, limit: int | None = None) -> str:
+    """``run`` plus the non-whitespace content of the units after unit ``k`` (the first
+    ``limit`` characters of it, when given)."""
     parts, size = [run], len(run)
     for j in range(k + 1, len(stream)):
-        if size >= _PROBE:
+        if limit is not None and size >= limit:
             break
         text, _, _, special = stream[j]
         if special:
@@ -115,16 +117,38 @@ def _lookahead(stream, k: int, run: str) -> str:
         more = text.translate(WS_TABLE).replace(" ", "")
         parts.append(more)
         size += len(more)
-    return "".join(parts)[:max(_PROBE, len(run))]
+    joined = "".join(parts)
+    return joined if limit is None else joined[:max(limit, len(run))]
 
 
-def _resync(tx: _Text, c: int, probe: str, run: str) -> int:
-    """Where ``run`` starts when the text skips ahead of the tokens, or -1."""
+def _resync(tx: _Text, c: int, stream, k: int, run: str, after: str) -> int:
+    """Where (skeleton index) ``run`` starts when the text skips ahead of the tokens, or
+    -1 when it is not in the text ahead.
+
+    Probes, longest first: this run, the rest of its unit (``after``, whitespace
+    removed) and the next tokens' content; its first 8
+    characters, the run alone. Of a probe's occurrences, the first after which the
+    whole rest of the text is the tokens' content (the text ends within the tokens)
+    wins, so that an echoed prompt repeating the answer does not capture it; otherwise
+    the first occurrence, where a shorter probe may only jump a short way.
+    """
     skel, pos = tx.skeleton()
     q0 = bisect.bisect_left(pos, c)
-    for p in (probe, probe[:max(len(run), 8)], run):
-        q = skel.find(p, q0)
-        if q >= 0 and (p is probe or pos[q] - c <= _WINDOW):
+    long = _rest(stream, k, run + after, _PROBE)
+    rest = None
+    for probe, window in ((long, None), (long[:max(len(run), 8)], _WINDOW), (run, _WINDOW)):
+        q = skel.find(probe, q0)
+        if q < 0:
+            continue
+        rest = _rest(stream, k, run + after) if rest is None else rest
+        cand = q
+        for _ in range(_CANDIDATES):
+            if rest.startswith(skel[cand:]):
+                return cand
+            cand = skel.find(probe, cand + 1)
+            if cand < 0:
+                break
+        if window is None or pos[q] - c <= window:
             return q
     return -1
 
@@ -155,7 +179,7 @@ def _match_runs(tx: _Text, c: int, u: str, k: int, stream, cover: _Cover,
             c = c2 + len(run)
             found += 1
             continue
-        q = _resync(tx, c, _lookahead(stream, k, run), run)
+        q = _resync(tx, c, stream, k, run, u[m.end():].replace(" ", ""))
         if q < 0:
             missing += 1
             continue  # content absent from the text: not guessed
