@@ -1,6 +1,7 @@
 """Detector output onto characters: token strings to code-point offsets (``tokens``),
 offsets in UTF-8 bytes or UTF-16 units to code points and back (``offsets``), predicted
-phrases and inline tags to spans (``phrases``). Imports only ``core`` and ``errors``.
+phrases and inline tags to spans (``phrases``), span edges trimmed before scoring
+(``trim``, behind ``evaluate(trim_spans=...)``). Imports only ``core`` and ``errors``.
 """
 
 from .offsets import convert_offsets

@@ -61,18 +61,19 @@ def split_glued(tokens: list[str]) -> tuple[list[str], list[int], list[bool]]:
     Returns the pieces, the index of the token each piece comes from, and whether the
     piece is special.
     """
-    pieces, owner, special = [], [], []
+    pieces: list[str] = []
+    owner: list[int] = []
+    special: list[bool] = []
     for i, tok in enumerate(tokens):
-        if is_special(tok):
-            pieces.append(tok), owner.append(i), special.append(True)
-            continue
-        m = _GLUED.search(tok) if tok.endswith(">") else None
+        m = None if is_special(tok) or not tok.endswith(">") else _GLUED.search(tok)
         if m is not None and m.start() > 0:
             pieces += [tok[:m.start()], tok[m.start():]]
             owner += [i, i]
             special += [False, True]
         else:
-            pieces.append(tok), owner.append(i), special.append(False)
+            pieces.append(tok)
+            owner.append(i)
+            special.append(is_special(tok))
     return pieces, owner, special
 
 

@@ -306,7 +306,7 @@ def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = N
     if scheme is not None and scheme not in SCHEMES:
         raise ValueError(f"Expected scheme one of {', '.join(SCHEMES)} or None, got "
                          f"{scheme!r}; fix by passing one of them.")
-    tokens = list(tokens)
+    tokens = _checked(text, tokens)
     pieces, owner, special = split_glued(tokens)
     used = scheme or detect_scheme(tokens)
     stream = units(pieces, special, used)
@@ -327,8 +327,24 @@ def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = N
     return (out, rep) if report else out
 
 
+def _checked(text, tokens) -> list[str]:
+    if not isinstance(text, str):
+        raise TypeError(f"Expected text as a str, got {type(text).__name__}; fix by "
+                        "passing the one text the tokens were produced from.")
+    if isinstance(tokens, (str, bytes)):
+        raise TypeError("Expected tokens as a sequence of str, got one "
+                        f"{type(tokens).__name__}; fix by passing a list of token strings.")
+    tokens = list(tokens)
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, str):
+            raise TypeError(f"Expected every token as a str, got {type(tok).__name__} "
+                            f"{tok!r}, at token {i}; fix by passing token strings "
+                            "(decode token ids with the tokenizer first).")
+    return tokens
+
+
 def _report(scheme, pieces, owner, special, cover, tokens) -> AlignmentReport:
-    kind = {}
+    kind: dict[int, str] = {}
     for p in range(len(pieces)):
         t = owner[p]
         if special[p]:
@@ -342,7 +358,7 @@ def _report(scheme, pieces, owner, special, cover, tokens) -> AlignmentReport:
         if t not in kind or kind[t] == "special":  # a glued special keeps the token's kind
             kind[t] = k
     counts = {"placed": 0, "whitespace": 0, "special": 0, "unplaced": 0}
-    first = []
+    first: list[tuple[int, str]] = []
     for t in range(len(tokens)):
         counts[kind[t]] += 1
         if kind[t] == "unplaced" and len(first) < 5:

@@ -150,3 +150,19 @@ def test_absent_token_gives_back_its_whitespace():
     assert mycelium.align_tokens(text, toks, trim=False) == [(0, 1), (1, 1), (1, 5)]
     _, rep = mycelium.align_tokens(text, toks, report=True)
     assert (rep.placed, rep.unplaced) == (2, 1)
+
+
+@pytest.mark.parametrize("text, tokens, message", [
+    (b"ab", ["a"], "Expected text as a str, got bytes"),
+    ("ab", "ab", "Expected tokens as a sequence of str, got one str"),
+    ("ab", ["a", 17], "Expected every token as a str, got int 17, at token 1"),
+])
+def test_bad_inputs_are_type_errors(text, tokens, message):
+    with pytest.raises(TypeError, match=message):
+        mycelium.align_tokens(text, tokens)
+
+
+def test_empty_inputs():
+    assert mycelium.align_tokens("", []) == []
+    assert mycelium.align_tokens("", ["<s>", "a"]) == [(0, 0), (0, 0)]
+    assert mycelium.align_tokens("  ", ["a"], trim=False) == [(0, 0)]
