@@ -3,6 +3,8 @@ units (JavaScript, Java) to code points (Python, mycelium) and back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..errors import SpanValidationError
@@ -34,13 +36,14 @@ def _check_choice(name: str, value, choices) -> None:
 
 
 def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoint",
-                    snap: str | None = None) -> list[tuple[int, int]]:
+                    snap: str | None = None) -> list:
     """Convert half-open ``(start, end)`` offsets of ``text`` from one unit to another.
 
     Parameters
     ----------
-    spans : sequence of (int, int)
-        Half-open offsets (spans or token offsets) counted in ``unit``.
+    spans : sequence of (int, int) or of dict
+        Half-open offsets (spans or token offsets) counted in ``unit``; a dict span
+        (``{"start", "end", ...}``) comes back as a dict with its other keys kept.
     text : str
         The text the offsets refer to.
     unit : {"utf8", "utf16", "codepoint"}, default "utf8"
@@ -56,8 +59,8 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
 
     Returns
     -------
-    list of (int, int)
-        The same spans in ``to`` units, in the same order.
+    list of (int, int) or of dict
+        The same spans in ``to`` units, in the same order and form.
 
     Raises
     ------
@@ -81,7 +84,9 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
     _check_choice("unit", unit, UNITS)
     _check_choice("to", to, UNITS)
     _check_choice("snap", snap, SNAPS)
-    pairs = [(int(s), int(e)) for s, e in spans]
+    spans = list(spans)
+    pairs = [(int(x["start"]), int(x["end"])) if isinstance(x, Mapping) else
+             (int(x[0]), int(x[1])) for x in spans]
     if not pairs:
         return []
     src = _boundaries(text, unit)
@@ -92,7 +97,9 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
     ends = _to_codepoints(arr[:, 1], src, snap, "end", arr, unit, text)
     if snap == "inward":
         ends = np.maximum(ends, starts)
-    return list(zip(dst[starts].tolist(), dst[ends].tolist()))
+    out = list(zip(dst[starts].tolist(), dst[ends].tolist()))
+    return [{**x, "start": s, "end": e} if isinstance(x, Mapping) else (s, e)
+            for x, (s, e) in zip(spans, out)]
 
 
 def _check_range(arr: np.ndarray, total: int, unit: str) -> None:

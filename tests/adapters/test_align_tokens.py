@@ -166,3 +166,19 @@ def test_empty_inputs():
     assert mycelium.align_tokens("", []) == []
     assert mycelium.align_tokens("", ["<s>", "a"]) == [(0, 0), (0, 0)]
     assert mycelium.align_tokens("  ", ["a"], trim=False) == [(0, 0)]
+
+
+def test_adapters_load_lazily():
+    import subprocess
+    import sys
+
+    code = ("import sys, mycelium\n"
+            "assert 'mycelium.adapters' not in sys.modules\n"
+            "names = ['align_tokens', 'convert_offsets', 'anchor_phrases', 'parse_tagged']\n"
+            "assert set(names) <= set(mycelium.__all__)\n"
+            "import mycelium.adapters as a\n"
+            "assert [getattr(mycelium, n) for n in names] == [getattr(a, n) for n in names]\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr

@@ -106,3 +106,11 @@ def test_empty_and_token_offsets():
     assert offs == [(0, 5), (6, 8), (9, 11)]
     assert mycelium.convert_offsets(offs, text, unit="codepoint", to="utf16") == [
         (0, 5), (6, 8), (9, 13)]
+
+
+def test_dict_spans_keep_their_other_keys():
+    text = "Ä b"
+    spans = [{"start": 0, "end": 2, "label": "x"}, (3, 4)]
+    assert mycelium.convert_offsets(spans, text, unit="utf8") == [
+        {"start": 0, "end": 1, "label": "x"}, (2, 3)]
+    assert spans[0] == {"start": 0, "end": 2, "label": "x"}  # the input is not altered
