@@ -126,11 +126,11 @@ def _resync(tx: _Text, c: int, stream, k: int, run: str, after: str) -> int:
     -1 when it is not in the text ahead.
 
     Probes, longest first: this run, the rest of its unit (``after``, whitespace
-    removed) and the next tokens' content; its first 8
-    characters, the run alone. Of a probe's occurrences, the first after which the
-    whole rest of the text is the tokens' content (the text ends within the tokens)
-    wins, so that an echoed prompt repeating the answer does not capture it; otherwise
-    the first occurrence, where a shorter probe may only jump a short way.
+    removed) and the next tokens' content; its first 8 characters; the run alone.
+    Of a probe's occurrences, the first after which the whole rest of the text is the
+    tokens' content (the text ends within the tokens) wins, so that an echoed prompt
+    repeating the answer does not capture it; otherwise the first occurrence, where a
+    shorter probe may only jump a short way.
     """
     skel, pos = tx.skeleton()
     q0 = bisect.bisect_left(pos, c)

@@ -58,8 +58,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
         ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
-        ``missing``, ``granularity``, ``trim_spans`` (when recorded), ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
-        `mycelium.evaluate`.
+        ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
+        `mycelium.evaluate`, and so can ``trim_spans`` when the signature records it.
 
     Raises
     ------
