@@ -30,6 +30,8 @@ _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
     "Accumulator": "accumulator",
+    "align_tokens": "adapters", "convert_offsets": "adapters",
+    "anchor_phrases": "adapters", "parse_tagged": "adapters",
 }
 
 __all__ = [
@@ -51,6 +53,10 @@ __all__ = [
     "read_mushroom",
     "read_ragtruth",
     "Accumulator",
+    "align_tokens",
+    "convert_offsets",
+    "anchor_phrases",
+    "parse_tagged",
     "MyceliumError",
     "SpanValidationError",
     "UndefinedMetricWarning",

@@ -27,10 +27,16 @@ OFFSET_CONVENTION = "half-open [start, end)"
 
 
 def prepare(references: Any, predictions: Any, *, text: Any = None,
-            missing: Missing = "error", granularity: Granularity = "char") -> Prepared:
-    """`mycelium.core.pipeline.prepare`, then the units of ``granularity``
+            missing: Missing = "error", granularity: Granularity = "char",
+            trim_spans: str | None = None) -> Prepared:
+    """`mycelium.core.pipeline.prepare`, the span edges trimmed when ``trim_spans`` is
+    set (`mycelium.adapters.trim`), then the units of ``granularity``
     (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
     prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    if trim_spans is not None:
+        from .adapters.trim import trim_prepared
+
+        prepared = trim_prepared(prepared, text, trim_spans)
     if granularity == "char":
         return prepared
     return at_granularity(prepared, text, granularity)
@@ -96,7 +102,8 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
              missing: Missing = "error", ci: float | None = None, n_resamples: int = 1000,
              seed: int = 0, progress: bool | None = None, granularity: Granularity = "char",
              type_field: str | None = None, typed_matching: bool = False,
-             ids: Sequence[Any] | None = None) -> dict[str, Any]:
+             ids: Sequence[Any] | None = None,
+             trim_spans: str | None = None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -153,6 +160,11 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
     typed_matching : bool
         With ``type_field``, restrict predictions to each type too (they must carry
         the field) and report every measure per type.
+    trim_spans : {"whitespace", "punctuation"}, optional
+        Boundary normalisation (needs ``text``; off by default): strip Unicode
+        White_Space, or White_Space and punctuation (P*), from both ends of every span
+        of both sides before scoring; a span of nothing else is dropped. Recorded in
+        the signature (``trim_spans:<mode>``). Not combined with ``type_field``.
 
     Returns
     -------
@@ -189,9 +201,14 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
                                 missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
-                                seed=seed, granularity=granularity, ids=ids is not None)
+                                seed=seed, granularity=granularity, ids=ids is not None,
+                                trim_spans=trim_spans)
+    if trim_spans is not None and type_field is not None:
+        raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
+                         "breakdown would score untrimmed spans); fix by scoring the "
+                         "breakdown in a separate call without trim_spans.")
     prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity)
+                       granularity=settings.granularity, trim_spans=settings.trim_spans)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if soft:
@@ -302,6 +319,8 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
         "dropped": int((~prepared.kept).sum()),
         "granularity": settings.granularity,
     }
+    if settings.trim_spans is not None:
+        meta["trim_spans"] = settings.trim_spans
     if "soft_spearman" in settings.metrics:
         meta["soft_spearman_average"] = "macro"
     if settings.bootstrap is not None:

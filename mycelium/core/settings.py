@@ -19,7 +19,12 @@ from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Miss
                     ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
-           "GRANULARITIES", "MISSING"]
+           "GRANULARITIES", "MISSING", "TRIM_SPANS"]
+
+#: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
+#: White_Space from both ends of every span, ``"punctuation"`` White_Space and Unicode
+#: punctuation (P*). Never on by default.
+TRIM_SPANS = ("whitespace", "punctuation")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class Settings:
     granularity: Granularity = "char"
     #: zero_division="warn": undefined values are 0.0 and each measure with one warns.
     warn_undefined: bool = False
+    #: Span edges trimmed before scoring (`TRIM_SPANS`), or None.
+    trim_spans: str | None = None
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -81,7 +88,8 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
                      average: str | None = None, zero_division: Any = None,
                      params: Any = None, missing: str = "error", soft: bool = False,
                      ci: Any = None, n_resamples: Any = 1000, seed: Any = 0,
-                     granularity: str = "char", ids: bool = False) -> Settings:
+                     granularity: str = "char", ids: bool = False,
+                     trim_spans: str | None = None) -> Settings:
     """Validate every option and apply the precedence explicit > profile > default.
 
     The run-time check of every face's options, so it takes any value (a CLI string, an
@@ -109,8 +117,10 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
         raise ValueError("soft_spearman compares per-character probability vectors; it has "
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
+    if trim_spans is not None:
+        _choice("trim_spans", trim_spans, TRIM_SPANS)
     return Settings(prof, cast(Average, average), zd, names, full, cast(Missing, missing),
-                    boot, cast(Granularity, granularity), warns(zero_division))
+                    boot, cast(Granularity, granularity), warns(zero_division), trim_spans)
 
 
 def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:

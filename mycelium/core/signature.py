@@ -40,6 +40,8 @@ def format_signature(settings) -> str:
             fields.append((f"{metric}.{key}", _value(value)))
     fields += [("missing", settings.missing), ("offsets", OFFSETS),
                ("granularity", settings.granularity)]
+    if settings.trim_spans is not None:  # absent when off, so older signatures stand
+        fields.append(("trim_spans", settings.trim_spans))
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
@@ -64,7 +66,7 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
         ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
         ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
-        `mycelium.evaluate`.
+        `mycelium.evaluate`, and so can ``trim_spans`` when the signature records it.
 
     Raises
     ------

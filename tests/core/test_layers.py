@@ -24,6 +24,7 @@ LAYERS = [
     {"mycelium._version", "mycelium.errors"},
     {"mycelium.metrics"},
     {"mycelium.core"},
+    {"mycelium.adapters"},
     {"mycelium.views"},
     {"mycelium.stats"},
     {"mycelium.evaluate", "mycelium.accumulator"},

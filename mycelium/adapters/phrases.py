@@ -1,0 +1,191 @@
+"""Predicted phrases (RAGTruth-style detectors) and inline tags (PsiloQA's ``[HAL]``,
+FAVA-style ``<entity>``, ``<mark>``/``<delete>``) to code-point spans."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import SpanValidationError
+
+__all__ = ["anchor_phrases", "AnchorReport", "parse_tagged"]
+
+OCCURRENCES = ("all", "first", "unique")
+
+
+@dataclass(frozen=True)
+class AnchorReport:
+    """Phrases that ``anchor_phrases`` could not anchor to one place.
+
+    Attributes
+    ----------
+    not_found : tuple of (int, str)
+        ``(index, phrase)`` of each phrase absent from the text (an empty phrase too).
+    ambiguous : tuple of (int, str, int)
+        ``(index, phrase, occurrences)`` of each phrase found more than once.
+    """
+
+    not_found: tuple = ()
+    ambiguous: tuple = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when every phrase was found exactly once."""
+        return not self.not_found and not self.ambiguous
+
+
+def _pattern(phrase: str) -> re.Pattern | None:
+    words = phrase.split()
+    if not words:
+        return None
+    # any whitespace run in the phrase matches any whitespace run in the text
+    return re.compile(r"\s+".join(re.escape(w) for w in words))
+
+
+def anchor_phrases(text: str, phrases, *, occurrence: str = "all"):
+    """Spans of predicted phrases in the text, with a report of the ones that are absent
+    or found more than once.
+
+    Parameters
+    ----------
+    text : str
+        The text the phrases were taken from.
+    phrases : sequence of str
+        Predicted phrases. Edge whitespace is ignored and any whitespace run inside a
+        phrase matches any whitespace run of the text; letters match exactly (case
+        included).
+    occurrence : {"all", "first", "unique"}, default "all"
+        Which occurrences become spans: every non-overlapping one, the first one, or
+        only a phrase found exactly once (an ambiguous phrase then gives no span).
+
+    Returns
+    -------
+    spans : list of (int, int)
+        Half-open code-point spans, phrase by phrase, each phrase's in text order.
+    report : AnchorReport
+        The phrases not found and the ambiguous ones, whatever ``occurrence`` is: a
+        first match is never taken silently.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``occurrence``.
+
+    Examples
+    --------
+    >>> import mycelium
+    >>> text = "Paris is in France. Paris has 2 million people."
+    >>> spans, rep = mycelium.anchor_phrases(text, ["Paris", "2  million", "Berlin"])
+    >>> spans
+    [(0, 5), (20, 25), (30, 39)]
+    >>> rep.not_found, rep.ambiguous
+    (((2, 'Berlin'),), ((0, 'Paris', 2),))
+    >>> mycelium.anchor_phrases(text, ["Paris", "France"], occurrence="unique")[0]
+    [(12, 18)]
+    """
+    if occurrence not in OCCURRENCES:
+        raise ValueError(f"Expected occurrence one of {', '.join(map(repr, OCCURRENCES))}, "
+                         f"got {occurrence!r}; fix by passing one of them.")
+    spans, not_found, ambiguous = [], [], []
+    for i, phrase in enumerate(phrases):
+        pattern = _pattern(phrase)
+        found = [] if pattern is None else [m.span() for m in pattern.finditer(text)]
+        if not found:
+            not_found.append((i, phrase))
+            continue
+        if len(found) > 1:
+            ambiguous.append((i, phrase, len(found)))
+            if occurrence == "unique":
+                continue
+        spans += found[:1] if occurrence == "first" else found
+    return spans, AnchorReport(tuple(not_found), tuple(ambiguous))
+
+
+def _tag_regex(tags) -> re.Pattern:
+    names = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
+    return re.compile(rf"\[(/?)({names})\]|<(/?)({names})>")
+
+
+def _tag_error(expected: str, got: str, at: int, fix: str) -> SpanValidationError:
+    return SpanValidationError(f"Expected {expected}, got {got}, at character {at} of the "
+                               f"tagged text; fix by {fix}.", side="text", example=0)
+
+
+def parse_tagged(tagged_text: str, *, tags=("HAL",)):
+    """The clean text and the tagged spans of a text with inline tags.
+
+    Parameters
+    ----------
+    tagged_text : str
+        Text with inline tags, written ``[name]…[/name]`` (PsiloQA's ``[HAL]``) or
+        ``<name>…</name>`` (FAVA-style ``<entity>``, ``<mark>``, ``<delete>``).
+    tags : sequence of str, default ("HAL",)
+        The tag names to parse (case-sensitive); any other bracketed or angled text
+        stays in the clean text as written.
+
+    Returns
+    -------
+    text : str
+        The text with the tags removed.
+    spans : list of dict
+        ``{"start", "end", "tag"}`` per tagged stretch, code points of ``text``, in
+        order (a span list mycelium accepts as is; ``tag`` types it for a breakdown).
+
+    Raises
+    ------
+    SpanValidationError
+        For a tag opened inside another, a closing tag without its opening one or of
+        another name or bracket style, or a tag left open; the message gives the
+        character position in the tagged text.
+    ValueError
+        For an empty ``tags``.
+
+    Examples
+    --------
+    >>> import mycelium
+    >>> mycelium.parse_tagged("Paris is in [HAL]Germany[/HAL].")
+    ('Paris is in Germany.', [{'start': 12, 'end': 19, 'tag': 'HAL'}])
+    >>> text, spans = mycelium.parse_tagged(
+    ...     "It is <mark>red</mark>, <delete>blue</delete>.", tags=["mark", "delete"])
+    >>> text, [(s["start"], s["end"], s["tag"]) for s in spans]
+    ('It is red, blue.', [(6, 9, 'mark'), (11, 15, 'delete')])
+    """
+    tags = [tags] if isinstance(tags, str) else list(tags)
+    if not tags:
+        raise ValueError("Expected at least one tag name in tags, got none; fix by "
+                         "passing tags=['HAL'] (or the names your data uses).")
+    parts, spans, pos, out_len = [], [], 0, 0
+    open_tag = None  # (name, style, position in the tagged text, start in the clean text)
+    for m in _tag_regex(tags).finditer(tagged_text):
+        parts.append(tagged_text[pos:m.start()])
+        out_len += m.start() - pos
+        pos = m.end()
+        square = m.group(2) is not None
+        closing, name = (m.group(1), m.group(2)) if square else (m.group(3), m.group(4))
+        style = "[]" if square else "<>"
+        written = m.group()
+        if not closing:
+            if open_tag is not None:
+                raise _tag_error("tags that do not nest", f"{written} inside "
+                                 f"{_written(open_tag)} opened at character {open_tag[2]}",
+                                 m.start(), "closing each tag before the next opens")
+            open_tag = (name, style, m.start(), out_len)
+            continue
+        if open_tag is None or open_tag[:2] != (name, style):
+            got = (f"{written} with no tag open" if open_tag is None else
+                   f"{written} closing {_written(open_tag)} opened at character "
+                   f"{open_tag[2]}")
+            raise _tag_error("each closing tag to match the open one", got, m.start(),
+                             "balancing the tags")
+        spans.append({"start": open_tag[3], "end": out_len, "tag": name})
+        open_tag = None
+    if open_tag is not None:
+        raise _tag_error("every tag closed", f"{_written(open_tag)} still open at the end",
+                         open_tag[2], "closing it")
+    parts.append(tagged_text[pos:])
+    return "".join(parts), spans
+
+
+def _written(open_tag) -> str:
+    name, style = open_tag[0], open_tag[1]
+    return f"[{name}]" if style == "[]" else f"<{name}>"
