@@ -26,6 +26,7 @@ LOWER_LAYERS = (
     "mycelium.metrics.cleval_1d", "mycelium.metrics.span_coverage",
     "mycelium.metrics.soft_spearman",
     "mycelium.core", "!mycelium.core.progress",
+    "mycelium.adapters",
     "mycelium.views",
     "mycelium.stats",
 )
