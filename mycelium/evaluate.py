@@ -54,18 +54,27 @@ def statistics(references, predictions, *, text=None, metrics=None, params=None,
     >>> st["iou"]["inter"].tolist(), st["iou"]["union"].tolist()
     ([6, 3], [10, 3])
     """
-    settings = resolve_settings(metrics=metrics, params=params, missing=missing)
+    from .scoring import pooled_statistics, split_metrics
+
+    rest, pooled = split_metrics(metrics)
+    settings = resolve_settings(metrics=rest or None if pooled else metrics, params=params,
+                                missing=missing)
     prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    if pooled:  # response_level (SPEC section 9); score metrics have no such statistics
+        return pooled_statistics(prepared, pooled, compute_statistics(
+            prepared.refs, prepared.preds, settings.span_metrics if rest else (),
+            settings.params))
     return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                               settings.params)
 
 
-def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
+def evaluate(references, predictions=None, *, text=None, profile=None, metrics=None,
              average=None, zero_division=None, include_per_example=False,
              soft_references=None, soft_predictions=None, params=None,
              missing="error", ci=None, n_resamples=1000, seed=0,
              progress=None, granularity="char", type_field=None,
-             typed_matching=False, ids=None) -> dict[str, Any]:
+             typed_matching=False, ids=None, token_offsets=None, token_scores=None,
+             threshold=None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -91,7 +100,16 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     include_per_example : bool
         Add ``report["per_example"]``: one dict per input example (None if dropped).
     soft_references, soft_predictions : optional
-        Soft labels (``{start, end, prob}`` lists) for ``soft_spearman``; both or none.
+        Soft labels (``{start, end, prob}`` lists) for ``soft_spearman`` (needs both).
+        ``soft_predictions`` alone is a score form: it feeds ``char_auroc``, ``char_ap``,
+        ``response_auroc`` and ``threshold`` (`mycelium.scoring`, SPEC section 9).
+    token_offsets, token_scores : optional
+        The other score form: per example the tokens' ``(start, end)`` code-point offsets
+        and one score in [0, 1] per token (a character takes its highest covering score).
+    threshold : float, optional
+        With scores and no ``predictions``: the spans at ``threshold`` (scores ``> t``,
+        `mycelium.spans_at`) are the predictions of every span metric. ``meta`` and the
+        signature record it (and ``tuned:<metric>`` for a `mycelium.tune_threshold` value).
     params : dict, optional
         Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
     missing : {"error", "empty", "drop"}
@@ -153,7 +171,39 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
     >>> evaluate([[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]], metrics="iou",
     ...          average="micro")["iou"]["score"]
     0.6923076923076923
+    >>> r = evaluate([[2, 6]], text="abcdefgh", threshold=0.5, metrics=["iou", "char_auroc"],
+    ...              token_offsets=[(0, 2), (2, 4), (4, 6), (6, 8)],
+    ...              token_scores=[0.1, 0.9, 0.6, 0.2])
+    >>> r["iou"], r["char_auroc"], r["meta"]["threshold"], r["meta"]["scores"]
+    ({'score': 1.0}, {'score': 1.0}, 0.5, 'token')
     """
+    from . import scoring
+
+    if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
+                      token_scores, threshold, predictions):
+        return scoring.evaluate_scores(
+            _evaluate_spans, references, predictions, text=text, metrics=metrics,
+            soft_references=soft_references, soft_predictions=soft_predictions,
+            token_offsets=token_offsets, token_scores=token_scores, threshold=threshold,
+            options=dict(profile=profile, average=average, zero_division=zero_division,
+                         include_per_example=include_per_example, params=params,
+                         missing=missing, ci=ci, n_resamples=n_resamples, seed=seed,
+                         progress=progress, granularity=granularity,
+                         type_field=type_field, typed_matching=typed_matching, ids=ids))
+    return _evaluate_spans(
+        references, predictions, text=text, profile=profile, metrics=metrics,
+        average=average, zero_division=zero_division,
+        include_per_example=include_per_example, soft_references=soft_references,
+        soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
+        n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
+        type_field=type_field, typed_matching=typed_matching, ids=ids)[0]
+
+
+def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
+                    zero_division, include_per_example, soft_references,
+                    soft_predictions, params, missing, ci, n_resamples, seed, progress,
+                    granularity, type_field, typed_matching, ids):
+    """`evaluate` of spans: (report, prepared, settings)."""
     soft = soft_given(soft_references, soft_predictions)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
@@ -183,7 +233,7 @@ def evaluate(references, predictions, *, text=None, profile=None, metrics=None,
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
                                  ids=kept_ids, progress=progress, estimates=report,
                                  meta=report["meta"]["ci"])
-    return report
+    return report, prepared, settings
 
 
 def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
