@@ -29,7 +29,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
-    "spans_at": "scoring", "sweep": "sweep", "tune_threshold": "sweep",
+    "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
 }
 
 __all__ = [

@@ -135,7 +135,9 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     if text is None:
         lengths = _lengths_without_text(kwargs, single)
     else:
-        lengths = text_lengths(text, single=single, n_examples=1 if single else len(text))
+        known = text_lengths(text, single=single, n_examples=1 if single else len(text))
+        assert known is not None
+        lengths = known
     si = score_input(lengths, single=single, **kwargs)
     lists = span_lists(spans_at_threshold(si, lengths, t))
     return lists[0] if single else lists
@@ -191,6 +193,7 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
                          "text=... (the characters outside every reference span are the "
                          "negatives, so the score metrics need each text's length)." + also)
     lengths = text_lengths(text, single=single, n_examples=n_input)
+    assert lengths is not None
     if (lengths < 0).any():
         k = int(np.flatnonzero(lengths < 0)[0])
         raise ValueError(f"Expected a text for every example, got None at text example "
@@ -200,11 +203,11 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
     return si, lengths
 
 
-def score_report(si: ScoreInput, lengths, prepared, stats, names, settings, *,
+def score_report(si: ScoreInput | None, lengths, prepared, stats, names, settings, *,
                  include_per_example: bool, keys=None) -> tuple[dict, dict | None, dict]:
     """(values, intervals or None, per-example values) of the extra metrics."""
     kept = prepared.kept
-    runs = None
+    runs: Any = None
     if si is not None:
         si_k = si if kept.all() else si.take(kept)
         runs = score_runs(si_k, lengths[kept], prepared.refs)
@@ -327,6 +330,7 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
                                      **{"soft_predictions": None, "token_offsets": None,
                                         "token_scores": None, **form})
     if t is not None:
+        assert si is not None and lengths is not None
         predictions = as_predictions(spans_at_threshold(si, lengths, t), single)
     # A call with only the extra metrics still runs the span pipeline (validation, meta,
     # signature) with one metric, whose values are then left out.

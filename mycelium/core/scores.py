@@ -155,7 +155,7 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
         raise ValueError("Expected scores, got none; fix by passing soft_predictions or "
                          "token_offsets with token_scores.")
     n = int(lengths.size)
-    ex, st, en, sc = [], [], [], []
+    kept: list[tuple[int, int, int, float]] = []  # (example, start, end, score)
     if has_soft:
         rows = _per_example(soft_predictions, "soft_predictions", single, n)
         for k, spans in enumerate(rows):
@@ -170,7 +170,7 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                                      int(lengths[k]))
                 p = _check_score("soft_predictions", k, j, span["prob"])
                 if e > s:
-                    ex.append(k), st.append(s), en.append(e), sc.append(p)
+                    kept.append((k, s, e, p))
     else:
         offs = _per_example(token_offsets, "token_offsets", single, n)
         scs = _per_example(token_scores, "token_scores", single, n)
@@ -193,11 +193,12 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                                      int(lengths[k]))
                 x = _check_score("token_scores", k, j, p)
                 if e > s:
-                    ex.append(k), st.append(s), en.append(e), sc.append(x)
+                    kept.append((k, s, e, x))
+    cols = list(zip(*kept)) if kept else [(), (), (), ()]
     i64 = np.int64
-    return ScoreInput("soft" if has_soft else "token", n, np.array(ex, dtype=i64),
-                      np.array(st, dtype=i64), np.array(en, dtype=i64),
-                      np.array(sc, dtype=np.float64), single)
+    return ScoreInput("soft" if has_soft else "token", n, np.array(cols[0], dtype=i64),
+                      np.array(cols[1], dtype=i64), np.array(cols[2], dtype=i64),
+                      np.array(cols[3], dtype=np.float64), single)
 
 
 def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -256,7 +257,8 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
 
     Soft form: maximal runs of characters scoring > t. Token form: runs of consecutive
     non-empty tokens (list order) scoring > t, each from its first token's start to its
-    last token's end (LettuceDetect's rule: gaps between positive tokens are inside).
+    last token's end (LettuceDetect's rule: gaps between positive tokens are inside;
+    for tokens out of order, the extent of the run's tokens).
     """
     if scores.form == "soft":
         runs = score_runs(scores, lengths, None)
@@ -277,8 +279,14 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
         new = np.ones(ex.size, dtype=bool)
         new[1:] = (ex[1:] != ex[:-1]) | (pos[1:] != pos[:-1] + 1)
     first = np.flatnonzero(new)
-    last = np.append(first[1:] - 1, ex.size - 1).astype(np.int64)
-    ex_r, st_r, en_r = ex[first], starts[first], ends[last] if ex.size else ends[:0]
+    ex_r = ex[first]
+    if ex.size:
+        # In-order tokens: the first token's start and the last token's end. Tokens out of
+        # order (not produced by a tokenizer) get the run's extent, never a reversed span.
+        st_r = np.minimum.reduceat(starts, first)
+        en_r = np.maximum.reduceat(ends, first)
+    else:
+        st_r, en_r = starts, ends
     order = np.lexsort((en_r, st_r, ex_r))
     ex_r, st_r, en_r = ex_r[order], st_r[order], en_r[order]
     offsets = np.zeros(scores.n + 1, dtype=np.int64)

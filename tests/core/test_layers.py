@@ -26,7 +26,7 @@ LAYERS = [
     {"mycelium.core"},
     {"mycelium.views"},
     {"mycelium.stats"},
-    {"mycelium.evaluate", "mycelium.scoring", "mycelium.sweep"},
+    {"mycelium.evaluate", "mycelium.scoring", "mycelium.thresholds"},
     {"mycelium.frames"},
     {"mycelium.io", "mycelium.mushroom"},
     {"mycelium.cli", "mycelium.__main__"},
