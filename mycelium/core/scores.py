@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
@@ -174,6 +175,9 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
     else:
         offs = _per_example(token_offsets, "token_offsets", single, n)
         scs = _per_example(token_scores, "token_scores", single, n)
+        fast = _tokens_fast(offs, scs, lengths)
+        if fast is not None:
+            return ScoreInput("token", n, *fast, single)
         for k, (o, s_) in enumerate(zip(offs, scs)):
             if o is None or s_ is None:
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
@@ -201,6 +205,40 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                       np.array(cols[3], dtype=np.float64), single)
 
 
+_INT_TYPES = {int, np.int64, np.int32, np.intc, np.uint32, np.uint16, np.uint8, np.int16,
+              np.int8}
+_SCORE_TYPES = _INT_TYPES | {float, np.float64, np.float32}
+
+
+def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
+    """Token form of plain lists, validated in bulk; None when anything is off (the
+    per-token path then finds and names the first bad token)."""
+    try:
+        counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
+        if not np.array_equal(counts, np.fromiter(map(len, scs), np.int64, len(scs))):
+            return None
+        pairs = list(chain.from_iterable(offs))
+        if not set(map(type, pairs)) <= {tuple, list} or \
+                not set(map(len, pairs)) <= {2}:
+            return None
+        flat = list(chain.from_iterable(pairs))
+        scores_l = list(chain.from_iterable(scs))
+        if not set(map(type, flat)) <= _INT_TYPES or \
+                not set(map(type, scores_l)) <= _SCORE_TYPES:
+            return None
+        se = np.array(flat, dtype=np.int64).reshape(-1, 2)
+        sc = np.array(scores_l, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)
+    st, en = se[:, 0], se[:, 1]
+    ok = (st >= 0) & (st <= en) & (en <= lengths[ex]) & np.isfinite(sc) & (sc >= 0) & (sc <= 1)
+    if not ok.all():
+        return None
+    keep = en > st
+    return ex[keep], st[keep], en[keep], sc[keep]
+
+
 def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(owner, value) of ``first[i] + 0..count[i]-1`` for every i, without a loop."""
     owner = np.repeat(np.arange(count.size), count)
@@ -226,7 +264,9 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
     # per piece: the last in list order (soft) or the highest score (token).
     i0, i1 = np.searchsorted(bp, gs), np.searchsorted(bp, ge)
     owner, seg = _ragged(i0, i1 - i0)
-    if scores.form == "soft":
+    if seg.size < 2 or (seg[1:] > seg[:-1]).all():
+        order = np.arange(seg.size)  # each piece has one writer (tokens in order, no overlap)
+    elif scores.form == "soft":
         order = np.argsort(seg, kind="stable")  # owners already ascend within a piece
     else:
         order = np.lexsort((scores.scores[owner], seg))

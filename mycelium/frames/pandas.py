@@ -71,13 +71,14 @@ class MyceliumAccessor:
     def _optional(self, name, role: str):
         return None if name is None else self._column(name, role)
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None, by=None,
-                 profile=None, metrics=None, average=None, zero_division=None, params=None,
-                 missing: str = "error", soft_ref_col: str | None = None,
+    def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
+                 by=None, profile=None, metrics=None, average=None, zero_division=None,
+                 params=None, missing: str = "error", soft_ref_col: str | None = None,
                  soft_pred_col: str | None = None, granularity: str = "char", ci=None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
                  progress=None, type_field: str | None = None,
-                 typed_matching: bool = False) -> pd.DataFrame:
+                 typed_matching: bool = False, token_offsets_col: str | None = None,
+                 token_scores_col: str | None = None, threshold=None) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -94,7 +95,14 @@ class MyceliumAccessor:
             Columns of soft labels, a list of ``{start, end, prob}`` per row (Arrow
             ``list<struct<start, end, prob>>``, lists of dicts, or JSON strings); both
             or neither. They add the ``soft_spearman`` metric (needs ``text``): rows
-            with measure ``score`` and average always ``"macro"``.
+            with measure ``score`` and average always ``"macro"``. ``soft_pred_col``
+            alone is a score column (below).
+        token_offsets_col, token_scores_col, threshold : optional
+            Detector scores (`mycelium.evaluate`'s ``soft_predictions`` /
+            ``token_offsets`` + ``token_scores``, needs ``text``) and a threshold
+            whose spans replace ``pred_col``: the score metrics and ``response_level``
+            are added (`mycelium.frames.scores`; each group is scored by
+            `mycelium.evaluate` on its rows; ``ci`` then needs ``id_col``).
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
         ci : float, optional
@@ -146,6 +154,31 @@ class MyceliumAccessor:
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
+        from . import scores
+
+        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
+                         token_scores_col, threshold, metrics):
+            names = frames.normalize_by(by)
+            cols = scores.collect(self._column, {
+                "ref_col": ref_col, "pred_col": pred_col, "text": text,
+                "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col,
+                "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
+                "id_col": id_col, **{f"by[{i}]": b for i, b in enumerate(names)}})
+            if ci is not None and id_col is None:
+                raise ValueError("Expected id_col with ci= and score columns, got none; fix "
+                                 "by passing id_col=... (each group is resampled by its ids).")
+            return self._labelled(scores.evaluate_scores_frame, cols, ref=ref_col,
+                pred=pred_col, text=text, by=names, soft_ref=soft_ref_col,
+                soft_pred=soft_pred_col, token_offsets=token_offsets_col,
+                token_scores=token_scores_col, threshold=threshold, id_col=id_col,
+                options=dict(profile=profile, metrics=metrics, average=average,
+                             zero_division=zero_division, params=params, missing=missing,
+                             granularity=granularity, ci=ci, n_resamples=n_resamples,
+                             seed=seed, progress=progress, type_field=type_field,
+                             typed_matching=typed_matching))
+        if pred_col is None:
+            raise TypeError("pred_col is None; expected a span column name (or score "
+                            "columns with threshold=).")
         keys = self._keys(by)
         n = len(self._df)
         table = self._labelled(frames.evaluate_table,
@@ -160,6 +193,37 @@ class MyceliumAccessor:
             ids=self._optional(id_col, "id_col"), progress=progress,
             type_field=type_field, typed_matching=typed_matching)
         return _to_pandas(table, self._key_dtypes(by))
+
+    def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+              token_offsets_col: str | None = None, token_scores_col: str | None = None,
+              by=None, **options) -> pd.DataFrame:
+        """`mycelium.sweep` of the frame's columns: ``[*by, threshold, metric, measure,
+        value, examples, average, profile]`` (``options`` as for `mycelium.sweep`)."""
+        from . import scores
+
+        names = frames.normalize_by(by)
+        cols = scores.collect(self._column, {
+            "ref_col": ref_col, "text": text, "soft_pred_col": soft_pred_col,
+            "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
+            **{f"by[{i}]": b for i, b in enumerate(names)}})
+        return self._labelled(scores.sweep_frame, cols, ref=ref_col, text=text, by=names,
+                              soft_pred=soft_pred_col, token_offsets=token_offsets_col,
+                              token_scores=token_scores_col, **options)
+
+    def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+                       token_offsets_col: str | None = None,
+                       token_scores_col: str | None = None, by=None, **options):
+        """`mycelium.tune_threshold` of the frame's columns (one row per group with ``by``)."""
+        from . import scores
+
+        names = frames.normalize_by(by)
+        cols = scores.collect(self._column, {
+            "ref_col": ref_col, "text": text, "soft_pred_col": soft_pred_col,
+            "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
+            **{f"by[{i}]": b for i, b in enumerate(names)}})
+        return self._labelled(scores.tune_frame, cols, ref=ref_col, text=text, by=names,
+                              soft_pred=soft_pred_col, token_offsets=token_offsets_col,
+                              token_scores=token_scores_col, **options)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
               metrics=None, zero_division=None, params=None, missing: str = "error",
