@@ -205,29 +205,30 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                       np.array(cols[3], dtype=np.float64), single)
 
 
-_INT_TYPES = {int, np.int64, np.int32, np.intc, np.uint32, np.uint16, np.uint8, np.int16,
-              np.int8}
-_SCORE_TYPES = _INT_TYPES | {float, np.float64, np.float32}
-
-
 def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
     """Token form of plain lists, validated in bulk; None when anything is off (the
-    per-token path then finds and names the first bad token)."""
+    per-token path then finds and names the first bad token).
+
+    numpy reads the pairs in one pass: integer pairs give an int64 ``(m, 2)`` array;
+    floats, bools alone, strings or ragged pairs give another dtype or shape and take
+    the per-token path, which checks every value's type. (numpy reads a bool mixed
+    among integers as 0 or 1; tokenizers' offset mappings never hold one.)
+    """
     try:
         counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
         if not np.array_equal(counts, np.fromiter(map(len, scs), np.int64, len(scs))):
             return None
-        pairs = list(chain.from_iterable(offs))
-        if not set(map(type, pairs)) <= {tuple, list} or \
-                not set(map(len, pairs)) <= {2}:
+        total = int(counts.sum())
+        se = np.array(list(chain.from_iterable(offs)))
+        if total == 0:
             return None
-        flat = list(chain.from_iterable(pairs))
-        scores_l = list(chain.from_iterable(scs))
-        if not set(map(type, flat)) <= _INT_TYPES or \
-                not set(map(type, scores_l)) <= _SCORE_TYPES:
+        if se.dtype.kind not in "iu" or se.shape != (total, 2):
             return None
-        se = np.array(flat, dtype=np.int64).reshape(-1, 2)
-        sc = np.array(scores_l, dtype=np.float64)
+        sc = np.array(list(chain.from_iterable(scs)))
+        if sc.dtype.kind not in "fiu" or sc.shape != (total,):
+            return None
+        se = se.astype(np.int64, copy=False)
+        sc = sc.astype(np.float64, copy=False)
     except (TypeError, ValueError, OverflowError):
         return None
     ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)

@@ -40,8 +40,12 @@ class Ranking:
 def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) -> Ranking:
     """Sort the points by group, then score descending, and find the tie blocks."""
     score = np.asarray(score, dtype=np.float64)
-    group = np.zeros(score.size, dtype=np.int64) if group is None else np.asarray(group)
-    order = np.lexsort((-score, group))
+    if group is None or n_groups == 1:
+        group = np.zeros(score.size, dtype=np.int64)
+        order = np.argsort(-score, kind="stable")
+    else:
+        group = np.asarray(group)
+        order = np.lexsort((-score, group))
     s, g = score[order], group[order]
     new = np.ones(s.size, dtype=bool)
     new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])

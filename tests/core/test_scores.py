@@ -84,3 +84,13 @@ def test_one_form_only():
         _runs(["ab"], [[]], soft_predictions=[[]], token_offsets=[[]], token_scores=[[]])
     with pytest.raises(ValueError, match="Expected token_offsets and token_scores together"):
         _runs(["ab"], [[]], token_scores=[[]])
+
+
+def test_bulk_and_per_token_paths_agree():
+    # Integral floats take the per-token path; plain ints the bulk path.
+    text, refs = ["abcdefgh"], [[[2, 5]]]
+    a = _runs(text, refs, token_offsets=[[(0, 3), (3, 8)]], token_scores=[[0.4, 0.7]])[1]
+    b = _runs(text, refs, token_offsets=[[(0.0, 3.0), (3, 8.0)]], token_scores=[[0.4, 0.7]])[1]
+    assert _expand(a) == _expand(b)
+    with pytest.raises(SpanValidationError, match="token 1: Expected integer offsets"):
+        _runs(text, refs, token_offsets=[[(0, 3), (3, 7.5)]], token_scores=[[0.4, 0.7]])
