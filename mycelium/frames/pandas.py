@@ -158,19 +158,10 @@ class MyceliumAccessor:
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics):
-            names = frames.normalize_by(by)
-            cols = scores.collect(self._column, {
-                "ref_col": ref_col, "pred_col": pred_col, "text": text,
-                "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col,
-                "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
-                "id_col": id_col, **{f"by[{i}]": b for i, b in enumerate(names)}})
-            if ci is not None and id_col is None:
-                raise ValueError("Expected id_col with ci= and score columns, got none; fix "
-                                 "by passing id_col=... (each group is resampled by its ids).")
-            return self._labelled(scores.evaluate_scores_frame, cols, ref=ref_col,
-                pred=pred_col, text=text, by=names, soft_ref=soft_ref_col,
-                soft_pred=soft_pred_col, token_offsets=token_offsets_col,
-                token_scores=token_scores_col, threshold=threshold, id_col=id_col,
+            return self._labelled(scores.call, self._column, "evaluate", by,
+                ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
+                soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
                 options=dict(profile=profile, metrics=metrics, average=average,
                              zero_division=zero_division, params=params, missing=missing,
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
@@ -201,14 +192,10 @@ class MyceliumAccessor:
         value, examples, average, profile]`` (``options`` as for `mycelium.sweep`)."""
         from . import scores
 
-        names = frames.normalize_by(by)
-        cols = scores.collect(self._column, {
-            "ref_col": ref_col, "text": text, "soft_pred_col": soft_pred_col,
-            "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
-            **{f"by[{i}]": b for i, b in enumerate(names)}})
-        return self._labelled(scores.sweep_frame, cols, ref=ref_col, text=text, by=names,
-                              soft_pred=soft_pred_col, token_offsets=token_offsets_col,
-                              token_scores=token_scores_col, **options)
+        return self._labelled(scores.call, self._column, "sweep", by, ref_col=ref_col,
+                              text=text, soft_pred_col=soft_pred_col,
+                              token_offsets_col=token_offsets_col,
+                              token_scores_col=token_scores_col, **options)
 
     def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
                        token_offsets_col: str | None = None,
@@ -216,14 +203,10 @@ class MyceliumAccessor:
         """`mycelium.tune_threshold` of the frame's columns (one row per group with ``by``)."""
         from . import scores
 
-        names = frames.normalize_by(by)
-        cols = scores.collect(self._column, {
-            "ref_col": ref_col, "text": text, "soft_pred_col": soft_pred_col,
-            "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
-            **{f"by[{i}]": b for i, b in enumerate(names)}})
-        return self._labelled(scores.tune_frame, cols, ref=ref_col, text=text, by=names,
-                              soft_pred=soft_pred_col, token_offsets=token_offsets_col,
-                              token_scores=token_scores_col, **options)
+        return self._labelled(scores.call, self._column, "tune_threshold", by,
+                              ref_col=ref_col, text=text, soft_pred_col=soft_pred_col,
+                              token_offsets_col=token_offsets_col,
+                              token_scores_col=token_scores_col, **options)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None, profile=None,
               metrics=None, zero_division=None, params=None, missing: str = "error",

@@ -143,3 +143,33 @@ def collect(column: Callable[[str, str], Any], names: dict[str, str | None]
         if name is not None and name not in out:
             out[name] = rows_of(column(name, role))
     return out
+
+
+def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text=None,
+         pred_col=None, soft_ref_col=None, soft_pred_col=None, token_offsets_col=None,
+         token_scores_col=None, id_col=None, threshold=None, options=None, **rest):
+    """One frame face's ``evaluate`` / ``sweep`` / ``tune_threshold`` with scores.
+
+    ``column(name, role)`` returns a column (raising KeyError listing the frame's
+    columns); the columns are read positionally (`rows_of`).
+    """
+    from .groups import normalize_by
+
+    names = normalize_by(by)
+    cols = collect(column, {
+        "ref_col": ref_col, "pred_col": pred_col, "text": text,
+        "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col,
+        "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
+        "id_col": id_col, **{f"by[{i}]": b for i, b in enumerate(names)}})
+    if kind == "evaluate":
+        if (options or {}).get("ci") is not None and id_col is None:
+            raise ValueError("Expected id_col with ci= and score columns, got none; fix by "
+                             "passing id_col=... (each group is resampled by its ids).")
+        return evaluate_scores_frame(cols, ref=ref_col, pred=pred_col, text=text, by=names,
+                                     soft_ref=soft_ref_col, soft_pred=soft_pred_col,
+                                     token_offsets=token_offsets_col,
+                                     token_scores=token_scores_col, threshold=threshold,
+                                     id_col=id_col, options=options or {})
+    run = sweep_frame if kind == "sweep" else tune_frame
+    return run(cols, ref=ref_col, text=text, by=names, soft_pred=soft_pred_col,
+               token_offsets=token_offsets_col, token_scores=token_scores_col, **rest)

@@ -65,3 +65,20 @@ def test_frame_score_errors():
                              token_scores_col="scores", ci=0.9)
     with pytest.raises(TypeError, match="predictions is None"):
         DF.mycelium.evaluate("ref", metrics="iou", text="text")
+
+
+def test_polars_faces_equal_pandas():
+    pdf = DF
+    plf = pl.DataFrame({c: pdf[c].tolist() for c in pdf.columns})
+    kw = dict(text="text", token_offsets_col="offs", token_scores_col="scores")
+    a = pdf.mycelium.evaluate("ref", threshold=0.5, by="lang", metrics=["iou", "char_ap"], **kw)
+    b = plf.mycelium.evaluate("ref", threshold=0.5, by="lang", metrics=["iou", "char_ap"], **kw)
+    assert b["profile"].null_count() == len(b)  # profile None is a null in Polars
+    assert b.drop("profile").to_dict(as_series=False) == a.drop(columns="profile").to_dict(
+        "list")
+    s = plf.mycelium.sweep("ref", by="lang", metrics="iou", **kw)
+    assert s.drop("profile").to_dict(as_series=False) == pdf.mycelium.sweep(
+        "ref", by="lang", metrics="iou", **kw).drop(columns="profile").to_dict("list")
+    t = plf.mycelium.tune_threshold("ref", by="lang", **kw)
+    assert t["threshold"].to_list() == pdf.mycelium.tune_threshold(
+        "ref", by="lang", **kw)["threshold"].tolist()
