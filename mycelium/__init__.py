@@ -30,6 +30,7 @@ _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
+    "plot_sweep": "plot",
 }
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "spans_at",
     "sweep",
     "tune_threshold",
+    "plot_sweep",
     "MyceliumError",
     "SpanValidationError",
     "__version__",
