@@ -13,11 +13,12 @@ then the ``w``-weighted mean of the defined per-example values.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..metrics import POOLED_METRICS, SCORE_METRICS
-from ..metrics._ranking import rank
+from ..metrics._ranking import blocks, rank
 from .aggregate import _finalize
 from .exactsum import exact_mean
 from .scores import ScoreRuns
@@ -35,22 +36,29 @@ def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | N
     g = np.zeros(runs.n, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
     w = np.ones((1, runs.n)) if weights is None else np.atleast_2d(weights)
     out: dict[str, np.ndarray] = {}
-    per_ex = None
-    pooled = None
+    cache: dict[str, Any] = {}  # tie blocks, shared by AUROC and AP of the same points
+
+    def shared(key, make):
+        if key not in cache:
+            cache[key] = make()
+        return cache[key]
+
     for name in names:
         metric = SCORE_METRICS[name]
         if metric.UNIT == "response":
-            r = rank(runs.max_score, g, n_groups)
-            out[name] = metric.values(r, w * runs.gold, w * ~runs.gold)
+            b = shared("response", lambda: blocks(rank(runs.max_score, g, n_groups),
+                                                  w * runs.gold, w * ~runs.gold))
+            out[name] = metric.values(b)
         elif average == "micro":
-            if pooled is None:
-                pooled = rank(runs.score, g[runs.example], n_groups)
-            we = w[:, runs.example]
-            out[name] = metric.values(pooled, we * runs.pos, we * runs.neg)
+            def pooled():
+                we = w[:, runs.example]
+                return blocks(rank(runs.score, g[runs.example], n_groups),
+                              we * runs.pos, we * runs.neg)
+            out[name] = metric.values(shared("micro", pooled))
         else:
-            if per_ex is None:
-                per_ex = rank(runs.score, runs.example, runs.n)
-            v = metric.values(per_ex, runs.pos, runs.neg)[0]
+            b = shared("macro", lambda: blocks(rank(runs.score, runs.example, runs.n),
+                                               runs.pos, runs.neg))
+            v = metric.values(b)[0]
             out[name] = _macro(v, g, n_groups, w if weights is not None else None)
     return out
 

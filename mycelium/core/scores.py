@@ -205,30 +205,39 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                       np.array(cols[3], dtype=np.float64), single)
 
 
+_PAIR_TYPES = {tuple, list, np.ndarray}
+_NUMBER_TYPES = {int, float, np.float64, np.float32, np.int64, np.int32}
+
+
 def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
     """Token form of plain lists, validated in bulk; None when anything is off (the
     per-token path then finds and names the first bad token).
 
-    numpy reads the pairs in one pass: integer pairs give an int64 ``(m, 2)`` array;
-    floats, bools alone, strings or ragged pairs give another dtype or shape and take
-    the per-token path, which checks every value's type. (numpy reads a bool mixed
-    among integers as 0 or 1; tokenizers' offset mappings never hold one.)
+    numpy reads the values in one pass; non-integral offsets, strings, None or ragged
+    pairs take the per-token path, which checks every value's type and names the bad
+    token. (Integral floats and bools are read as numbers here; tokenizers' offset
+    mappings hold neither.)
     """
     try:
         counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
         if not np.array_equal(counts, np.fromiter(map(len, scs), np.int64, len(scs))):
             return None
         total = int(counts.sum())
-        se = np.array(list(chain.from_iterable(offs)))
-        if total == 0:
+        if total == 0 or not set(map(type, chain.from_iterable(offs))) <= _PAIR_TYPES \
+                or set(map(len, chain.from_iterable(offs))) != {2} \
+                or not set(map(type, chain.from_iterable(scs))) <= _NUMBER_TYPES:
             return None
-        if se.dtype.kind not in "iu" or se.shape != (total, 2):
+        # float64 holds every offset of a real text exactly; non-integral values (and
+        # so floats that are not whole) are caught below and take the per-token path.
+        values = list(chain.from_iterable(chain.from_iterable(offs)))
+        if not set(map(type, values)) <= _NUMBER_TYPES:
             return None
-        sc = np.array(list(chain.from_iterable(scs)))
-        if sc.dtype.kind not in "fiu" or sc.shape != (total,):
+        flat = np.fromiter(values, np.float64, 2 * total)
+        sc = np.fromiter(chain.from_iterable(scs), np.float64, total)
+        if not (np.isfinite(flat).all() and (flat == np.trunc(flat)).all()
+                and np.abs(flat).max() < 2**53):
             return None
-        se = se.astype(np.int64, copy=False)
-        sc = sc.astype(np.float64, copy=False)
+        se = flat.astype(np.int64).reshape(-1, 2)
     except (TypeError, ValueError, OverflowError):
         return None
     ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)

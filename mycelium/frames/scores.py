@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from ..errors import SpanValidationError
 from ..evaluate import evaluate
 from ..scoring import score_form_given
 from ..thresholds import sweep, tune_threshold
@@ -76,18 +77,14 @@ def evaluate_scores_frame(columns: dict[str, list], *, ref: str, pred: str | Non
     n = len(columns[ref])
     rows, signature = [], None
     for key, pos in _groups(columns, by, n):
-        r = evaluate(_take(columns[ref], pos),
-                     _take(columns.get(pred) if pred else None, pos),
-                     ids=_take(columns.get(id_col) if id_col else None, pos),
-                     text=_take(columns.get(text) if text else None, pos),
-                     soft_references=_take(columns.get(soft_ref) if soft_ref else None, pos),
-                     soft_predictions=_take(columns.get(soft_pred) if soft_pred else None,
-                                            pos),
-                     token_offsets=_take(columns.get(token_offsets) if token_offsets
-                                         else None, pos),
-                     token_scores=_take(columns.get(token_scores) if token_scores else None,
-                                        pos),
-                     threshold=threshold, **options)
+        try:
+            r = _evaluate_rows(columns, pos, ref=ref, pred=pred, text=text,
+                               soft_ref=soft_ref, soft_pred=soft_pred,
+                               token_offsets=token_offsets, token_scores=token_scores,
+                               threshold=threshold, options=options, id_col=id_col)
+        except SpanValidationError as exc:
+            raise at_row(exc, int(pos[exc.example]) if exc.example is not None else None) \
+                from None
         meta = r["meta"]
         signature = meta["signature"]
         for metric, measures in r.items():
@@ -106,6 +103,29 @@ def evaluate_scores_frame(columns: dict[str, list], *, ref: str, pred: str | Non
     out = pd.DataFrame(rows, columns=by + cols)
     out.attrs["mycelium_signature"] = signature
     return out
+
+
+def at_row(exc: SpanValidationError, row: int | None) -> SpanValidationError:
+    """The error of a group's example told at its frame row (positions count rows)."""
+    if row is None or exc.side is None:
+        return exc
+    item = "token" if exc.side in ("token_offsets", "token_scores") or (
+        exc.side == "soft_predictions" and "token" in str(exc)) else "span"
+    where = f"{exc.side} example {row}" + ("" if exc.span is None else
+                                           f", {item} {exc.span}")
+    return SpanValidationError(f"{where}: {exc.problem}", side=exc.side, example=row,
+                               span=exc.span, problem=exc.problem, fix=exc.fix)
+
+
+def _evaluate_rows(columns, pos, *, ref, pred, text, soft_ref, soft_pred, token_offsets,
+                   token_scores, threshold, options, id_col):
+    def col(name):
+        return _take(columns.get(name) if name else None, pos)
+
+    return evaluate(col(ref), col(pred), ids=col(id_col), text=col(text),
+                    soft_references=col(soft_ref), soft_predictions=col(soft_pred),
+                    token_offsets=col(token_offsets), token_scores=col(token_scores),
+                    threshold=threshold, **options)
 
 
 def _score_kwargs(columns, text, soft_pred, token_offsets, token_scores) -> dict[str, Any]:

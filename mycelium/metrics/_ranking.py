@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Ranking", "rank", "auroc", "average_precision"]
+__all__ = ["Ranking", "Blocks", "rank", "blocks", "auroc", "average_precision"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,7 +42,7 @@ def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) 
     score = np.asarray(score, dtype=np.float64)
     if group is None or n_groups == 1:
         group = np.zeros(score.size, dtype=np.int64)
-        order = np.argsort(-score, kind="stable")
+        order = np.argsort(-score)  # the order inside a tie block does not matter
     else:
         group = np.asarray(group)
         order = np.lexsort((-score, group))
@@ -54,6 +54,21 @@ def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) 
     gnew = np.ones(first.size, dtype=bool)
     gnew[1:] = bg[1:] != bg[:-1]
     return Ranking(order, first, bg, np.flatnonzero(gnew), n_groups)
+
+
+@dataclass(frozen=True, eq=False)
+class Blocks:
+    """Tie-block sums of one ranking under one set of weights: computed once, shared by
+    every curve metric (AUROC and AP of the same points cost one pass)."""
+
+    ranking: Ranking
+    sums: tuple
+
+
+def blocks(r: Ranking, pos, neg) -> Blocks:
+    """`Blocks` of ``r`` with positive and negative weights ``pos``, ``neg``
+    (per point, or ``(resamples, points)``)."""
+    return Blocks(r, _blocks(r, pos, neg))
 
 
 def _blocks(r: Ranking, pos, neg):
@@ -89,9 +104,10 @@ def _place(r: Ranking, values: np.ndarray) -> np.ndarray:
     return out
 
 
-def auroc(r: Ranking, pos, neg) -> np.ndarray:
+def auroc(b: Blocks) -> np.ndarray:
     """ROC AUC per group, shape (resamples, n_groups); NaN where a class is absent."""
-    tp, fp, TP, FP, P, N = _blocks(r, pos, neg)
+    r = b.ranking
+    tp, fp, TP, FP, P, N = b.sums
     if tp.shape[1] == 0:
         return _place(r, np.zeros((tp.shape[0], 0)))
     area = np.add.reduceat(fp * (2.0 * TP - tp), r.group_first, axis=1)
@@ -100,9 +116,10 @@ def auroc(r: Ranking, pos, neg) -> np.ndarray:
     return _place(r, value)
 
 
-def average_precision(r: Ranking, pos, neg) -> np.ndarray:
+def average_precision(b: Blocks) -> np.ndarray:
     """Average precision per group, shape (resamples, n_groups); NaN without a positive."""
-    tp, fp, TP, FP, P, N = _blocks(r, pos, neg)
+    r = b.ranking
+    tp, fp, TP, FP, P, N = b.sums
     if tp.shape[1] == 0:
         return _place(r, np.zeros((tp.shape[0], 0)))
     with np.errstate(divide="ignore", invalid="ignore"):

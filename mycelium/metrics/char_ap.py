@@ -19,7 +19,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Ranking, average_precision
+from ._ranking import Blocks, average_precision
 
 NAME = "char_ap"
 MEASURES = ("score",)
@@ -27,6 +27,6 @@ UNIT = "char"
 SUMMARY = "Character average precision of the scores (threshold-free)"
 
 
-def values(ranking: Ranking, pos, neg):
-    """AP per group of ``ranking``, shape (resamples, groups)."""
-    return average_precision(ranking, pos, neg)
+def values(b: Blocks):
+    """AP per group of the ranked points, shape (resamples, groups)."""
+    return average_precision(b)

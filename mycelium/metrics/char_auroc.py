@@ -22,7 +22,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Ranking, auroc
+from ._ranking import Blocks, auroc
 
 NAME = "char_auroc"
 MEASURES = ("score",)
@@ -30,6 +30,6 @@ UNIT = "char"
 SUMMARY = "Character ROC AUC of the scores (threshold-free)"
 
 
-def values(ranking: Ranking, pos, neg):
-    """AUROC per group of ``ranking``, shape (resamples, groups)."""
-    return auroc(ranking, pos, neg)
+def values(b: Blocks):
+    """AUROC per group of the ranked points, shape (resamples, groups)."""
+    return auroc(b)

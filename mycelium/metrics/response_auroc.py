@@ -15,7 +15,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Ranking, auroc
+from ._ranking import Blocks, auroc
 
 NAME = "response_auroc"
 MEASURES = ("score",)
@@ -23,6 +23,6 @@ UNIT = "response"
 SUMMARY = "Response-level ROC AUC of the highest character score"
 
 
-def values(ranking: Ranking, pos, neg):
-    """AUROC per group of ``ranking``, shape (resamples, groups)."""
-    return auroc(ranking, pos, neg)
+def values(b: Blocks):
+    """AUROC per group of the ranked points, shape (resamples, groups)."""
+    return auroc(b)

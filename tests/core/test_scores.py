@@ -94,3 +94,11 @@ def test_bulk_and_per_token_paths_agree():
     assert _expand(a) == _expand(b)
     with pytest.raises(SpanValidationError, match="token 1: Expected integer offsets"):
         _runs(text, refs, token_offsets=[[(0, 3), (3, 7.5)]], token_scores=[[0.4, 0.7]])
+
+
+@pytest.mark.parametrize("offsets, scores", [
+    ([("0", "3")], [0.5]), (["03"], [0.5]), ([(0, 3)], ["0.5"]), ([(0, 3)], [None]),
+])
+def test_strings_never_pass_as_numbers(offsets, scores):
+    with pytest.raises(SpanValidationError, match="token_(offsets|scores) example 0, token 0"):
+        _runs(["abcd"], [[]], token_offsets=[offsets], token_scores=[scores])

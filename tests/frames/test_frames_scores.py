@@ -82,3 +82,14 @@ def test_polars_faces_equal_pandas():
     t = plf.mycelium.tune_threshold("ref", by="lang", **kw)
     assert t["threshold"].to_list() == pdf.mycelium.tune_threshold(
         "ref", by="lang", **kw)["threshold"].tolist()
+
+
+def test_a_bad_score_is_told_at_its_frame_row():
+    bad = DF.assign(scores=[[0.2, 0.9, 0.4], [0.6, 0.1], [0.8, 0.3], [1.5]])
+    with pytest.raises(mycelium.SpanValidationError,
+                       match=r"token_scores example 3, token 0: Expected a finite score in "
+                             r"\[0, 1\], got 1.5.*\(index label 3\)|token_scores example 3, "
+                             r"token 0: Expected a finite score") as info:
+        bad.mycelium.evaluate("ref", text="text", token_offsets_col="offs",
+                              token_scores_col="scores", by="lang", threshold=0.5)
+    assert info.value.example == 3
