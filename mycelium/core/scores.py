@@ -293,7 +293,9 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
         positive = np.zeros(seg_start.size, dtype=bool)
     example = np.searchsorted(base, seg_start, side="right") - 1
     max_score = np.zeros(n, dtype=np.float64)
-    np.maximum.at(max_score, example, seg_score)
+    if example.size:  # pieces are in example order: one reduceat, not ufunc.at
+        first = np.flatnonzero(np.concatenate([[True], example[1:] != example[:-1]]))
+        max_score[example[first]] = np.maximum.reduceat(seg_score, first)
     gold = np.zeros(n, dtype=bool)
     if refs is not None:
         gold[example[positive]] = True
