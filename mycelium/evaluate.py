@@ -90,7 +90,10 @@ def evaluate(references, predictions=None, *, text=None, profile=None, metrics=N
         Benchmark conventions; explicit arguments win over the profile.
     metrics : str or sequence of str, optional
         Any of ``exact_span``, ``iou``, ``character``, ``deteval_1d``, ``cleval_1d``,
-        ``span_coverage`` (and ``soft_spearman`` with soft labels). Default: all.
+        ``span_coverage`` (and ``soft_spearman`` with soft labels); from scores,
+        ``char_auroc``, ``char_ap``, ``response_auroc``; and ``response_level``
+        (always pooled). Default: the span metrics; with scores, the three score
+        metrics too, and ``response_level`` when there are predictions or a threshold.
     average : {"macro", "micro"}, optional
         macro: mean of per-example values; micro: computed from summed statistics.
         Default: the profile's, else macro.
