@@ -177,7 +177,8 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
         scs = _per_example(token_scores, "token_scores", single, n)
         fast = _tokens_fast(offs, scs, lengths)
         if fast is not None:
-            return ScoreInput("token", n, *fast, single)
+            f_ex, f_st, f_en, f_sc = fast
+            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single)
         for k, (o, s_) in enumerate(zip(offs, scs)):
             if o is None or s_ is None:
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
