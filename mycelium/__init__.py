@@ -32,6 +32,8 @@ _LAZY = {  # public names whose modules load on first use
     "Accumulator": "accumulator",
     "align_tokens": "adapters", "convert_offsets": "adapters",
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
+    "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
+    "plot_sweep": "plot",
 }
 
 __all__ = [
@@ -57,6 +59,10 @@ __all__ = [
     "convert_offsets",
     "anchor_phrases",
     "parse_tagged",
+    "spans_at",
+    "sweep",
+    "tune_threshold",
+    "plot_sweep",
     "MyceliumError",
     "SpanValidationError",
     "UndefinedMetricWarning",

@@ -87,13 +87,21 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
     >>> st["iou"]["inter"].tolist(), st["iou"]["union"].tolist()
     ([6, 3], [10, 3])
     """
-    settings = resolve_settings(metrics=metrics, params=params, missing=missing)
+    from .scoring import pooled_statistics, split_metrics
+
+    rest, pooled = split_metrics(metrics)
+    settings = resolve_settings(metrics=rest or None if pooled else metrics, params=params,
+                                missing=missing)
     prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    if pooled:  # response_level (SPEC section 9); score metrics have no such statistics
+        return pooled_statistics(prepared, pooled, compute_statistics(
+            prepared.refs, prepared.preds, settings.span_metrics if rest else (),
+            settings.params))
     return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                               settings.params)
 
 
-def evaluate(references: Any, predictions: Any, *, text: Any = None,
+def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
              profile: ProfileName | str | Profile | None = None,
              metrics: str | Sequence[str] | None = None, average: Average | None = None,
              zero_division: ZeroDivision | None = None, include_per_example: bool = False,
@@ -102,8 +110,9 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
              missing: Missing = "error", ci: float | None = None, n_resamples: int = 1000,
              seed: int = 0, progress: bool | None = None, granularity: Granularity = "char",
              type_field: str | None = None, typed_matching: bool = False,
-             ids: Sequence[Any] | None = None,
-             trim_spans: str | None = None) -> dict[str, Any]:
+             ids: Sequence[Any] | None = None, trim_spans: str | None = None,
+             token_offsets: Any = None, token_scores: Any = None,
+             threshold: float | None = None) -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -119,7 +128,10 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
         Benchmark conventions; explicit arguments win over the profile.
     metrics : str or sequence of str, optional
         Any of ``exact_span``, ``iou``, ``character``, ``deteval_1d``, ``cleval_1d``,
-        ``span_coverage`` (and ``soft_spearman`` with soft labels). Default: all.
+        ``span_coverage`` (and ``soft_spearman`` with soft labels); from scores,
+        ``char_auroc``, ``char_ap``, ``response_auroc``; and ``response_level``
+        (always pooled). Default: the span metrics; with scores, the three score
+        metrics too, and ``response_level`` when there are predictions or a threshold.
     average : {"macro", "micro"}, optional
         macro: mean of per-example values; micro: computed from summed statistics.
         Default: the profile's, else macro.
@@ -129,7 +141,16 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
     include_per_example : bool
         Add ``report["per_example"]``: one dict per input example (None if dropped).
     soft_references, soft_predictions : optional
-        Soft labels (``{start, end, prob}`` lists) for ``soft_spearman``; both or none.
+        Soft labels (``{start, end, prob}`` lists) for ``soft_spearman`` (needs both).
+        ``soft_predictions`` alone is a score form: it feeds ``char_auroc``, ``char_ap``,
+        ``response_auroc`` and ``threshold`` (`mycelium.scoring`, SPEC section 9).
+    token_offsets, token_scores : optional
+        The other score form: per example the tokens' ``(start, end)`` code-point offsets
+        and one score in [0, 1] per token (a character takes its highest covering score).
+    threshold : float, optional
+        With scores and no ``predictions``: the spans at ``threshold`` (scores ``> t``,
+        `mycelium.spans_at`) are the predictions of every span metric. ``meta`` and the
+        signature record it (and ``tuned:<metric>`` for a `mycelium.tune_threshold` value).
     params : dict, optional
         Metric parameters, e.g. ``{"deteval_1d": {"recall_threshold": 0.8}}``.
     missing : {"error", "empty", "drop"}
@@ -196,7 +217,41 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
     >>> evaluate([[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]], metrics="iou",
     ...          average="micro")["iou"]["score"]
     0.6923076923076923
+    >>> r = evaluate([[2, 6]], text="abcdefgh", threshold=0.5, metrics=["iou", "char_auroc"],
+    ...              token_offsets=[(0, 2), (2, 4), (4, 6), (6, 8)],
+    ...              token_scores=[0.1, 0.9, 0.6, 0.2])
+    >>> r["iou"], r["char_auroc"], r["meta"]["threshold"], r["meta"]["scores"]
+    ({'score': 1.0}, {'score': 1.0}, 0.5, 'token')
     """
+    from . import scoring
+
+    if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
+                      token_scores, threshold, predictions):
+        return scoring.evaluate_scores(
+            _evaluate_spans, references, predictions, text=text, metrics=metrics,
+            soft_references=soft_references, soft_predictions=soft_predictions,
+            token_offsets=token_offsets, token_scores=token_scores, threshold=threshold,
+            options=dict(profile=profile, average=average, zero_division=zero_division,
+                         include_per_example=include_per_example, params=params,
+                         missing=missing, ci=ci, n_resamples=n_resamples, seed=seed,
+                         progress=progress, granularity=granularity,
+                         type_field=type_field, typed_matching=typed_matching, ids=ids,
+                         trim_spans=trim_spans))
+    return _evaluate_spans(
+        references, predictions, text=text, profile=profile, metrics=metrics,
+        average=average, zero_division=zero_division,
+        include_per_example=include_per_example, soft_references=soft_references,
+        soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
+        n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
+        type_field=type_field, typed_matching=typed_matching, ids=ids,
+        trim_spans=trim_spans)[0]
+
+
+def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
+                    zero_division, include_per_example, soft_references,
+                    soft_predictions, params, missing, ci, n_resamples, seed, progress,
+                    granularity, type_field, typed_matching, ids, trim_spans=None):
+    """`evaluate` of spans: (report, prepared, settings)."""
     soft = soft_given(soft_references, soft_predictions)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
@@ -231,7 +286,7 @@ def evaluate(references: Any, predictions: Any, *, text: Any = None,
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
                                  ids=kept_ids, progress=progress, estimates=report,
                                  meta=report["meta"]["ci"])
-    return report
+    return report, prepared, settings
 
 
 def by_type(references, predictions, settings: Settings, prepared: Prepared, *,

@@ -27,6 +27,7 @@ from ..core.settings import GRANULARITIES
 from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
+from . import sweep as cli_sweep
 from .evaluate import run_evaluate
 from .output import FORMATS
 from .read import read_frame
@@ -67,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_evaluate(commands)
     cli_mushroom.add_parser(commands)
+    cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
+                         thresholds=cli_sweep.parse_thresholds)
     return parser
 
 
@@ -142,6 +145,15 @@ def _names(value: str) -> list[str]:
 def _metric_names(value: str) -> list[str]:
     names = _names(value)
     valid = list(METRICS) + list(SOFT_METRICS)
+    for name in names:
+        if name not in valid:
+            raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))
+    return names
+
+
+def _sweep_metric_names(value: str) -> list[str]:
+    names = _names(value)
+    valid = list(METRICS) + ["response_level"]
     for name in names:
         if name not in valid:
             raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))

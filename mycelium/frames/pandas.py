@@ -77,7 +77,7 @@ class MyceliumAccessor:
     def _optional(self, name: str | None, role: str) -> pd.Series | None:
         return None if name is None else self._column(name, role)
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
+    def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
                  by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
                  average: Average | None = None, zero_division: ZeroDivision = None,
                  params: Params = None, missing: Missing = "error",
@@ -85,7 +85,9 @@ class MyceliumAccessor:
                  granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
                  progress: bool | None = None, type_field: str | None = None,
-                 typed_matching: bool = False) -> pd.DataFrame:
+                 typed_matching: bool = False, token_offsets_col: str | None = None,
+                 token_scores_col: str | None = None,
+                 threshold: float | None = None) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -102,7 +104,14 @@ class MyceliumAccessor:
             Columns of soft labels, a list of ``{start, end, prob}`` per row (Arrow
             ``list<struct<start, end, prob>>``, lists of dicts, or JSON strings); both
             or neither. They add the ``soft_spearman`` metric (needs ``text``): rows
-            with measure ``score`` and average always ``"macro"``.
+            with measure ``score`` and average always ``"macro"``. ``soft_pred_col``
+            alone is a score column (below).
+        token_offsets_col, token_scores_col, threshold : optional
+            Detector scores (`mycelium.evaluate`'s ``soft_predictions`` /
+            ``token_offsets`` + ``token_scores``, needs ``text``) and a threshold
+            whose spans replace ``pred_col``: the score metrics and ``response_level``
+            are added (`mycelium.frames.scores`; each group is scored by
+            `mycelium.evaluate` on its rows; ``ci`` then needs ``id_col``).
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
         ci : float, optional
@@ -166,6 +175,22 @@ class MyceliumAccessor:
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
+        from . import scores
+
+        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
+                         token_scores_col, threshold, metrics):
+            return self._labelled(scores.call, self._column, "evaluate", by,
+                ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
+                soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
+                options=dict(profile=profile, metrics=metrics, average=average,
+                             zero_division=zero_division, params=params, missing=missing,
+                             granularity=granularity, ci=ci, n_resamples=n_resamples,
+                             seed=seed, progress=progress, type_field=type_field,
+                             typed_matching=typed_matching))
+        if pred_col is None:
+            raise TypeError("pred_col is None; expected a span column name (or score "
+                            "columns with threshold=).")
         keys = self._keys(by)
         n = len(self._df)
         table = self._labelled(frames.evaluate_table,
@@ -180,6 +205,29 @@ class MyceliumAccessor:
             ids=self._optional(id_col, "id_col"), progress=progress,
             type_field=type_field, typed_matching=typed_matching)
         return _to_pandas(table, self._key_dtypes(by))
+
+    def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+              token_offsets_col: str | None = None, token_scores_col: str | None = None,
+              by=None, **options) -> pd.DataFrame:
+        """`mycelium.sweep` of the frame's columns: ``[*by, threshold, metric, measure,
+        value, examples, average, profile]`` (``options`` as for `mycelium.sweep`)."""
+        from . import scores
+
+        return self._labelled(scores.call, self._column, "sweep", by, ref_col=ref_col,
+                              text=text, soft_pred_col=soft_pred_col,
+                              token_offsets_col=token_offsets_col,
+                              token_scores_col=token_scores_col, **options)
+
+    def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+                       token_offsets_col: str | None = None,
+                       token_scores_col: str | None = None, by=None, **options):
+        """`mycelium.tune_threshold` of the frame's columns (one row per group with ``by``)."""
+        from . import scores
+
+        return self._labelled(scores.call, self._column, "tune_threshold", by,
+                              ref_col=ref_col, text=text, soft_pred_col=soft_pred_col,
+                              token_offsets_col=token_offsets_col,
+                              token_scores_col=token_scores_col, **options)
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,

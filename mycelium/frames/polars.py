@@ -86,7 +86,7 @@ class MyceliumFrame:
     def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
         return out.cast({name: self._df.schema[name] for name in names})
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
+    def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
                  by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
                  average: Average | None = None, zero_division: ZeroDivision = None,
                  params: Params = None, missing: Missing = "error",
@@ -94,8 +94,9 @@ class MyceliumFrame:
                  granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
                  progress: bool | None = None, type_field: str | None = None,
-                 typed_matching: bool = False, with_signature: bool = False
-                 ) -> pl.DataFrame:
+                 typed_matching: bool = False, with_signature: bool = False,
+                 token_offsets_col: str | None = None, token_scores_col: str | None = None,
+                 threshold: float | None = None) -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -154,6 +155,22 @@ class MyceliumFrame:
         >>> mycelium.parse_signature(out["signature"][0])["average"]
         'micro'
         """
+        from . import scores
+
+        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
+                         token_scores_col, threshold, metrics):
+            # Scores, a threshold or score metrics: `mycelium.frames.scores`, as on pandas.
+            out = scores.call(self._column, "evaluate", by, ref_col=ref_col,
+                              pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
+                              soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                              token_scores_col=token_scores_col, id_col=id_col,
+                              threshold=threshold, options=dict(
+                                  profile=profile, metrics=metrics, average=average,
+                                  zero_division=zero_division, params=params,
+                                  missing=missing, granularity=granularity, ci=ci,
+                                  n_resamples=n_resamples, seed=seed, progress=progress,
+                                  type_field=type_field, typed_matching=typed_matching))
+            return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
         names = frames.normalize_by(by)
         keys = self._keys(names)
         table = frames.evaluate_table(
@@ -168,6 +185,30 @@ class MyceliumFrame:
             ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
             typed_matching=typed_matching)
         return self._with_key_types(_to_polars(table, with_signature), names)
+
+    def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+              token_offsets_col: str | None = None, token_scores_col: str | None = None,
+              by=None, **options) -> pl.DataFrame:
+        """`mycelium.sweep` of the frame's columns (as ``df.mycelium.sweep`` on pandas)."""
+        from . import scores
+
+        out = scores.call(self._column, "sweep", by, ref_col=ref_col, text=text,
+                          soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                          token_scores_col=token_scores_col, **options)
+        return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
+
+    def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
+                       token_offsets_col: str | None = None,
+                       token_scores_col: str | None = None, by=None, **options):
+        """`mycelium.tune_threshold` of the frame's columns (a frame per group with ``by``)."""
+        from . import scores
+
+        out = scores.call(self._column, "tune_threshold", by, ref_col=ref_col, text=text,
+                          soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                          token_scores_col=token_scores_col, **options)
+        if isinstance(out, dict):
+            return out
+        return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,

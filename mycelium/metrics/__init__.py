@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
 from ._base import Metric, Param, Workspace
 
-__all__ = ["METRICS", "Metric", "Param", "Workspace", "resolve_metrics", "resolve_params"]
+__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "Metric", "Param", "Workspace", "resolve_metrics", "resolve_params"]
 
 #: Every span metric, in report order.
 METRICS: dict[str, Metric] = {
@@ -25,6 +25,13 @@ METRICS: dict[str, Metric] = {
 
 #: Metrics computed from soft labels (their values are never micro-averaged).
 SOFT_METRICS = ("soft_spearman",)
+
+#: Threshold-free metrics of detector scores (SPEC section 9), from weighted points; and
+#: span metrics that are always pooled over examples. Neither is in the default set.
+from . import char_ap, char_auroc, response_auroc, response_level  # noqa: E402
+
+SCORE_METRICS = {m.NAME: m for m in (char_auroc, char_ap, response_auroc)}
+POOLED_METRICS: dict[str, Metric] = {response_level.METRIC.name: response_level.METRIC}
 
 
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> ValueError:

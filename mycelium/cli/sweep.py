@@ -1,0 +1,122 @@
+"""``mycelium sweep``: read a file of detector scores and print span metrics at each threshold.
+
+Reads like ``mycelium evaluate`` (REFS, optionally PREDS paired by position or
+``--id-col``), scores with ``df.mycelium.sweep`` (`mycelium.thresholds.sweep`) and writes
+the tidy curve with `mycelium.cli.output` (table, csv, json or parquet).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..core.profiles import PROFILES
+from .evaluate import Source, _column, _lookup, _output_format, _pairing, _take
+from .output import EXIT_OK, write_result
+from .read import read_frame
+
+DESCRIPTION = """\
+Span metrics of a detector's scores at many thresholds (SPEC section 9): the spans at
+t are the characters (soft labels) or runs of tokens scoring > t. The scores are a
+soft-label column (--soft-pred-col) or token offsets and scores (--token-offsets-col
+with --token-scores-col); --text-col is required."""
+
+
+def add_parser(commands, *, names, metric_names, thresholds) -> None:
+    """The ``sweep`` subcommand (argument types shared with ``evaluate``)."""
+    p = commands.add_parser("sweep", help="span metrics of scores at many thresholds",
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description=DESCRIPTION)
+    p.add_argument("refs", metavar="REFS", help="file with the reference spans")
+    p.add_argument("preds", metavar="PREDS", nargs="?",
+                   help="file with the scores (default: REFS holds every column)")
+    p.add_argument("--ref-col", required=True, help="column of reference spans (in REFS)")
+    p.add_argument("--text-col", required=True, help="column of output texts")
+    add_score_options(p)
+    p.add_argument("--id-col", help="pair REFS and PREDS rows by this column")
+    p.add_argument("--by", type=names, action="extend", default=[], metavar="COLUMNS",
+                   help="comma-separated group columns")
+    p.add_argument("--metrics", type=metric_names, metavar="NAMES",
+                   help="comma-separated span metrics (default: iou,character)")
+    p.add_argument("--thresholds", type=thresholds, metavar="N|T,T,...",
+                   help="a number of quantiles, or comma-separated thresholds in [0, 1] "
+                        "(default: every distinct score, the exact curve)")
+    p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
+    p.add_argument("--average", choices=("macro", "micro"))
+    p.add_argument("--format", choices=("table", "csv", "json", "parquet"))
+    p.add_argument("-o", "--output", metavar="FILE")
+    p.add_argument("--infer-types", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
+    p.set_defaults(run=run_sweep, parser=p, ci=None, soft_ref_col=None,
+                   granularity="char", pred_col=None, metrics_default=("iou", "character"))
+
+
+def add_score_options(p) -> None:
+    """--token-offsets-col / --token-scores-col (and --soft-pred-col when absent)."""
+    if not any("--soft-pred-col" in a.option_strings for a in p._actions):
+        p.add_argument("--soft-pred-col", metavar="COLUMN",
+                       help="column of soft labels, lists of {start, end, prob}")
+    p.add_argument("--token-offsets-col", metavar="COLUMN",
+                   help="column of token offsets, lists of [start, end] (code points)")
+    p.add_argument("--token-scores-col", metavar="COLUMN",
+                   help="column of token scores, one number in [0, 1] per token")
+
+
+def score_columns(refs: Source, preds: Source, order, args) -> dict[str, pd.Series]:
+    """The score columns named by the options, in REFS order."""
+    out = {}
+    for option, name in (("--soft-pred-col", args.soft_pred_col),
+                         ("--token-offsets-col", args.token_offsets_col),
+                         ("--token-scores-col", args.token_scores_col)):
+        if name is not None:
+            out[option] = _lookup(name, option, refs, preds, order)
+    return out
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    """``mycelium sweep``: read, pair, ``df.mycelium.sweep``, write."""
+    fmt = _output_format(args, args.parser)
+    if args.soft_pred_col is None and args.token_offsets_col is None:
+        args.parser.error("give the scores: --soft-pred-col, or --token-offsets-col with "
+                          "--token-scores-col")
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=args.infer_types))
+    preds = refs if args.preds is None else Source(
+        "PREDS", args.preds, read_frame(args.preds, infer_types=args.infer_types))
+    order = _pairing(refs, preds, args.id_col)
+    cols = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
+    cols["__ref__"] = _take(_column(refs.frame, args.ref_col, "--ref-col", refs), None)
+    cols["__text__"] = _lookup(args.text_col, "--text-col", refs, preds, order)
+    scores = score_columns(refs, preds, order, args)
+    keys = {"--soft-pred-col": "__soft__", "--token-offsets-col": "__offsets__",
+            "--token-scores-col": "__scores__"}
+    for option, series in scores.items():
+        cols[keys[option]] = series
+    frame = pd.DataFrame(cols)
+    result = frame.mycelium.sweep(
+        "__ref__", text="__text__",
+        soft_pred_col="__soft__" if "--soft-pred-col" in scores else None,
+        token_offsets_col="__offsets__" if "--token-offsets-col" in scores else None,
+        token_scores_col="__scores__" if "--token-scores-col" in scores else None,
+        by=args.by or None, thresholds=args.thresholds,
+        metrics=args.metrics or list(args.metrics_default), profile=args.profile,
+        average=args.average)
+    result.attrs["mycelium_signature"] = result.attrs.get("signature")
+    write_result(result, fmt, args.output, by=list(args.by) + ["threshold"])
+    return EXIT_OK
+
+
+def parse_thresholds(value: str):
+    """``N`` (quantiles) or ``T,T,...`` (thresholds)."""
+    text = value.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        out = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of quantiles or comma-separated thresholds, got {value!r}"
+        ) from None
+    if not out or not all(0.0 <= t <= 1.0 for t in out):
+        raise argparse.ArgumentTypeError(f"expected thresholds in [0, 1], got {value!r}")
+    return out

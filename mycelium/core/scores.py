@@ -1,0 +1,347 @@
+"""Detector scores over characters: the two score forms, validated, as runs of equal score.
+
+SPEC section 9. A batch's scores become `ScoreRuns`: per example, maximal pieces of the
+text on which both the character score and the reference label are constant, each with
+its length in characters. Nothing is ever expanded per character: every example's text
+is laid end to end on one global axis (example k owns ``[base[k], base[k] + len(text_k))``),
+the piece boundaries are the sorted distinct endpoints of the examples, the scored
+intervals and the reference spans, and each scored interval is attributed to the pieces
+between its endpoints. Cost is O((spans + tokens + pieces) log), whatever the text length.
+
+Score forms
+    ``soft``  ``[{start, end, prob}]`` per example: zeros overwritten span by span in
+              list order (last writer wins, the official Mu-SHROOM rule).
+    ``token`` ``token_offsets`` ``[(s, e)]`` + ``token_scores``: a character takes the
+              highest score of the non-empty tokens covering it; zero-length tokens are
+              ignored; uncovered characters score 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from itertools import chain
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SpanValidationError
+from .spans import SpanBatch
+
+__all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "spans_at_threshold",
+           "SCORE_FORMS"]
+
+SCORE_FORMS = ("soft", "token")
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreInput:
+    """Validated scored intervals of a batch, flat, in each example's list order.
+
+    ``example``, ``starts``, ``ends`` (int64, local code-point offsets) and ``scores``
+    (float64) hold every *non-empty* interval (soft span or token) of every example.
+    """
+
+    form: str
+    n: int
+    example: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    scores: np.ndarray
+    single: bool
+
+    def take(self, rows: np.ndarray) -> "ScoreInput":
+        """The examples ``rows`` (a boolean mask over examples), renumbered."""
+        new = np.cumsum(rows) - 1
+        keep = rows[self.example]
+        return ScoreInput(self.form, int(rows.sum()), new[self.example[keep]],
+                          self.starts[keep], self.ends[keep], self.scores[keep], False)
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreRuns:
+    """Pieces of constant score and label: the weighted points of the score metrics.
+
+    ``example`` (int64, non-decreasing), ``score`` (float64), ``length`` (int64 > 0) and
+    ``positive`` (bool: inside a reference span) per piece; ``max_score`` (0.0 for an
+    empty text) and ``gold`` (the example has a reference character) per example.
+    """
+
+    n: int
+    example: np.ndarray
+    score: np.ndarray
+    length: np.ndarray
+    positive: np.ndarray
+    max_score: np.ndarray
+    gold: np.ndarray
+
+    @property
+    def pos(self) -> np.ndarray:
+        """Positive characters per piece."""
+        return np.where(self.positive, self.length, 0)
+
+    @property
+    def neg(self) -> np.ndarray:
+        """Negative characters per piece."""
+        return np.where(self.positive, 0, self.length)
+
+
+def _where(side: str, k: int, j: int | None = None) -> str:
+    return f"{side} example {k}" + ("" if j is None else f", token {j}")
+
+
+def _bad(side, k, j, problem, fix) -> SpanValidationError:
+    where = _where(side, k, j)
+    return SpanValidationError(f"{where}: {problem}; fix by {fix}.", side=side, example=k,
+                               span=j, problem=f"{problem}; fix by {fix}.")
+
+
+def _check_score(side, k, j, p) -> float:
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer,
+                                                              np.floating)):
+        raise _bad(side, k, j, f"Expected a score in [0, 1], got {p!r}",
+                   "passing a finite number in [0, 1]")
+    x = float(p)
+    if not (math.isfinite(x) and 0.0 <= x <= 1.0):
+        raise _bad(side, k, j, f"Expected a finite score in [0, 1], got {p!r}",
+                   "rescaling the detector's scores into [0, 1] (e.g. a sigmoid)")
+    return x
+
+
+def _check_offset(side, k, j, s, e, n) -> tuple[int, int]:
+    for v in (s, e):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, float,
+                                                                  np.floating)) \
+                or (isinstance(v, (float, np.floating)) and not float(v).is_integer()):
+            raise _bad(side, k, j, f"Expected integer offsets, got ({s!r}, {e!r})",
+                       "passing code-point offsets as integers")
+    s, e = int(s), int(e)
+    if not 0 <= s <= e <= n:
+        raise _bad(side, k, j, f"Expected 0 <= start <= end <= len(text) = {n}, got "
+                   f"[{s}, {e}), outside the text",
+                   "passing offsets into this example's text (code points, not bytes)")
+    return s, e
+
+
+def _per_example(obj, name: str, single: bool, n: int) -> list:
+    if single:
+        obj = [obj]
+    if hasattr(obj, "to_pylist"):
+        obj = obj.to_pylist()
+    elif hasattr(obj, "tolist") and not isinstance(obj, (list, tuple)):
+        obj = obj.tolist()
+    if isinstance(obj, (str, bytes, Mapping)) or not isinstance(obj, Sequence):
+        raise TypeError(f"Expected {name} as one list per example, got "
+                        f"{type(obj).__name__}; fix by passing a list of lists.")
+    if len(obj) != n:
+        raise ValueError(f"Expected {n} entries in {name} (one per example), got "
+                         f"{len(obj)}; fix by passing one list per example.")
+    return list(obj)
+
+
+def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
+                token_offsets=None, token_scores=None) -> ScoreInput:
+    """Validate one score form against the text lengths (SPEC section 9)."""
+    has_soft = soft_predictions is not None
+    has_tok = token_offsets is not None or token_scores is not None
+    if has_soft and has_tok:
+        raise ValueError("Expected one score form, got both soft_predictions and token_"
+                         "offsets/token_scores; fix by passing one of them.")
+    if token_offsets is None and token_scores is not None or \
+            token_scores is None and token_offsets is not None:
+        raise ValueError("Expected token_offsets and token_scores together, got only "
+                         + ("token_scores" if token_offsets is None else "token_offsets")
+                         + "; fix by passing both (one score per token).")
+    if not has_soft and not has_tok:
+        raise ValueError("Expected scores, got none; fix by passing soft_predictions or "
+                         "token_offsets with token_scores.")
+    n = int(lengths.size)
+    kept: list[tuple[int, int, int, float]] = []  # (example, start, end, score)
+    if has_soft:
+        rows = _per_example(soft_predictions, "soft_predictions", single, n)
+        for k, spans in enumerate(rows):
+            if spans is None:
+                raise _bad("soft_predictions", k, None, "Expected a list of {start, end, "
+                           "prob}, got None", "passing [] for an example without scores")
+            for j, span in enumerate(spans):
+                if not isinstance(span, Mapping) or not {"start", "end", "prob"} <= set(span):
+                    raise _bad("soft_predictions", k, j, f"Expected {{start, end, prob}}, "
+                               f"got {span!r}", "passing Mu-SHROOM soft_labels dicts")
+                s, e = _check_offset("soft_predictions", k, j, span["start"], span["end"],
+                                     int(lengths[k]))
+                p = _check_score("soft_predictions", k, j, span["prob"])
+                if e > s:
+                    kept.append((k, s, e, p))
+    else:
+        offs = _per_example(token_offsets, "token_offsets", single, n)
+        scs = _per_example(token_scores, "token_scores", single, n)
+        fast = _tokens_fast(offs, scs, lengths)
+        if fast is not None:
+            f_ex, f_st, f_en, f_sc = fast
+            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single)
+        for k, (o, s_) in enumerate(zip(offs, scs)):
+            if o is None or s_ is None:
+                raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
+                           "got None", "passing [] for an example without tokens")
+            o, s_ = list(o), list(s_)
+            if len(o) != len(s_):
+                raise _bad("token_scores", k, None, f"Expected one score per token "
+                           f"({len(o)} tokens), got {len(s_)} scores",
+                           "passing token_scores aligned with token_offsets")
+            for j, (pair, p) in enumerate(zip(o, s_)):
+                if isinstance(pair, Mapping):
+                    pair = (pair.get("start"), pair.get("end"))
+                if not isinstance(pair, (Sequence, np.ndarray)) or len(pair) != 2:
+                    raise _bad("token_offsets", k, j, f"Expected a (start, end) pair, got "
+                               f"{pair!r}", "passing the tokenizer's offset mapping")
+                s, e = _check_offset("token_offsets", k, j, pair[0], pair[1],
+                                     int(lengths[k]))
+                x = _check_score("token_scores", k, j, p)
+                if e > s:
+                    kept.append((k, s, e, x))
+    cols = list(zip(*kept)) if kept else [(), (), (), ()]
+    i64 = np.int64
+    return ScoreInput("soft" if has_soft else "token", n, np.array(cols[0], dtype=i64),
+                      np.array(cols[1], dtype=i64), np.array(cols[2], dtype=i64),
+                      np.array(cols[3], dtype=np.float64), single)
+
+
+_PAIR_TYPES = {tuple, list, np.ndarray}
+_NUMBER_TYPES = {int, float, np.float64, np.float32, np.int64, np.int32}
+
+
+def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
+    """Token form of plain lists, validated in bulk; None when anything is off (the
+    per-token path then finds and names the first bad token).
+
+    numpy reads the values in one pass; non-integral offsets, strings, None or ragged
+    pairs take the per-token path, which checks every value's type and names the bad
+    token. (Integral floats and bools are read as numbers here; tokenizers' offset
+    mappings hold neither.)
+    """
+    try:
+        counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
+        if not np.array_equal(counts, np.fromiter(map(len, scs), np.int64, len(scs))):
+            return None
+        total = int(counts.sum())
+        if total == 0 or not set(map(type, chain.from_iterable(offs))) <= _PAIR_TYPES \
+                or set(map(len, chain.from_iterable(offs))) != {2} \
+                or not set(map(type, chain.from_iterable(scs))) <= _NUMBER_TYPES:
+            return None
+        # float64 holds every offset of a real text exactly; non-integral values (and
+        # so floats that are not whole) are caught below and take the per-token path.
+        values = list(chain.from_iterable(chain.from_iterable(offs)))
+        if not set(map(type, values)) <= _NUMBER_TYPES:
+            return None
+        flat = np.fromiter(values, np.float64, 2 * total)
+        sc = np.fromiter(chain.from_iterable(scs), np.float64, total)
+        if not (np.isfinite(flat).all() and (flat == np.trunc(flat)).all()
+                and np.abs(flat).max() < 2**53):
+            return None
+        se = flat.astype(np.int64).reshape(-1, 2)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)
+    st, en = se[:, 0], se[:, 1]
+    ok = (st >= 0) & (st <= en) & (en <= lengths[ex]) & np.isfinite(sc) & (sc >= 0) & (sc <= 1)
+    if not ok.all():
+        return None
+    keep = en > st
+    return ex[keep], st[keep], en[keep], sc[keep]
+
+
+def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, value) of ``first[i] + 0..count[i]-1`` for every i, without a loop."""
+    owner = np.repeat(np.arange(count.size), count)
+    starts = np.cumsum(count) - count
+    return owner, first[owner] + (np.arange(owner.size) - starts[owner])
+
+
+def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) -> ScoreRuns:
+    """The pieces of constant score and label of every example (see the module docstring)."""
+    n = scores.n
+    base = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=base[1:])
+    gs, ge = base[scores.example] + scores.starts, base[scores.example] + scores.ends
+    if refs is not None and refs.n_spans:
+        rs = base[refs.example_ids] + refs.starts
+        re_ = base[refs.example_ids] + refs.ends
+    else:
+        rs = re_ = np.empty(0, dtype=np.int64)
+    bp = np.sort(np.concatenate([base, gs, ge, rs, re_]))
+    bp = bp[np.concatenate([[True], bp[1:] != bp[:-1]])]
+    seg_start, seg_len = bp[:-1], np.diff(bp)
+    # Attribute each interval to the pieces between its endpoints, then keep one writer
+    # per piece: the last in list order (soft) or the highest score (token).
+    i0, i1 = np.searchsorted(bp, gs), np.searchsorted(bp, ge)
+    owner, seg = _ragged(i0, i1 - i0)
+    if seg.size < 2 or (seg[1:] > seg[:-1]).all():
+        order = np.arange(seg.size)  # each piece has one writer (tokens in order, no overlap)
+    elif scores.form == "soft":
+        order = np.argsort(seg, kind="stable")  # owners already ascend within a piece
+    else:
+        order = np.lexsort((scores.scores[owner], seg))
+    seg_sorted = seg[order]
+    last = np.ones(seg_sorted.size, dtype=bool)
+    last[:-1] = seg_sorted[1:] != seg_sorted[:-1]
+    seg_score = np.zeros(seg_start.size, dtype=np.float64)
+    seg_score[seg_sorted[last]] = scores.scores[owner[order][last]]
+    if rs.size:
+        reach = np.maximum.accumulate(re_)
+        idx = np.searchsorted(rs, seg_start, side="right") - 1
+        positive = (idx >= 0) & (reach[np.maximum(idx, 0)] > seg_start)
+    else:
+        positive = np.zeros(seg_start.size, dtype=bool)
+    example = np.searchsorted(base, seg_start, side="right") - 1
+    max_score = np.zeros(n, dtype=np.float64)
+    if example.size:  # pieces are in example order: one reduceat, not ufunc.at
+        first = np.flatnonzero(np.concatenate([[True], example[1:] != example[:-1]]))
+        max_score[example[first]] = np.maximum.reduceat(seg_score, first)
+    gold = np.zeros(n, dtype=bool)
+    if refs is not None:
+        gold[example[positive]] = True
+    return ScoreRuns(n, example.astype(np.int64), seg_score, seg_len, positive,
+                     max_score, gold)
+
+
+def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
+                       ) -> SpanBatch:
+    """Predicted spans at ``threshold`` (strict ``> t``), as a canonical `SpanBatch`.
+
+    Soft form: maximal runs of characters scoring > t. Token form: runs of consecutive
+    non-empty tokens (list order) scoring > t, each from its first token's start to its
+    last token's end (LettuceDetect's rule: gaps between positive tokens are inside;
+    for tokens out of order, the extent of the run's tokens).
+    """
+    if scores.form == "soft":
+        runs = score_runs(scores, lengths, None)
+        ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
+        base = np.zeros(scores.n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=base[1:])
+        starts, ends, hot = s - base[ex], s - base[ex] + runs.length, runs.score > threshold
+    else:
+        ex, starts, ends = scores.example, scores.starts, scores.ends
+        hot = scores.scores > threshold
+    ex, starts, ends = ex[hot], starts[hot], ends[hot]
+    if scores.form == "soft":
+        # Pieces of one example are contiguous; join those that touch.
+        new = np.ones(ex.size, dtype=bool)
+        new[1:] = (ex[1:] != ex[:-1]) | (starts[1:] != ends[:-1])
+    else:
+        pos = np.flatnonzero(hot)
+        new = np.ones(ex.size, dtype=bool)
+        new[1:] = (ex[1:] != ex[:-1]) | (pos[1:] != pos[:-1] + 1)
+    first = np.flatnonzero(new)
+    ex_r = ex[first]
+    if ex.size:
+        # In-order tokens: the first token's start and the last token's end. Tokens out of
+        # order (not produced by a tokenizer) get the run's extent, never a reversed span.
+        st_r = np.minimum.reduceat(starts, first)
+        en_r = np.maximum.reduceat(ends, first)
+    else:
+        st_r, en_r = starts, ends
+    order = np.lexsort((en_r, st_r, ex_r))
+    ex_r, st_r, en_r = ex_r[order], st_r[order], en_r[order]
+    offsets = np.zeros(scores.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ex_r, minlength=scores.n), out=offsets[1:])
+    return SpanBatch(offsets, st_r.astype(np.int64), en_r.astype(np.int64), False)

@@ -1,0 +1,431 @@
+"""Scoring from detector scores: `spans_at`, and the score part of `mycelium.evaluate`.
+
+SPEC section 9. `evaluate` hands a call here when it carries scores (``soft_predictions``
+without ``soft_references``, ``token_offsets`` / ``token_scores``), a ``threshold``, or asks
+for a score metric. The spans at the threshold become the predictions of every span
+metric (scored by the ordinary pipeline); the score metrics (`mycelium.core.score_metrics`)
+and ``response_level`` are added to the same report, with intervals from the same
+Poisson weights (`mycelium.stats.bootstrap`), and ``meta`` / the signature record the
+score form and the threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .core.inputs import text_lengths
+from .core.score_metrics import pooled_values, score_values
+from .core.scores import ScoreInput, score_input, score_runs, spans_at_threshold
+from .core.spans import SpanBatch
+from .metrics import POOLED_METRICS, SCORE_METRICS
+
+__all__ = ["spans_at", "Tuned", "split_metrics", "evaluate_scores", "check_threshold",
+           "as_predictions"]
+
+#: The names this module adds to `evaluate`'s metrics.
+EXTRA = tuple(SCORE_METRICS) + tuple(POOLED_METRICS)
+
+
+class Tuned(float):
+    """A threshold chosen by `mycelium.tune_threshold`: a float that remembers the metric
+    it was tuned on, so that applying it records ``tuned:<metric>`` in the signature."""
+
+    metric: str
+
+    def __new__(cls, value: float, metric: str) -> "Tuned":
+        obj = super().__new__(cls, value)
+        obj.metric = metric
+        return obj
+
+    def __reduce__(self):
+        return (Tuned, (float(self), self.metric))
+
+
+def check_threshold(threshold) -> float:
+    """A finite number in [0, 1] (scores are in [0, 1]; spans are scores ``> t``)."""
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(
+            threshold, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(threshold)) or not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"Expected a threshold in [0, 1], got {threshold!r}, at "
+                         "threshold=; fix by passing a number such as 0.5 (spans are the "
+                         "characters scoring > threshold).")
+    return float(threshold)
+
+
+def _single_scores(soft_predictions, token_offsets) -> bool:
+    """One example when the scores are a flat list (of dicts, or of offset pairs)."""
+    obj = soft_predictions if soft_predictions is not None else token_offsets
+    if isinstance(obj, (list, tuple)):
+        first = next((x for x in obj if x is not None), None)
+        if first is None:
+            return len(obj) == 0
+        if soft_predictions is not None:
+            return isinstance(first, Mapping)
+        return isinstance(first, (list, tuple, np.ndarray)) and len(first) == 2 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in first)
+    return False
+
+
+def _lengths_without_text(si_kwargs, single: bool) -> np.ndarray:
+    """Text lengths unknown: each example's furthest offset (every check but the end)."""
+    obj = si_kwargs["soft_predictions"]
+    obj = obj if obj is not None else si_kwargs["token_offsets"]
+    rows = [obj] if single else list(obj if obj is not None else [])
+    out = []
+    for row in rows:
+        ends = [0]
+        for x in row or []:
+            if isinstance(x, Mapping):
+                ends.append(x.get("end", 0))
+            elif isinstance(x, (list, tuple)) and len(x) == 2:
+                ends.append(x[1])
+        out.append(max(int(e) for e in ends if isinstance(e, (int, np.integer))))
+    return np.array(out, dtype=np.int64)
+
+
+def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scores=None,
+             text=None) -> list:
+    """The predicted spans at a threshold, one span list per example.
+
+    Parameters
+    ----------
+    threshold : float
+        In [0, 1]; a character (soft form) or token (token form) is positive when its
+        score is **> threshold** (strict, as Mu-SHROOM's ``prob > 0.5``).
+    soft_predictions : list of ``{start, end, prob}`` (one example) or a list of them
+        The character scores are zeros overwritten span by span in list order.
+    token_offsets, token_scores : (start, end) pairs and one score per token
+        One example (flat lists) or a batch (lists of lists).
+    text : str or sequence of str, optional
+        When given, every offset must lie within it.
+
+    Returns
+    -------
+    list
+        Soft form: the maximal runs of characters scoring > t. Token form: runs of
+        consecutive non-empty tokens (list order) scoring > t, each from its first
+        token's start to its last token's end (the gaps between them included, as
+        LettuceDetect does). One list of ``[start, end]`` for one example, a list of
+        such lists for a batch.
+
+    Raises
+    ------
+    SpanValidationError
+        A score outside [0, 1] or not finite, offsets and scores of different lengths,
+        or a token outside the text (naming example and token).
+
+    Examples
+    --------
+    >>> spans_at(0.5, soft_predictions=[{"start": 0, "end": 4, "prob": 0.7},
+    ...                                 {"start": 2, "end": 3, "prob": 0.5}])
+    [[0, 2], [3, 4]]
+    >>> spans_at(0.5, token_offsets=[(0, 3), (4, 6), (7, 9)], token_scores=[0.9, 0.8, 0.1])
+    [[0, 6]]
+    """
+    t = check_threshold(threshold)
+    kwargs = {"soft_predictions": soft_predictions, "token_offsets": token_offsets,
+              "token_scores": token_scores}
+    single = isinstance(text, str) if text is not None else _single_scores(
+        soft_predictions, token_offsets)
+    if text is None:
+        lengths = _lengths_without_text(kwargs, single)
+    else:
+        known = text_lengths(text, single=single, n_examples=1 if single else len(text))
+        assert known is not None
+        lengths = known
+    si = score_input(lengths, single=single, **kwargs)
+    lists = span_lists(spans_at_threshold(si, lengths, t))
+    return lists[0] if single else lists
+
+
+def span_lists(batch: SpanBatch) -> list:
+    """Python span lists of a batch: ``[[[s, e], ...], ...]``."""
+    s, e, o = batch.starts.tolist(), batch.ends.tolist(), batch.offsets.tolist()
+    return [[[s[i], e[i]] for i in range(o[k], o[k + 1])] for k in range(len(o) - 1)]
+
+
+def as_predictions(batch: SpanBatch, single: bool):
+    """Spans at a threshold in the form `mycelium.evaluate` takes (Arrow for a batch)."""
+    if single:
+        return span_lists(batch)[0]
+    struct = pa.StructArray.from_arrays([pa.array(batch.starts, pa.int64()),
+                                         pa.array(batch.ends, pa.int64())],
+                                        names=["start", "end"])
+    return pa.LargeListArray.from_arrays(pa.array(batch.offsets, pa.int64()), struct)
+
+
+def split_metrics(metrics) -> tuple[list[str] | None, list[str]]:
+    """(the names `resolve_settings` knows, or None for its default; the extra names)."""
+    if metrics is None:
+        return None, []
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    from .metrics import METRICS, SOFT_METRICS, unknown_name
+
+    valid = list(METRICS) + list(SOFT_METRICS) + list(EXTRA)
+    for m in names:
+        if m not in valid:
+            raise unknown_name("metric", m, valid)
+    extra = [m for m in names if m in EXTRA]
+    rest = [m for m in names if m not in EXTRA]
+    return rest, list(dict.fromkeys(extra))
+
+
+def score_form_given(soft_references, soft_predictions, token_offsets, token_scores) -> bool:
+    """Scores in a score form: token offsets/scores, or soft predictions alone."""
+    return token_offsets is not None or token_scores is not None or (
+        soft_predictions is not None and soft_references is None)
+
+
+def prepare_scores(references, *, text, single: bool, n_input: int,
+                   soft_predictions, token_offsets, token_scores) -> tuple[ScoreInput,
+                                                                          np.ndarray]:
+    """Validated scores of every input example and the text lengths."""
+    if text is None:
+        also = (" soft_predictions without soft_references are scores (SPEC section 9); "
+                "soft_spearman needs both soft_references and soft_predictions."
+                if soft_predictions is not None else "")
+        raise ValueError("Expected text with the scores, got text=None; fix by passing "
+                         "text=... (the characters outside every reference span are the "
+                         "negatives, so the score metrics need each text's length)." + also)
+    lengths = text_lengths(text, single=single, n_examples=n_input)
+    assert lengths is not None
+    if (lengths < 0).any():
+        k = int(np.flatnonzero(lengths < 0)[0])
+        raise ValueError(f"Expected a text for every example, got None at text example "
+                         f"{k}; fix by giving that example its str.")
+    si = score_input(lengths, single=single, soft_predictions=soft_predictions,
+                     token_offsets=token_offsets, token_scores=token_scores)
+    return si, lengths
+
+
+def score_report(si: ScoreInput | None, lengths, prepared, stats, names, settings, *,
+                 include_per_example: bool, keys=None) -> tuple[dict, dict | None, dict]:
+    """(values, intervals or None, per-example values) of the extra metrics."""
+    kept = prepared.kept
+    runs: Any = None
+    if si is not None:
+        si_k = si if kept.all() else si.take(kept)
+        runs = score_runs(si_k, lengths[kept], prepared.refs)
+    scored = [m for m in names if m in SCORE_METRICS]
+    values: dict[str, Any] = {}
+    est = score_values(runs, scored, average=settings.average) if scored else {}
+    for m in names:
+        if m in SCORE_METRICS:
+            values[m] = {"score": float(est[m][0, 0])}
+        else:
+            v = pooled_values(stats[m], m, zero_division=settings.zero_division)
+            values[m] = {k: float(a[0]) for k, a in v.items()}
+    per: dict[str, list] = {}
+    if include_per_example and scored:
+        pe = score_values(runs, [m for m in scored if SCORE_METRICS[m].UNIT == "char"],
+                          average="macro", groups=np.arange(runs.n), n_groups=runs.n)
+        per = {m: a[0].tolist() for m, a in pe.items()}
+    ci = None
+    if settings.bootstrap is not None:
+        ci = _intervals(runs, stats, names, settings, keys, values)
+    return values, ci, per
+
+
+def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
+    from .stats.bootstrap import _chunks, percentile_interval, poisson_weights
+
+    b = settings.bootstrap
+    scored = [m for m in names if m in SCORE_METRICS]
+    draws: dict[str, dict[str, list]] = {m: {} for m in names}
+    for chunk in _chunks(b.n_resamples):
+        w = poisson_weights(keys, b.seed, chunk)
+        empty = w.sum(axis=1) == 0
+        sv = score_values(runs, scored, average=settings.average, weights=w) \
+            if scored else {}
+        for m in names:
+            got = {"score": sv[m][:, 0]} if m in SCORE_METRICS else pooled_values(
+                stats[m], m, zero_division=settings.zero_division, weights=w)
+            for k, a in got.items():
+                draws[m].setdefault(k, []).append(np.where(empty, np.nan, a))
+    out: dict = {}
+    for m in names:
+        out[m] = {}
+        for k, parts in draws[m].items():
+            low, high = percentile_interval(np.concatenate(parts), b.ci, estimates[m][k])
+            out[m][k] = {"low": low, "high": high}
+    return out
+
+
+def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
+                   threshold, ) -> str:
+    """The signature with every metric named and the score form / threshold appended."""
+    fields = signature.split("|")
+    fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
+              for f in fields]
+    if form is not None:
+        fields.append(f"scores:{form}")
+    if threshold is not None:
+        fields.append(f"threshold:{float(threshold)!r}")
+        if isinstance(threshold, Tuned):
+            fields.append(f"tuned:{threshold.metric}")
+    return "|".join(fields)
+
+
+def wanted(metrics, soft_references, soft_predictions, token_offsets, token_scores,
+           threshold, predictions) -> bool:
+    """Does an `evaluate` call involve scores, a threshold or an extra metric?"""
+    return predictions is None or threshold is not None or bool(split_metrics(metrics)[1]) \
+        or score_form_given(soft_references, soft_predictions, token_offsets, token_scores)
+
+
+def _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores):
+    if token_offsets is not None or token_scores is not None:
+        if soft_predictions is not None and soft_references is None:
+            raise ValueError("Expected one score form, got both soft_predictions and "
+                             "token_offsets/token_scores; fix by passing one of them.")
+        return {"token_offsets": token_offsets, "token_scores": token_scores}
+    if soft_predictions is not None:
+        return {"soft_predictions": soft_predictions}
+    return None
+
+
+def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
+                    soft_references, soft_predictions, token_offsets, token_scores,
+                    threshold, options) -> dict[str, Any]:
+    """`mycelium.evaluate` with scores, a threshold or an extra metric (module docstring)."""
+    rest, extra = split_metrics(metrics)
+    form = _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
+    if predictions is not None and threshold is not None:
+        raise ValueError("Expected predictions or threshold, got both; fix by passing "
+                         "predictions=None to score the spans at the threshold, or "
+                         "dropping threshold= to score the given predictions.")
+    if threshold is not None and form is None:
+        raise ValueError("Expected scores with threshold=, got none; fix by passing "
+                         "soft_predictions=... or token_offsets=... with token_scores=...")
+    if form is None and any(m in SCORE_METRICS for m in extra):
+        need = [m for m in extra if m in SCORE_METRICS]
+        raise ValueError(f"Expected scores for {', '.join(need)}, got none; fix by "
+                         "passing soft_predictions=... or token_offsets=... with "
+                         "token_scores=....")
+    if predictions is None and threshold is None and form is None:
+        raise TypeError("predictions is None; expected predicted spans, or scores "
+                        "(soft_predictions / token_offsets + token_scores) with or "
+                        "without a threshold.")
+    if form is not None and options["granularity"] != "char":
+        raise ValueError(f"Expected granularity='char' with scores, got "
+                         f"{options['granularity']!r}; fix by scoring units in a separate "
+                         "call (the score metrics rank characters).")
+    t = None if threshold is None else check_threshold(threshold)
+    has_spans = predictions is not None or t is not None
+    if metrics is None:
+        extra = ([m for m in SCORE_METRICS] if form is not None else []) + \
+            (list(POOLED_METRICS) if has_spans else [])
+    from .core.inputs import convert
+
+    single = convert(references, "references").single
+    n_input = len(references) if not single and hasattr(references, "__len__") else 1
+    si = lengths = None
+    if form is not None:
+        si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
+                                     **{"soft_predictions": None, "token_offsets": None,
+                                        "token_scores": None, **form})
+    if t is not None:
+        assert si is not None and lengths is not None
+        predictions = as_predictions(spans_at_threshold(si, lengths, t), single)
+    # A call with only the extra metrics still runs the span pipeline (validation, meta,
+    # signature) with one metric, whose values are then left out.
+    placeholder = rest == [] or (not has_spans and not (rest and set(rest) <= {
+        "soft_spearman"}))
+    if not has_spans and rest and set(rest) - {"soft_spearman"}:
+        bad = sorted(set(rest) - {"soft_spearman"})
+        raise ValueError(f"Expected predictions or a threshold for {', '.join(bad)}, got "
+                         "neither; fix by passing predictions=... or threshold=....")
+    span_names = ["iou"] if placeholder else rest
+    report, prepared, settings = evaluate_spans(
+        references, predictions if has_spans else references, text=text, metrics=span_names,
+        soft_references=soft_references,
+        soft_predictions=soft_predictions if soft_references is not None else None,
+        **options)
+    if placeholder:
+        report.pop("iou")
+    stats = pooled_statistics(prepared, [m for m in extra if m in POOLED_METRICS], {})
+    keys = _keys(prepared, options["ids"])
+    values, ci, per = score_report(si, lengths, prepared, stats, extra, settings,
+                                   include_per_example=options["include_per_example"],
+                                   keys=keys) if (si is not None or stats) else ({}, None, {})
+    return _assemble(report, values, ci, per, prepared, settings, placeholder=placeholder,
+                     extra=extra, form=form, threshold=threshold if t is not None else None)
+
+
+def pooled_statistics(prepared, names, stats: dict) -> dict:
+    """``stats`` with the per-example statistics of the pooled metrics in ``names`` added."""
+    from .metrics._base import Workspace
+
+    bad = [m for m in names if m not in POOLED_METRICS]
+    if bad:
+        raise ValueError(f"Expected metrics with per-example statistics, got {bad[0]!r}, "
+                         "at metrics=; fix by asking mycelium.evaluate for it (AUROC and "
+                         "AP are not sums of per-example statistics).")
+    ws = Workspace(prepared.refs, prepared.preds)
+    for m in names:
+        stats[m] = POOLED_METRICS[m].compute(ws, {})
+    return stats
+
+
+def _keys(prepared, ids):
+    from .stats.bootstrap import example_keys
+
+    if ids is None:
+        return np.flatnonzero(prepared.kept).astype(np.uint64)
+    ids = list(ids)
+    return example_keys(0, [i for i, k in zip(ids, prepared.kept) if k])
+
+
+def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra, form,
+              threshold) -> dict[str, Any]:
+    meta = report.pop("meta")
+    per_example = report.pop("per_example", None)
+    intervals = report.pop("ci", None)
+    by_type = report.pop("by_type", None)
+    for m in extra:
+        report[m] = values[m]
+    names = [m for m in settings.metrics if not (placeholder and m == "iou")] + extra
+    meta["signature"] = signature_with(meta["signature"], names,
+                                       form=None if form is None else _form_name(form),
+                                       threshold=threshold)
+    if placeholder:
+        meta["params"].pop("iou", None)
+    if form is not None:
+        meta["scores"] = _form_name(form)
+    if threshold is not None:
+        meta["threshold"] = float(threshold)
+        if isinstance(threshold, Tuned):
+            meta["tuned"] = threshold.metric
+    if "response_level" in extra:
+        meta["response_level_average"] = "micro"
+    if "response_auroc" in extra:
+        meta["response_auroc_average"] = "micro"
+    report["meta"] = meta
+    if per_example is not None:
+        pos = np.flatnonzero(prepared.kept).tolist()
+        for m, vals in per.items():
+            for i, p in enumerate(pos):
+                per_example[p][m] = {"score": vals[i]}
+        if placeholder:
+            for row in per_example:
+                if row is not None:
+                    row.pop("iou", None)
+        report["per_example"] = per_example
+    if by_type is not None:
+        report["by_type"] = by_type
+    if intervals is not None or ci is not None:
+        intervals = dict(intervals or {})
+        if placeholder:
+            intervals.pop("iou", None)
+        intervals.update(ci or {})
+        report["ci"] = intervals
+    return report
+
+
+def _form_name(form: dict) -> str:
+    return "soft" if "soft_predictions" in form else "token"
