@@ -29,6 +29,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
+    "show": "report",
 }
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "write_parquet",
     "read_mushroom",
     "read_ragtruth",
+    "show",
     "MyceliumError",
     "SpanValidationError",
     "__version__",
