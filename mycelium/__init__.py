@@ -30,6 +30,7 @@ _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
     "show": "report",
+    "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 
 __all__ = [
