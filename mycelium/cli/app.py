@@ -26,6 +26,7 @@ from ..core.settings import GRANULARITIES
 from ..errors import MyceliumError
 from ..metrics import METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
+from . import report as cli_report
 from .evaluate import run_evaluate
 from .output import FORMATS
 from .read import read_frame
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_evaluate(commands)
     cli_mushroom.add_parser(commands)
+    cli_report.add_parser(commands)
     return parser
 
 

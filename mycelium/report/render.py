@@ -45,7 +45,7 @@ text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink
 .myc span.myc-ref{background:#f7c873;text-decoration-color:#7a4f00}
 .myc span.myc-pred{background:repeating-linear-gradient(135deg,#efc3dd 0 3px,#fbecf4 3px 6px);
 outline:1px solid #a34d84;outline-offset:-1px}
-.myc span.myc-span{background:#dbe9f4;text-decoration-color:var(--myc-type,#0072B2)}
+.myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2)}
 .myc span.myc-soft{background:rgba(0,114,178,var(--p))}
 .myc .myc-legend{font-size:12px;color:#333;margin:.5em 0}
 .myc .myc-legend span{padding:0 .4em;margin-right:.8em}
@@ -139,6 +139,8 @@ def _example_html(ex, types: list[str], k: int) -> str:
 def legend(types: list[str]) -> str:
     """The outcome swatches, and one per span type."""
     items = [f'<span class="{cls}">{escape(text)}</span>' for cls, text in OUTCOMES.items()]
+    if not types:
+        items.append('<span class="myc-span">reference span</span>')
     items += [f'<span class="myc-span myc-type-{i}" style="--myc-type:'
               f'{TYPE_COLOURS[i % len(TYPE_COLOURS)]}">{escape(t)}</span>'
               for i, t in enumerate(types)]

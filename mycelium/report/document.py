@@ -1,0 +1,204 @@
+"""The self-contained HTML report of one or more detectors: the settings signature,
+per-group tables with intervals, a figure of each detector's measures per group, the
+metric-agreement heatmap, and each detector's worst examples in the span view.
+
+One file, inline CSS and SVG, no scripts and nothing fetched: it opens from disk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+import pandas as pd
+
+from ..stats.agreement import metric_agreement
+from .figures import bars, heatmap
+from .frame import frame_view
+from .render import CSS, page, view_html
+
+__all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE"]
+
+#: Above this many rows the example views are drawn from a random sample of this size.
+MAX_VIEW_ROWS = 200_000
+#: The measure shown per metric in tables and figures (its score, else its F1).
+HEADLINE = {"iou": "score", "character": "f1", "exact_span": "f1", "deteval_1d": "f1",
+            "cleval_1d": "f1", "span_coverage": "f1", "soft_spearman": "score"}
+
+REPORT_CSS = """
+h1{font:600 22px system-ui,sans-serif;margin:.2em 0}
+h2{font:600 17px system-ui,sans-serif;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}
+h3{font:600 14px system-ui,sans-serif;margin:1em 0 .3em}
+body{font:14px system-ui,sans-serif;color:#111}
+code.sig{display:block;white-space:pre-wrap;overflow-wrap:anywhere;background:#f4f4f4;
+padding:.5em;font-size:12px}
+table.myc-results{border-collapse:collapse;margin:.3em 0 1em;font-size:12px;
+font-variant-numeric:tabular-nums}
+table.myc-results th,table.myc-results td{border:1px solid #ccc;padding:3px 6px;
+text-align:right;white-space:nowrap}
+table.myc-results th:first-child,table.myc-results td:first-child{text-align:left}
+table.myc-results .ci{color:#555;font-size:11px}
+.note{color:#8a5a00;font-size:13px}
+svg.myc-figure{display:block;margin:.4em 0 1em;max-width:100%;height:auto}
+nav a{margin-right:1em}
+"""
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How the report is computed (everything recorded in the signature or the page)."""
+
+    title: str = "mycelium report"
+    ci: float | None = 0.95
+    n_resamples: int = 1000
+    seed: int = 0
+    examples: int = 5
+    max_view_rows: int = MAX_VIEW_ROWS
+    profile: object = None
+    sort_by: str = "iou"
+
+
+def _cell(row) -> str:
+    value = row["value"]
+    text = "n/a" if not math.isfinite(value) else f"{value:.3f}"
+    if "ci_low" in row and math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]):
+        text += f' <span class="ci">[{row["ci_low"]:.3f}, {row["ci_high"]:.3f}]</span>'
+    return f"<td>{text}</td>"
+
+
+def _headline_rows(results: pd.DataFrame) -> pd.DataFrame:
+    keep = [HEADLINE.get(m) == s for m, s in zip(results["metric"], results["measure"])]
+    return results[np.asarray(keep, dtype=bool)]
+
+
+def _measure_names(results: pd.DataFrame) -> list[str]:
+    return list(dict.fromkeys(f"{m} {s}" for m, s in zip(results["metric"],
+                                                           results["measure"])))
+
+
+def results_table(results: pd.DataFrame, detector_col: str) -> str:
+    """One row per detector, one column per headline measure: value [low, high]."""
+    head = _headline_rows(results)
+    names = _measure_names(head)
+    out = ['<table class="myc-results"><thead><tr><th>detector</th><th>examples</th>']
+    out += [f"<th>{escape(n)}</th>" for n in names]
+    out.append("</tr></thead><tbody>")
+    for detector, part in head.groupby(detector_col, sort=True, dropna=False):
+        cells = {f"{r['metric']} {r['measure']}": _cell(r) for _, r in part.iterrows()}
+        out.append(f"<tr><td>{escape(str(detector))}</td>"
+                   f"<td>{int(part['examples'].iloc[0])}</td>"
+                   + "".join(cells.get(n, "<td></td>") for n in names) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _group_label(key, by: list[str]) -> str:
+    key = key if isinstance(key, tuple) else (key,)
+    return ", ".join(f"{b}={'null' if pd.isna(k) else k}" for b, k in zip(by, key))
+
+
+def group_tables(results: pd.DataFrame, detector_col: str, by: list[str]) -> str:
+    if not by:
+        return ""
+    out = []
+    for key, part in results.groupby(by, sort=True, dropna=False):
+        out.append(f"<h3>{escape(_group_label(key, by))}</h3>"
+                   + results_table(part, detector_col))
+    return "".join(out)
+
+
+def detector_figures(results: pd.DataFrame, detector_col: str, by: list[str]) -> str:
+    """Per detector, its headline measures in each group (whiskers: the intervals)."""
+    head = _headline_rows(results)
+    measures = _measure_names(head)
+    out = []
+    for detector, part in head.groupby(detector_col, sort=True, dropna=False):
+        labels = ([_group_label(k, by) for k in zip(*(part[b] for b in by))]
+                  if by else ["all"] * len(part))
+        names = [f"{m} {s}" for m, s in zip(part["metric"], part["measure"])]
+        values = {(n, g): float(v) for n, g, v in zip(names, labels, part["value"])}
+        intervals = None
+        if "ci_low" in part:
+            intervals = {(n, g): (float(lo), float(hi)) for n, g, lo, hi in
+                         zip(names, labels, part["ci_low"], part["ci_high"])}
+        groups = list(dict.fromkeys(labels))
+        out.append(bars(f"{detector}: measures per group", measures, groups, values,
+                        intervals))
+    return "".join(out)
+
+
+def agreement_figure(overall: pd.DataFrame, detector_col: str) -> str:
+    """The metric-agreement heatmap over all measures (needs two detectors or more)."""
+    if overall[detector_col].nunique() < 2:
+        return '<p class="note">The metric agreement needs two detectors or more.</p>'
+    table = metric_agreement(overall.drop(columns=["ci_low", "ci_high"], errors="ignore"),
+                             detector_col, by=[])
+    names = _measure_names(overall)
+    index = {n: i for i, n in enumerate(names)}
+    matrix = [[1.0 if i == j else math.nan for j in range(len(names))]
+              for i in range(len(names))]
+    for _, r in table.iterrows():
+        i, j = index[f"{r['metric_a']} {r['measure_a']}"], index[f"{r['metric_b']} {r['measure_b']}"]
+        matrix[i][j] = matrix[j][i] = float(r["kendall_tau"])
+    return heatmap("Metric agreement over detectors", names, matrix)
+
+
+def example_views(frame: pd.DataFrame, cols: dict, detector_col: str,
+                  options: ReportOptions, by: list[str]) -> str:
+    """Each detector's worst examples (from a seeded sample when the frame is large)."""
+    if cols.get("text") is None:
+        return '<p class="note">No text column: the example views need the texts.</p>'
+    note = ""
+    if len(frame) > options.max_view_rows:
+        rng = np.random.default_rng(options.seed)
+        rows = np.sort(rng.choice(len(frame), options.max_view_rows, replace=False))
+        note = (f'<p class="note">The report has {len(frame):,} rows: the example views are '
+                f"drawn from a random sample of {options.max_view_rows:,} of them (seed "
+                f"{options.seed}); the tables and figures use every row.</p>")
+        frame = frame.iloc[rows]
+    out = [note]
+    for detector, part in frame.groupby(detector_col, sort=True, dropna=False):
+        view = frame_view(part, cols["ref"], cols["pred"], text=cols["text"],
+                          sort_by=options.sort_by, n=options.examples,
+                          labels=[str(detector)], profile=options.profile)
+        out.append(f"<h3>{escape(str(detector))}: lowest {escape(options.sort_by)} first</h3>"
+                   + view_html(view))
+    return "".join(out)
+
+
+def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_col: str,
+                 text_col: str | None = None, by=None,
+                 options: ReportOptions = ReportOptions()) -> str:
+    """The report of ``frame`` (long format: one row per example and detector) as one
+    self-contained HTML document."""
+    by = [] if by is None else [by] if isinstance(by, str) else list(by)
+    common = dict(text=text_col, profile=options.profile)
+    ci = dict(ci=options.ci, n_resamples=options.n_resamples, seed=options.seed) \
+        if options.ci else {}
+    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common, **ci)
+    grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by], **common,
+                                      **ci) if by else overall
+    signature = overall.attrs.get("mycelium_signature", "")
+    cols = {"ref": ref_col, "pred": pred_col, "text": text_col}
+    sections = [
+        ("settings", "Settings", f'<code class="sig">{escape(signature)}</code>'
+         f"<p>{len(frame):,} rows, {frame[detector_col].nunique()} detector(s)"
+         + (f", grouped by {escape(', '.join(by))}" if by else "") + "; intervals: "
+         + (f"{options.ci:g} percentile bootstrap, {options.n_resamples} resamples"
+            if options.ci else "none") + ".</p>"),
+        ("overall", "All rows", results_table(overall, detector_col)),
+    ]
+    if by:
+        sections.append(("groups", "Per group", group_tables(grouped, detector_col, by)))
+    sections += [
+        ("figures", "Measures per group", detector_figures(grouped, detector_col, by)),
+        ("agreement", "Metric agreement", agreement_figure(overall, detector_col)),
+        ("examples", "Worst examples", example_views(frame, cols, detector_col, options, by)),
+    ]
+    nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t, _ in sections) + "</nav>"
+    body = (f"<h1>{escape(options.title)}</h1>{nav}"
+            + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
+                      for k, t, html in sections))
+    return page(options.title, body, css=REPORT_CSS)
