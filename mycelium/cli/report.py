@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.profiles import PROFILES
-from ..report.document import MAX_VIEW_ROWS, ReportOptions, build_report
+from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
+                               build_report)
 from .evaluate import Source, _column, _pairing, _spans, _take
 from .output import EXIT_OK
 from .read import read_frame
@@ -59,12 +60,15 @@ def add_parser(commands) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL",
                    help="bootstrap interval level (default 0.95; 0 for none)")
-    p.add_argument("--resamples", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples (default 1000)")
+    p.add_argument("--resamples", type=int, metavar="N",
+                   help=f"bootstrap resamples (default {RESAMPLES}; {LARGE_RESAMPLES} above "
+                        f"{MAX_VIEW_ROWS:,} rows)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed of the resamples and of the example sample (default 0)")
     p.add_argument("--examples", type=int, default=5, metavar="N",
                    help="worst examples shown per detector (default 5)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on standard error (default: only on a terminal)")
     p.add_argument("--title", default="mycelium report", help="the page's title")
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="the HTML file to write")
@@ -124,7 +128,8 @@ def run_report(args: argparse.Namespace) -> int:
     frame = report_frame(args)
     options = ReportOptions(title=args.title, ci=args.ci or None,
                             n_resamples=args.resamples, seed=args.seed,
-                            examples=args.examples, profile=args.profile)
+                            examples=args.examples, profile=args.profile,
+                            progress=args.progress)
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,
                         by=args.by or None, options=options)

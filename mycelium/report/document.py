@@ -17,12 +17,16 @@ import pandas as pd
 from ..stats.agreement import metric_agreement
 from .figures import bars, heatmap
 from .frame import frame_view
+from .progress import phase_bar
 from .render import CSS, page, view_html
 
 __all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE"]
 
 #: Above this many rows the example views are drawn from a random sample of this size.
 MAX_VIEW_ROWS = 200_000
+#: Bootstrap resamples by default, and above `MAX_VIEW_ROWS` rows (where a thousand
+#: resamples of millions of rows take minutes); the page says which was used.
+RESAMPLES, LARGE_RESAMPLES = 1000, 200
 #: The measure shown per metric in tables and figures (its score, else its F1).
 HEADLINE = {"iou": "score", "character": "f1", "exact_span": "f1", "deteval_1d": "f1",
             "cleval_1d": "f1", "span_coverage": "f1", "soft_spearman": "score"}
@@ -52,12 +56,13 @@ class ReportOptions:
 
     title: str = "mycelium report"
     ci: float | None = 0.95
-    n_resamples: int = 1000
+    n_resamples: int | None = None  # None: RESAMPLES, or LARGE_RESAMPLES for large frames
     seed: int = 0
     examples: int = 5
     max_view_rows: int = MAX_VIEW_ROWS
     profile: object = None
     sort_by: str = "iou"
+    progress: bool | None = None  # None: a bar only on a terminal or in a notebook
 
 
 def _cell(row) -> str:
@@ -168,6 +173,13 @@ def example_views(frame: pd.DataFrame, cols: dict, detector_col: str,
     return "".join(out)
 
 
+def _fewer(resamples: int, options: ReportOptions, rows: int) -> str:
+    if options.n_resamples is not None or resamples == RESAMPLES:
+        return ""
+    return (f" (fewer than the usual {RESAMPLES}: the report has more than "
+            f"{options.max_view_rows:,} rows; choose with --resamples)")
+
+
 def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_col: str,
                  text_col: str | None = None, by=None,
                  options: ReportOptions = ReportOptions()) -> str:
@@ -175,30 +187,46 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     self-contained HTML document."""
     by = [] if by is None else [by] if isinstance(by, str) else list(by)
     common = dict(text=text_col, profile=options.profile)
-    ci = dict(ci=options.ci, n_resamples=options.n_resamples, seed=options.seed) \
-        if options.ci else {}
-    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common, **ci)
-    grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by], **common,
-                                      **ci) if by else overall
+    resamples = options.n_resamples
+    if resamples is None:
+        resamples = RESAMPLES if len(frame) <= options.max_view_rows else LARGE_RESAMPLES
+    ci = dict(ci=options.ci, n_resamples=resamples, seed=options.seed) if options.ci else {}
+    bar = phase_bar(5 if by else 4, "report", options.progress)
+    bar.set_description("report: scoring")
+    quiet = dict(progress=False) if ci else {}  # one bar at a time
+    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common, **ci,
+                                      **quiet)
+    bar.update(1)
+    grouped = overall
+    if by:
+        grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
+                                          **common, **ci, **quiet)
+        bar.update(1)
     signature = overall.attrs.get("mycelium_signature", "")
     cols = {"ref": ref_col, "pred": pred_col, "text": text_col}
     sections = [
         ("settings", "Settings", f'<code class="sig">{escape(signature)}</code>'
          f"<p>{len(frame):,} rows, {frame[detector_col].nunique()} detector(s)"
          + (f", grouped by {escape(', '.join(by))}" if by else "") + "; intervals: "
-         + (f"{options.ci:g} percentile bootstrap, {options.n_resamples} resamples"
-            if options.ci else "none") + ".</p>"),
+         + (f"{options.ci:g} percentile bootstrap, {resamples} resamples"
+            + _fewer(resamples, options, len(frame)) if options.ci else "none") + ".</p>"),
         ("overall", "All rows", results_table(overall, detector_col)),
     ]
     if by:
         sections.append(("groups", "Per group", group_tables(grouped, detector_col, by)))
-    sections += [
-        ("figures", "Measures per group", detector_figures(grouped, detector_col, by)),
-        ("agreement", "Metric agreement", agreement_figure(overall, detector_col)),
-        ("examples", "Worst examples", example_views(frame, cols, detector_col, options, by)),
-    ]
+    bar.set_description("report: figures")
+    sections.append(("figures", "Measures per group",
+                     detector_figures(grouped, detector_col, by)))
+    sections.append(("agreement", "Metric agreement", agreement_figure(overall, detector_col)))
+    bar.update(1)
+    bar.set_description("report: examples")
+    sections.append(("examples", "Worst examples",
+                     example_views(frame, cols, detector_col, options, by)))
+    bar.update(1)
     nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t, _ in sections) + "</nav>"
     body = (f"<h1>{escape(options.title)}</h1>{nav}"
             + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
                       for k, t, html in sections))
+    bar.update(1)
+    bar.close()
     return page(options.title, body, css=REPORT_CSS)

@@ -69,6 +69,11 @@ def test_large_frames_sample_the_example_views(detections):
         detections, "ref_spans", "pred_spans", detector_col="detector", text_col="text",
         options=ReportOptions(ci=None))
     assert "intervals: none." in html
+    fewer = build_report(detections, "ref_spans", "pred_spans", detector_col="detector",
+                         options=ReportOptions(max_view_rows=100))
+    assert ("intervals: 0.95 percentile bootstrap, 200 resamples (fewer than the usual 1000: "
+            "the report has more than 100 rows; choose with --resamples).") in fewer
+    assert "resamples:200|" in fewer
 
 
 def test_without_texts_the_views_say_why(detections):
