@@ -29,7 +29,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
-    "show": "report",
+    "show": "report", "explain": "report",
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 
@@ -52,6 +52,7 @@ __all__ = [
     "read_mushroom",
     "read_ragtruth",
     "show",
+    "explain",
     "MyceliumError",
     "SpanValidationError",
     "__version__",

@@ -102,6 +102,11 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
         text = _column(source.frame, args.text_col, "--text-col", source)
         columns["__text__"] = _take(text, order) if source is preds else \
             text.reset_index(drop=True)
+    if args.id_col is not None:
+        columns["__example__"] = _column(refs.frame, args.id_col, "--id-col",
+                                         refs).reset_index(drop=True)
+    elif preds is not refs:
+        columns["__example__"] = pd.Series(range(len(refs.frame)))  # REFS row: the key
     part = pd.DataFrame(columns)
     part["__detector__"] = detector if detector is not None else \
         _column(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
@@ -132,6 +137,7 @@ def run_report(args: argparse.Namespace) -> int:
                             progress=args.progress)
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,
-                        by=args.by or None, options=options)
+                        by=args.by or None, options=options,
+                        example_col="__example__" if "__example__" in frame else None)
     Path(args.output).write_text(html, encoding="utf-8")
     return EXIT_OK

@@ -16,9 +16,11 @@ import pandas as pd
 
 from ..stats.agreement import metric_agreement
 from .figures import bars, heatmap
+from .explain import explain
 from .frame import frame_view
 from .progress import phase_bar
-from .render import CSS, page, view_html
+from .render import page, view_html
+from .view import show
 
 __all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE"]
 
@@ -173,6 +175,55 @@ def example_views(frame: pd.DataFrame, cols: dict, detector_col: str,
     return "".join(out)
 
 
+def _pair_rows(frame, detector_col: str, example_col: str, a, b):
+    """The rows of detectors ``a`` and ``b`` for the same examples (by ``example_col``),
+    or None when their examples differ."""
+    pa_ = frame[frame[detector_col] == a].drop_duplicates(example_col)
+    pb_ = frame[frame[detector_col] == b].drop_duplicates(example_col)
+    keys = pa_[example_col]
+    if len(pa_) != len(pb_) or not keys.isin(pb_[example_col]).all():
+        return None
+    order = pd.Index(pb_[example_col]).get_indexer(keys)
+    return pa_, pb_.iloc[order]
+
+
+def disagreement(frame, overall, cols: dict, detector_col: str, example_col: str | None,
+                 options: ReportOptions) -> str:
+    """`explain` for the two detectors whose headline IoU differ most."""
+    iou = overall[(overall["metric"] == "iou") & (overall["measure"] == "score")]
+    if iou[detector_col].nunique() < 2 or example_col is None:
+        return ('<p class="note">Needs two detectors or more, with examples keyed across '
+                "detectors (an id column).</p>")
+    ranked = iou.sort_values("value", kind="stable")
+    a, b = ranked[detector_col].iloc[-1], ranked[detector_col].iloc[0]
+    pair = _pair_rows(frame, detector_col, example_col, a, b)
+    if pair is None:
+        return f'<p class="note">{escape(str(a))} and {escape(str(b))} scored different examples.</p>'
+    rows_a, rows_b = pair
+    texts = None if cols.get("text") is None else rows_a[cols["text"]].tolist()
+    out = explain(rows_a[cols["ref"]], rows_a[cols["pred"]], rows_b[cols["pred"]],
+                  text=texts, metric="iou", n=options.examples)
+    head = (f"<p>{escape(str(a))} minus {escape(str(b))} on {escape(out.attrs['quantity'])}: "
+            f"{out.attrs['difference']:.3f}. The examples that contribute most (each one's "
+            "share of the difference; the shares add up to it):</p>")
+    table = ['<table class="myc-results"><thead><tr><th>example</th><th>contribution</th>'
+             f"<th>iou {escape(str(a))}</th><th>iou {escape(str(b))}</th></tr></thead><tbody>"]
+    keys = rows_a[example_col].to_numpy()
+    for _, r in out.iterrows():
+        table.append(f"<tr><td>{escape(str(keys[int(r['example'])]))}</td>"
+                     f"<td>{r['contribution']:+.4f}</td><td>{r['value_a']:.3f}</td>"
+                     f"<td>{r['value_b']:.3f}</td></tr>")
+    table.append("</tbody></table>")
+    view = ""
+    if texts is not None:
+        pick = out["example"].to_numpy()
+        refs, pa_, pb_ = (rows[c].to_numpy() for rows, c in
+                          ((rows_a, cols["ref"]), (rows_a, cols["pred"]), (rows_b, cols["pred"])))
+        view = view_html(show([texts[i] for i in pick], [refs[i] for i in pick],
+                              {str(a): [pa_[i] for i in pick], str(b): [pb_[i] for i in pick]}))
+    return head + "".join(table) + view
+
+
 def _fewer(resamples: int, options: ReportOptions, rows: int) -> str:
     if options.n_resamples is not None or resamples == RESAMPLES:
         return ""
@@ -181,7 +232,7 @@ def _fewer(resamples: int, options: ReportOptions, rows: int) -> str:
 
 
 def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_col: str,
-                 text_col: str | None = None, by=None,
+                 text_col: str | None = None, by=None, example_col: str | None = None,
                  options: ReportOptions = ReportOptions()) -> str:
     """The report of ``frame`` (long format: one row per example and detector) as one
     self-contained HTML document."""
@@ -191,7 +242,7 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     if resamples is None:
         resamples = RESAMPLES if len(frame) <= options.max_view_rows else LARGE_RESAMPLES
     ci = dict(ci=options.ci, n_resamples=resamples, seed=options.seed) if options.ci else {}
-    bar = phase_bar(5 if by else 4, "report", options.progress)
+    bar = phase_bar(6 if by else 5, "report", options.progress)
     bar.set_description("report: scoring")
     quiet = dict(progress=False) if ci else {}  # one bar at a time
     overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common, **ci,
@@ -218,6 +269,8 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     sections.append(("figures", "Measures per group",
                      detector_figures(grouped, detector_col, by)))
     sections.append(("agreement", "Metric agreement", agreement_figure(overall, detector_col)))
+    sections.append(("disagreement", "Largest disagreement",
+                     disagreement(frame, overall, cols, detector_col, example_col, options)))
     bar.update(1)
     bar.set_description("report: examples")
     sections.append(("examples", "Worst examples",

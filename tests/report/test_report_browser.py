@@ -70,10 +70,10 @@ def show_page(path: Path) -> Path:
 
 def test_report_dom_has_tables_figures_and_spans(tmp_path, report_page):
     dom = chromium(tmp_path, report_page, "--dump-dom")
-    assert dom.count('<table class="myc-results">') == 5
+    assert dom.count('<table class="myc-results">') == 5 + 1  # and the disagreement's
     assert dom.count('class="myc-figure"') == 4 and dom.count('myc-heatmap') == 1
     assert dom.count('class="myc-bar"') > 50
-    assert dom.count('<div class="myc-example"') == 20
+    assert dom.count('<div class="myc-example"') == 20 + 5
     for cls in ("myc-both", "myc-ref", "myc-pred", "myc-span"):
         assert f'<span class="{cls}' in dom
 

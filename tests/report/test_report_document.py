@@ -81,3 +81,19 @@ def test_without_texts_the_views_say_why(detections):
                         options=ReportOptions(ci=None))
     assert "No text column: the example views need the texts." in html
     assert '<div class="myc-example"' not in html
+
+
+def test_largest_disagreement_is_explained(detections):
+    html = build_report(detections, "ref_spans", "pred_spans", detector_col="detector",
+                        text_col="text", example_col="id", options=ReportOptions(ci=None))
+    section = html[html.index('<section id="disagreement">'):]
+    section = section[:section.index("</section>")]
+    careful = detections[detections.detector == "careful"]
+    rand = detections[detections.detector == "random"].set_index("id").loc[careful.id]
+    top = mycelium.explain(careful.ref_spans.tolist(), careful.pred_spans.tolist(),
+                           rand.pred_spans.tolist(), text=careful.text.tolist(), n=5)
+    assert f"careful minus random on iou score (macro): a - b: {top.attrs['difference']:.3f}" \
+        in section
+    first = careful.id.iloc[int(top.example[0])]
+    assert f"<tr><td>{first}</td><td>{top.contribution[0]:+.4f}</td>" in section
+    assert section.count('<div class="myc-example"') == 5

@@ -32,7 +32,7 @@ def test_a_bar_when_asked(capsys):
     pytest.importorskip("tqdm", reason="tqdm draws the bar when installed")
     build(True)
     err = capsys.readouterr().err
-    assert "report: scoring" in err and "0/4 [" in err and "step/s" in err
+    assert "report: scoring" in err and "0/5 [" in err and "step/s" in err
 
 
 def test_plain_bar_without_tqdm(monkeypatch, capsys):
