@@ -8,7 +8,7 @@ One file, inline CSS and SVG, no scripts and nothing fetched: it opens from disk
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 import numpy as np
@@ -219,8 +219,11 @@ def disagreement(frame, overall, cols: dict, detector_col: str, example_col: str
         pick = out["example"].to_numpy()
         refs, pa_, pb_ = (rows[c].to_numpy() for rows, c in
                           ((rows_a, cols["ref"]), (rows_a, cols["pred"]), (rows_b, cols["pred"])))
-        view = view_html(show([texts[i] for i in pick], [refs[i] for i in pick],
-                              {str(a): [pa_[i] for i in pick], str(b): [pb_[i] for i in pick]}))
+        shown = show([texts[i] for i in pick], [refs[i] for i in pick],
+                     {str(a): [pa_[i] for i in pick], str(b): [pb_[i] for i in pick]})
+        titled = [replace(ex, title=f"{keys[i]} · contribution {c:+.4f}")
+                  for ex, i, c in zip(shown.examples, pick, out["contribution"])]
+        view = view_html(replace(shown, examples=titled))
     return head + "".join(table) + view
 
 
