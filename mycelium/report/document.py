@@ -248,8 +248,12 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     bar = phase_bar(6 if by else 5, "report", options.progress)
     bar.set_description("report: scoring")
     quiet = dict(progress=False) if ci else {}  # one bar at a time
-    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common, **ci,
-                                      **quiet)
+    large = len(frame) > options.max_view_rows
+    # Above the size guard, with groups, only the per-group tables get intervals: a
+    # second bootstrap over millions of rows would double the report's time.
+    overall_ci = {} if large and by else ci
+    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common,
+                                      **overall_ci, **(quiet if overall_ci else {}))
     bar.update(1)
     grouped = overall
     if by:
@@ -264,7 +268,9 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
          + (f", grouped by {escape(', '.join(by))}" if by else "") + "; intervals: "
          + (f"{options.ci:g} percentile bootstrap, {resamples} resamples"
             + _fewer(resamples, options, len(frame)) if options.ci else "none") + ".</p>"),
-        ("overall", "All rows", results_table(overall, detector_col)),
+        ("overall", "All rows", results_table(overall, detector_col)
+         + ('<p class="note">Intervals are on the per-group tables only above '
+            f"{options.max_view_rows:,} rows.</p>" if ci and not overall_ci else "")),
     ]
     if by:
         sections.append(("groups", "Per group", group_tables(grouped, detector_col, by)))

@@ -74,6 +74,12 @@ def test_large_frames_sample_the_example_views(detections):
     assert ("intervals: 0.95 percentile bootstrap, 200 resamples (fewer than the usual 1000: "
             "the report has more than 100 rows; choose with --resamples).") in fewer
     assert "resamples:200|" in fewer
+    grouped = build_report(detections, "ref_spans", "pred_spans", detector_col="detector",
+                           by="lang", options=ReportOptions(max_view_rows=100))
+    overall = grouped[grouped.index('<section id="overall">'):grouped.index('id="groups"')]
+    assert 'class="ci"' not in overall
+    assert "Intervals are on the per-group tables only above 100 rows." in overall
+    assert 'class="ci"' in grouped[grouped.index('id="groups"'):]
 
 
 def test_without_texts_the_views_say_why(detections):
