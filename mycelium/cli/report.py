@@ -16,7 +16,8 @@ import pandas as pd
 from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
-from .evaluate import Source, _column, _pairing, _spans, _take
+from ..errors import SpanValidationError
+from .evaluate import Source, _column, _located, _pairing, _spans, _take
 from .output import EXIT_OK
 from .read import read_frame
 
@@ -108,6 +109,12 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
     elif preds is not refs:
         columns["__example__"] = pd.Series(range(len(refs.frame)))  # REFS row: the key
     part = pd.DataFrame(columns)
+    try:  # checked per file, so that a bad span is told by its file and row
+        part.mycelium.score("__ref__", "__pred__", metrics=["iou"],
+                            text="__text__" if "__text__" in part else None)
+    except SpanValidationError as exc:
+        told = argparse.Namespace(**{**vars(args), "soft_ref_col": None, "soft_pred_col": None})
+        raise _located(exc, refs, preds, order, told) from exc
     part["__detector__"] = detector if detector is not None else \
         _column(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
     return part

@@ -49,3 +49,18 @@ def test_usage_and_data_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith("mycelium: error: --pred-col column 'nope' not found in PREDS")
     assert not Path(out).exists()
+
+
+def test_a_span_past_its_text_is_told_by_file_and_row(tmp_path, capsys):
+    lines = (DATA / "predictions" / "random.jsonl").read_text().splitlines()
+    lines[3] = lines[3].split('"spans"')[0] + '"spans": [[0, 999]]}'
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    code = main(["report", str(DATA / "references.jsonl"),
+                 str(DATA / "predictions" / "careful.jsonl"), str(bad), "--ref-col", "spans",
+                 "--pred-col", "spans", "--text-col", "text", "--id-col", "id",
+                 "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(f"mycelium: error: PREDS {bad}, row 4, id ")
+    assert "column 'spans' (--pred-col), span 1" in err and "end 999" in err
