@@ -34,6 +34,8 @@ _LAZY = {  # public names whose modules load on first use
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
     "plot_sweep": "plot",
+    "show": "report", "explain": "report",
+    "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 
 __all__ = [
@@ -63,6 +65,8 @@ __all__ = [
     "sweep",
     "tune_threshold",
     "plot_sweep",
+    "show",
+    "explain",
     "MyceliumError",
     "SpanValidationError",
     "UndefinedMetricWarning",

@@ -28,6 +28,7 @@ from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
 from . import sweep as cli_sweep
+from . import report as cli_report
 from .evaluate import run_evaluate
 from .output import FORMATS
 from .read import read_frame
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_mushroom.add_parser(commands)
     cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
                          thresholds=cli_sweep.parse_thresholds)
+    cli_report.add_parser(commands)
     return parser
 
 

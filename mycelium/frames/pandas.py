@@ -371,6 +371,51 @@ class MyceliumAccessor:
         return _to_pandas(table, self._key_dtypes(by))
 
 
+    def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
+             ascending: bool = True, n: int = 10, by=None, **options):
+        """Look at the worst (or best) rows first, per group: a `mycelium.show` view.
+
+        Parameters
+        ----------
+        ref_col : str
+            Reference span column.
+        pred_col : str or list of str
+            Prediction span column(s): one row of the view each.
+        text : str
+            Column of output texts (required: the spans are drawn over them).
+        sort_by : str
+            A metric (its score or F1) or a ``score`` column such as ``character_f1``;
+            rows are ordered by it in the first prediction column.
+        ascending : bool
+            Lowest first (the worst rows) by default.
+        n : int
+            Rows shown per group.
+        by : str or list of str, optional
+            Group columns: ``n`` rows of each group (null keys form their own group).
+        **options
+            ``metrics`` and ``labels`` as in `mycelium.show`; ``profile``,
+            ``zero_division``, ``params``, ``missing`` as in `score`.
+
+        Returns
+        -------
+        mycelium.report.view.SpanView
+
+        Examples
+        --------
+        >>> import pandas as pd, mycelium
+        >>> df = pd.DataFrame({"text": ["abcd", "efgh", "ijkl"],
+        ...                    "ref": [[[0, 2]], [[1, 3]], []],
+        ...                    "pred": [[[0, 2]], [[2, 4]], [[0, 1]]]})
+        >>> view = df.mycelium.show("ref", "pred", text="text", n=2)
+        >>> [ex.title for ex in view.examples]
+        ['row 2 · iou_score 0.000', 'row 1 · iou_score 0.333']
+        """
+        import mycelium  # the view layer sits above frames: reached through the package face
+
+        return mycelium._frame_view(self._df, ref_col, pred_col, text=text, sort_by=sort_by,
+                                    ascending=ascending, n=n, by=by, **options)
+
+
 def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None) -> pd.DataFrame:
     """The result frame. Key columns (the names of ``key_dtypes``) keep their values
     exactly: in the given dtype (the input column's), or for a dtype of None in

@@ -31,6 +31,7 @@ LAYERS = [
      "mycelium.plot"},
     {"mycelium.frames"},
     {"mycelium.io", "mycelium.mushroom"},
+    {"mycelium.report"},
     {"mycelium.cli", "mycelium.__main__"},
 ]
 #: Modules outside the layers: the package's public face, and the stdlib-only legacy scorer.

@@ -1,0 +1,150 @@
+"""``mycelium report``: one self-contained HTML file of one or more detectors' results
+(tables with intervals, figures, metric agreement, the worst examples in the span view).
+
+REFS holds the references (and the texts); each PREDS file is one detector, named by its
+file name, paired with REFS by ``--id-col`` or by position. With REFS alone, REFS holds
+the prediction column too, one detector or several in long format (``--detector-col``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from ..core.profiles import PROFILES
+from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
+                               build_report)
+from ..errors import SpanValidationError
+from .evaluate import Source, _column, _located, _pairing, _spans, _take
+from .output import EXIT_OK
+from .read import read_frame
+
+__all__ = ["add_parser", "run_report", "report_frame"]
+
+DESCRIPTION = """\
+Write one self-contained HTML report (inline CSS and SVG, no scripts, nothing fetched:
+it opens from disk): the settings signature, per-group tables with bootstrap intervals,
+each detector's measures per group, the metric-agreement heatmap and each detector's
+worst examples drawn over their texts.
+
+REFS holds the reference spans; each PREDS file is one detector (named by its file
+name) paired with REFS by --id-col, else by position. Without PREDS, REFS holds the
+prediction column too: one detector, or several with --detector-col (long format).
+Above {max_rows:,} rows the example views are drawn from a seeded sample (the page
+says so); tables and figures always use every row."""
+EPILOG = """\
+example:
+  mycelium report examples/data/references.jsonl examples/data/predictions/*.jsonl \\
+      --ref-col spans --pred-col spans --text-col text --id-col id --by lang \\
+      -o report.html"""
+
+
+def add_parser(commands) -> None:
+    p = commands.add_parser("report", help="write a self-contained HTML report",
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description=DESCRIPTION.format(max_rows=MAX_VIEW_ROWS),
+                            epilog=EPILOG)
+    p.add_argument("refs", metavar="REFS", help="file with the reference spans")
+    p.add_argument("preds", metavar="PREDS", nargs="*",
+                   help="one file per detector (default: REFS holds the predictions)")
+    p.add_argument("--ref-col", required=True, help="column of reference spans (in REFS)")
+    p.add_argument("--pred-col", required=True, help="column of predicted spans")
+    p.add_argument("--text-col", help="column of output texts (in REFS, else PREDS); the "
+                                      "example views need it")
+    p.add_argument("--id-col", help="pair each PREDS file with REFS by this column")
+    p.add_argument("--detector-col", help="without PREDS: the column naming each row's "
+                                          "detector")
+    p.add_argument("--by", type=_names, action="extend", default=[], metavar="COLUMNS",
+                   help="comma-separated group columns (in REFS)")
+    p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
+    p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL",
+                   help="bootstrap interval level (default 0.95; 0 for none)")
+    p.add_argument("--resamples", type=int, metavar="N",
+                   help=f"bootstrap resamples (default {RESAMPLES}; {LARGE_RESAMPLES} above "
+                        f"{MAX_VIEW_ROWS:,} rows)")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the resamples and of the example sample (default 0)")
+    p.add_argument("--examples", type=int, default=5, metavar="N",
+                   help="worst examples shown per detector (default 5)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on standard error (default: only on a terminal)")
+    p.add_argument("--title", default="mycelium report", help="the page's title")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="the HTML file to write")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="on an error, print the full traceback")
+    p.set_defaults(run=run_report, parser=p)
+
+
+def _names(value: str) -> list[str]:
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {value!r}")
+    return names
+
+
+def _detector_name(path: str) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
+    order = _pairing(refs, preds, args.id_col)
+    columns = {name: _column(refs.frame, name, "--by", refs).reset_index(drop=True)
+               for name in args.by}
+    columns["__ref__"] = _spans(refs, args.ref_col, "--ref-col", args)
+    columns["__pred__"] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
+    if args.text_col is not None:
+        source = refs if args.text_col in refs.frame.columns else preds
+        text = _column(source.frame, args.text_col, "--text-col", source)
+        columns["__text__"] = _take(text, order) if source is preds else \
+            text.reset_index(drop=True)
+    if args.id_col is not None:
+        columns["__example__"] = _column(refs.frame, args.id_col, "--id-col",
+                                         refs).reset_index(drop=True)
+    elif preds is not refs:
+        columns["__example__"] = pd.Series(range(len(refs.frame)))  # REFS row: the key
+    part = pd.DataFrame(columns)
+    try:  # checked per file, so that a bad span is told by its file and row
+        part.mycelium.score("__ref__", "__pred__", metrics=["iou"],
+                            text="__text__" if "__text__" in part else None)
+    except SpanValidationError as exc:
+        told = argparse.Namespace(**{**vars(args), "soft_ref_col": None, "soft_pred_col": None})
+        raise _located(exc, refs, preds, order, told) from exc
+    part["__detector__"] = detector if detector is not None else \
+        _column(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
+    return part
+
+
+def report_frame(args) -> pd.DataFrame:
+    """The long frame the report scores: one row per (example, detector)."""
+    refs = Source("REFS", args.refs, read_frame(args.refs))
+    if not args.preds:
+        name = None if args.detector_col else args.pred_col
+        return _long_part(refs, refs, args, name)
+    parts = [_long_part(refs, Source("PREDS", path, read_frame(path)), args,
+                        _detector_name(path)) for path in args.preds]
+    return pd.concat(parts, ignore_index=True)
+
+
+def run_report(args: argparse.Namespace) -> int:
+    if args.preds and args.detector_col:
+        args.parser.error("--detector-col names detectors within REFS; with PREDS files "
+                          "each file is a detector: give one or the other")
+    if not 0 <= args.ci < 1:
+        args.parser.error(f"--ci: expected a level in (0, 1), or 0 for none, got {args.ci}")
+    frame = report_frame(args)
+    options = ReportOptions(title=args.title, ci=args.ci or None,
+                            n_resamples=args.resamples, seed=args.seed,
+                            examples=args.examples, profile=args.profile,
+                            progress=args.progress)
+    html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
+                        text_col="__text__" if args.text_col else None,
+                        by=args.by or None, options=options,
+                        example_col="__example__" if "__example__" in frame else None)
+    Path(args.output).write_text(html, encoding="utf-8")
+    return EXIT_OK

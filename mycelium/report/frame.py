@@ -1,0 +1,107 @@
+"""The rows of a frame to look at first: per group, the ``n`` rows with the lowest (or
+highest) per-row measure, as a `SpanView` (behind ``df.mycelium.show``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import METRICS
+from .segments import parse_spans
+from .view import DEFAULT_METRICS, ExampleView, SpanView, _types
+
+__all__ = ["frame_view", "order_rows", "sort_column"]
+
+
+def sort_column(sort_by: str, columns) -> str:
+    """The per-row score column ``sort_by`` names: a column itself (``character_f1``),
+    else a metric's ``score`` or ``f1``."""
+    for name in (sort_by, f"{sort_by}_score", f"{sort_by}_f1"):
+        if name in columns:
+            return name
+    raise ValueError(f"Expected sort_by to name a metric or a per-row measure, got "
+                     f"{sort_by!r}; fix by choosing one of {list(columns)}.")
+
+
+def order_rows(values: np.ndarray, groups: list[np.ndarray], n: int,
+               ascending: bool) -> list[np.ndarray]:
+    """Per group (positions), its ``n`` positions in order of ``values`` (stable; NaN last)."""
+    out = []
+    for positions in groups:
+        key = values[positions]
+        key = np.where(np.isnan(key), np.inf if ascending else -np.inf, key)
+        order = np.argsort(key if ascending else -key, kind="stable")
+        out.append(positions[order[:n]])
+    return out
+
+
+def _group_positions(df: pd.DataFrame, by) -> list[tuple[tuple, np.ndarray]]:
+    names = [] if by is None else [by] if isinstance(by, str) else list(by)
+    if not names:
+        return [((), np.arange(len(df)))]
+    keys = pd.DataFrame({name: df[name].to_numpy() for name in names})
+    grouped = keys.groupby(names, dropna=False, sort=True).indices
+    return [((k,) if len(names) == 1 else tuple(k), np.asarray(v)) for k, v in grouped.items()]
+
+
+def _null(value) -> bool:
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _nested(row: dict, metrics) -> dict:
+    """``{"iou_score": v, ...}`` as ``{"iou": {"score": v}, ...}`` for ``metrics``."""
+    out: dict = {}
+    for name, value in row.items():
+        metric = next((m for m in metrics if name.startswith(m + "_")), None)
+        if metric is not None:
+            out.setdefault(metric, {})[name[len(metric) + 1:]] = float(value)
+    return out
+
+
+def frame_view(df: pd.DataFrame, ref_col: str, pred_col, *, text: str | None = None,
+               sort_by: str = "iou", ascending: bool = True, n: int = 10, by=None,
+               metrics=DEFAULT_METRICS, labels=None, **score_options) -> SpanView:
+    """The worst (``ascending=True``) or best ``n`` rows of each group as a `SpanView`;
+    the engine of ``df.mycelium.show`` (see there)."""
+    if text is None:
+        raise ValueError("Expected text= naming the column of output texts, got None; fix "
+                         "by passing text='<column>': the view draws spans over the text.")
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"Expected n >= 1 rows per group, got {n!r}.")
+    pred_cols = [pred_col] if isinstance(pred_col, str) else list(pred_col)
+    names = list(labels) if labels is not None else pred_cols
+    wanted = list(dict.fromkeys(list(metrics or ()) + [sort_by.split("_")[0]]))
+    wanted = [m for m in wanted if m in METRICS] or ["iou"]
+    scores = [df.mycelium.score(ref_col, col, text=text, metrics=wanted, **score_options)
+              for col in pred_cols]
+    key = sort_column(sort_by, scores[0].columns)
+    values = scores[0][key].to_numpy(dtype=np.float64)
+    groups = _group_positions(df, by)
+    picked = order_rows(values, [pos for _, pos in groups], n, ascending)
+    shown = list(metrics or ())
+    texts, refs = df[text].to_numpy(), df[ref_col].to_numpy()
+    preds = [df[col].to_numpy() for col in pred_cols]
+    records = [s.to_dict("records") for s in scores]
+    by_names = [] if by is None else [by] if isinstance(by, str) else list(by)
+    examples = []
+    for (group, _), positions in zip(groups, picked):
+        where = ", ".join(f"{b}={'null' if _null(g) else g}" for b, g in zip(by_names, group))
+        for i in positions:
+            title = f"row {df.index[i]!s}" + (f" · {where}" if where else "") + \
+                    f" · {key} {values[i]:.3f}"
+            examples.append(ExampleView(
+                text=str(texts[i]), references=parse_spans(refs[i]),
+                rows=[(str(nm), parse_spans(p[i])) for nm, p in zip(names, preds)],
+                metrics=[_nested(r[i], shown) if shown else None for r in records],
+                title=title))
+    order = "lowest" if ascending else "highest"
+    note = (f"{order} {key} first: up to {n} of {len(df)} rows"
+            + (f" per group of {', '.join(by_names)}" if by_names else ""))
+    return SpanView(examples, note=note, types=_types(examples))
+
+
+# df.mycelium.show reaches this as mycelium._frame_view: frames sit below report.
+_frame_view = frame_view

@@ -1,0 +1,162 @@
+"""The HTML face of a `SpanView`: escaped text in styled runs, one row per prediction,
+a legend; inline CSS only (no scripts, no fonts or images from the network).
+
+Outcome colours are from Okabe and Ito's colour-blind-safe palette and never rely on hue
+alone: *both* is blue and underlined, *reference only* (missed) orange and underlined,
+*prediction only* (false alarm) reddish purple, hatched and not underlined, so the three
+stay apart in grey scale and for every common colour-vision deficiency.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from .numbers import fmt, headline
+from .segments import runs
+
+if TYPE_CHECKING:
+    from .view import SpanView
+
+__all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS"]
+
+#: class -> (legend text, meaning)
+OUTCOMES = {"myc-both": "both", "myc-ref": "reference only (missed)",
+            "myc-pred": "prediction only (false alarm)"}
+#: Okabe-Ito, for span types in order of appearance (cycled past eight).
+TYPE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
+                "#F0E442", "#000000")
+
+CSS = """
+.myc{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",
+"Noto Color Emoji",sans-serif;font-size:14px;line-height:1.9;color:#111;max-width:100%}
+.myc table.myc-rows{border-collapse:collapse;width:100%;margin:0 0 .4em 0}
+.myc .myc-rows th{text-align:left;font-weight:600;font-size:12px;color:#333;
+padding:2px 10px 2px 0;vertical-align:top;white-space:nowrap;width:1%}
+.myc .myc-text{white-space:pre-wrap;overflow-wrap:anywhere;padding:2px 8px 2px 0;
+vertical-align:top;unicode-bidi:plaintext}
+.myc .myc-metrics{font-size:12px;color:#333;white-space:nowrap;vertical-align:top;
+padding:2px 0 2px 8px;width:1%;font-variant-numeric:tabular-nums}
+.myc .myc-example{border-top:1px solid #ccc;padding:.3em 0}
+.myc .myc-title{font-size:12px;color:#555;margin:.1em 0}
+.myc span.myc-both,.myc span.myc-ref,.myc span.myc-span{text-decoration:underline;
+text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink:none}
+.myc span.myc-both{background:#a6d8f5;text-decoration-color:#004a75}
+.myc span.myc-ref{background:#f7c873;text-decoration-color:#7a4f00}
+.myc span.myc-pred{background:repeating-linear-gradient(135deg,#efc3dd 0 3px,#fbecf4 3px 6px);
+outline:1px solid #a34d84;outline-offset:-1px}
+.myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2)}
+.myc span.myc-soft{background:rgba(0,114,178,var(--p))}
+.myc .myc-legend{font-size:12px;color:#333;margin:.5em 0}
+.myc .myc-legend span{padding:0 .4em;margin-right:.8em}
+.myc .myc-note{font-size:12px;color:#8a5a00}
+"""
+
+
+def _attrs(run, extra: str = "") -> str:
+    return f' data-s="{run.start}" data-e="{run.end}"{extra}'
+
+
+def _reference_cell(ex, types: list[str]) -> str:
+    parts = []
+    for run in runs(ex.text, [ex.references]):
+        chunk = escape(ex.text[run.start:run.end])
+        covering = [ex.references[j] for j in run.covers[0]]
+        if not covering:
+            parts.append(chunk)
+            continue
+        labels = sorted({s.label for s in covering if s.label is not None})
+        style = ""
+        if labels:
+            colour = TYPE_COLOURS[types.index(labels[0]) % len(TYPE_COLOURS)]
+            style = f' style="--myc-type:{colour}"'
+        tip = "; ".join(f"[{s.start}, {s.end})" + (f" {s.label}" if s.label else "")
+                        for s in covering)
+        kind = "".join(f" myc-type-{types.index(lb)}" for lb in labels)
+        parts.append(f'<span class="myc-span{kind}"{_attrs(run, style)} '
+                     f'title="{escape(tip)}">{chunk}</span>')
+    return "".join(parts)
+
+
+def _row_cell(ex, preds) -> str:
+    parts = []
+    for run in runs(ex.text, [ex.references, preds]):
+        chunk = escape(ex.text[run.start:run.end])
+        ref, pred = bool(run.covers[0]), bool(run.covers[1])
+        if not (ref or pred):
+            parts.append(chunk)
+            continue
+        cls = "myc-both" if ref and pred else "myc-ref" if ref else "myc-pred"
+        spans = [preds[j] for j in run.covers[1]]
+        tip = OUTCOMES[cls] + "".join(f"; predicted [{s.start}, {s.end})"
+                                      + (f" {s.label}" if s.label else "") for s in spans)
+        parts.append(f'<span class="{cls}"{_attrs(run)} title="{escape(tip)}">{chunk}</span>')
+    return "".join(parts)
+
+
+def _soft_cell(ex) -> str:
+    from .segments import Span
+
+    # Quirk of the official Mu-SHROOM scorer kept: later soft spans overwrite earlier ones.
+    spans = [Span(s, e) for s, e, _ in ex.soft]
+    parts = []
+    for run in runs(ex.text, [spans]):
+        chunk = escape(ex.text[run.start:run.end])
+        if not run.covers[0]:
+            parts.append(chunk)
+            continue
+        prob = ex.soft[max(run.covers[0])][2]
+        parts.append(f'<span class="myc-soft"{_attrs(run)} style="--p:{0.75 * prob:.3f}" '
+                     f'title="prob {prob:.3f}">{chunk}</span>')
+    return "".join(parts)
+
+
+def _metrics_cell(values) -> str:
+    shown = headline(values)
+    if not shown:
+        return ""
+    full = "; ".join(f"{m} {k} {fmt(float(v))}" for m, d in (values or {}).items()
+                     if isinstance(d, dict) for k, v in d.items())
+    return (f'<td class="myc-metrics" title="{escape(full)}">'
+            + " · ".join(f"{escape(k)} <b>{fmt(v)}</b>" for k, v in shown) + "</td>")
+
+
+def _example_html(ex, types: list[str], k: int) -> str:
+    rows = [f'<tr class="myc-row myc-reference"><th>reference</th>'
+            f'<td class="myc-text" dir="auto">{_reference_cell(ex, types)}</td><td></td></tr>']
+    for (name, preds), values in zip(ex.rows, ex.metrics):
+        rows.append(f'<tr class="myc-row myc-prediction"><th>{escape(name)}</th>'
+                    f'<td class="myc-text" dir="auto">{_row_cell(ex, preds)}</td>'
+                    f'{_metrics_cell(values) or "<td></td>"}</tr>')
+    if ex.soft is not None:
+        rows.append('<tr class="myc-row myc-scores"><th>scores</th>'
+                    f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td><td></td></tr>')
+    title = f'<div class="myc-title">{escape(ex.title)}</div>' if ex.title else ""
+    return (f'<div class="myc-example" data-example="{k}">{title}'
+            f'<table class="myc-rows">{"".join(rows)}</table></div>')
+
+
+def legend(types: list[str]) -> str:
+    """The outcome swatches, and one per span type."""
+    items = [f'<span class="{cls}">{escape(text)}</span>' for cls, text in OUTCOMES.items()]
+    if not types:
+        items.append('<span class="myc-span">reference span</span>')
+    items += [f'<span class="myc-span myc-type-{i}" style="--myc-type:'
+              f'{TYPE_COLOURS[i % len(TYPE_COLOURS)]}">{escape(t)}</span>'
+              for i, t in enumerate(types)]
+    return '<div class="myc-legend">' + "".join(items) + "</div>"
+
+
+def view_html(view: SpanView) -> str:
+    """The HTML fragment of ``view`` (its own ``<style>``, classes prefixed ``myc``)."""
+    note = f'<div class="myc-note">{escape(view.note)}</div>' if view.note else ""
+    body = "".join(_example_html(ex, view.types, k) for k, ex in enumerate(view.examples))
+    return (f'<div class="myc"><style>{CSS}</style>{note}{legend(view.types)}{body}</div>')
+
+
+def page(title: str, body: str, css: str = "") -> str:
+    """A complete HTML document around ``body``: UTF-8, no external resources."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title><style>body{{margin:1.5em;max-width:1100px}}"
+            f"{css}</style></head><body>{body}</body></html>\n")

@@ -1,0 +1,206 @@
+"""`mycelium.show`: one example or a few, its reference and predicted spans over the text,
+as HTML in notebooks (`SpanView._repr_html_`) and as marked plain text in a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from .segments import Span, parse_spans
+
+__all__ = ["show", "SpanView", "ExampleView", "DEFAULT_METRICS"]
+
+#: Metrics shown beside each prediction row by default (per example, as `mycelium.evaluate`).
+DEFAULT_METRICS = ("iou", "character", "exact_span")
+
+
+@dataclass(frozen=True)
+class ExampleView:
+    """One example as shown: its text, references, named prediction rows, the row's
+    per-example metric values (``{metric: {measure: value}}``) and soft scores."""
+
+    text: str
+    references: list[Span]
+    rows: list[tuple[str, list[Span]]]
+    metrics: list[dict | None]
+    soft: list[tuple[int, int, float]] | None = None
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class SpanView:
+    """Examples to look at: ``_repr_html_`` for notebooks, ``repr`` for terminals,
+    `html` for a page of its own."""
+
+    examples: list[ExampleView]
+    note: str = ""
+    types: list[str] = field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        from .render import view_html
+
+        return view_html(self)
+
+    def __repr__(self) -> str:
+        from .text import view_text
+
+        return view_text(self)
+
+    def html(self, title: str = "mycelium: spans") -> str:
+        """A complete, self-contained HTML page of this view (no scripts, no network)."""
+        from .render import page
+
+        return page(title, self._repr_html_())
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+
+def show(text, references, predictions=None, *, soft_predictions=None, labels=None,
+         metrics=DEFAULT_METRICS) -> SpanView:
+    """Look at spans: references and predictions marked over the text of one example or
+    a few.
+
+    Parameters
+    ----------
+    text : str or sequence of str
+        One example's text, or a few examples' texts (a batch).
+    references : span set, or a batch of span sets
+        Spans as `mycelium.evaluate` takes them; ``{"start", "end", "label_type"}`` dicts
+        colour the reference spans by type (with a legend).
+    predictions : optional
+        One example: a span set, a list of span sets (one row each: detectors or
+        annotators) or a dict ``{name: span set}``. A batch: a batch of span sets, or a
+        dict ``{name: batch}``.
+    soft_predictions : optional
+        ``[{start, end, prob}]`` for one example (a list of them for a batch): drawn as a
+        heat strip, each span overwriting the characters before it in list order (the
+        Mu-SHROOM rule).
+    labels : sequence of str, optional
+        Names of the prediction rows when ``predictions`` is not a dict (default
+        ``prediction``, or ``prediction 1``, ``prediction 2``, ...).
+    metrics : sequence of str or None
+        Metrics computed per example with `mycelium.evaluate` and shown beside each
+        row; ``None`` shows none.
+
+    Returns
+    -------
+    SpanView
+        Renders itself in Jupyter and VS Code; ``print(view)`` or ``repr`` marks the
+        text: ``^`` reference, ``=`` both, ``-`` reference only (missed), ``+``
+        prediction only (false alarm). A cluster of code points that reads as one
+        character (an accent, an emoji sequence) takes the style of its first code point.
+
+    Raises
+    ------
+    SpanValidationError
+        A span outside its text, as `mycelium.evaluate` raises it.
+
+    Examples
+    --------
+    >>> import mycelium
+    >>> view = mycelium.show("Paris is in Italy.", [[12, 17]], [[9, 17]],
+    ...                      metrics=["iou"])
+    >>> print(view)
+    SpanView: 1 example(s)
+                 Paris is in Italy.
+    reference                ^^^^^
+    prediction            +++=====     iou 0.625
+    markers: ^ reference   = both   - reference only   + prediction only
+    """
+    single = isinstance(text, str)
+    texts = [text] if single else [str(t) for t in text]
+    refs_batch = [references] if single else list(references)
+    rows = _rows(predictions, single, labels)
+    _check_lengths(texts, refs_batch, rows)
+    per_row = [_metrics(refs_batch, preds, texts, metrics) for _, preds in rows]
+    if not rows:
+        _metrics(refs_batch, refs_batch, texts, ["iou"])  # validates the references
+    softs = _softs(soft_predictions, single, texts)
+    examples = []
+    for k, t in enumerate(texts):
+        examples.append(ExampleView(
+            text=t, references=parse_spans(refs_batch[k]),
+            rows=[(name, parse_spans(preds[k])) for name, preds in rows],
+            metrics=[values[k] if values else None for values in per_row],
+            soft=softs[k] if softs else None,
+            title="" if single else f"example {k}"))
+    return SpanView(examples, types=_types(examples))
+
+
+def _is_span_set_list(obj) -> bool:
+    """One example's predictions given as several span sets (rows) rather than one set."""
+    if not isinstance(obj, Sequence) or isinstance(obj, (str, bytes)) or not obj:
+        return False
+    first = obj[0]
+    if isinstance(first, Mapping) or not isinstance(first, Sequence) or isinstance(first, str):
+        return False
+    return len(first) == 0 or (isinstance(first[0], (Mapping, Sequence))
+                               and not isinstance(first[0], str))
+
+
+def _rows(predictions, single: bool, labels) -> list[tuple[str, list]]:
+    if predictions is None:
+        return []
+    if isinstance(predictions, Mapping):
+        return [(str(name), [p] if single else list(p)) for name, p in predictions.items()]
+    several = single and _is_span_set_list(predictions)
+    sets = list(predictions) if several else [predictions]
+    names = list(labels) if labels is not None else (
+        [f"prediction {i + 1}" for i in range(len(sets))] if len(sets) > 1 else ["prediction"])
+    if len(names) != len(sets):
+        raise ValueError(f"Expected one label per prediction row ({len(sets)}), got "
+                         f"{len(names)} labels; fix by passing {len(sets)} names.")
+    return [(str(name), [s] if single else list(s)) for name, s in zip(names, sets)]
+
+
+def _check_lengths(texts, refs, rows) -> None:
+    sizes = {"references": len(refs), **{f"predictions {n!r}": len(p) for n, p in rows}}
+    for what, size in sizes.items():
+        if size != len(texts):
+            raise ValueError(f"Expected {what} for each of the {len(texts)} texts, got "
+                             f"{size}; fix by passing one span set per text.")
+
+
+def _metrics(refs, preds, texts, metrics) -> list[dict] | None:
+    if metrics is None:
+        return None
+    from ..evaluate import evaluate
+
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        return None
+    report = evaluate(refs, preds, text=texts, metrics=names, include_per_example=True)
+    return report["per_example"]
+
+
+def _softs(soft, single: bool, texts) -> list | None:
+    if soft is None:
+        return None
+    batch = [soft] if single else list(soft)
+    if len(batch) != len(texts):
+        raise ValueError(f"Expected soft predictions for each of the {len(texts)} texts, "
+                         f"got {len(batch)}; fix by passing one list per text.")
+    out = []
+    for k, spans in enumerate(batch):
+        rows = []
+        for j, s in enumerate(spans or []):
+            start, end, prob = int(s["start"]), int(s["end"]), float(s["prob"])
+            if not (0 <= start <= end <= len(texts[k]) and 0.0 <= prob <= 1.0):
+                raise ValueError(
+                    f"Expected 0 <= start <= end <= len(text) = {len(texts[k])} and prob "
+                    f"in [0, 1], got {{start: {start}, end: {end}, prob: {prob}}}, at soft "
+                    f"prediction {j} of example {k}; fix the span or its probability.")
+            rows.append((start, end, prob))
+        out.append(rows)
+    return out
+
+
+def _types(examples: list[ExampleView]) -> list[str]:
+    seen: dict[str, None] = {}
+    for ex in examples:
+        for span in ex.references + [s for _, row in ex.rows for s in row]:
+            if span.label is not None:
+                seen.setdefault(span.label)
+    return list(seen)

@@ -1,0 +1,66 @@
+"""``mycelium report``: files in, one HTML file out; usage and data errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mycelium.cli.app import main
+
+DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
+
+
+def test_reference_file_and_one_file_per_detector(tmp_path):
+    out = tmp_path / "report.html"
+    preds = sorted(str(p) for p in (DATA / "predictions").glob("*.jsonl"))
+    code = main(["report", str(DATA / "references.jsonl"), *preds, "--ref-col", "spans",
+                 "--pred-col", "spans", "--text-col", "text", "--id-col", "id",
+                 "--by", "lang", "--resamples", "200", "--title", "Example", "-o", str(out)])
+    html = out.read_text(encoding="utf-8")
+    assert code == 0
+    assert html.startswith("<!DOCTYPE html>")
+    for name in ("careful", "overmarking", "pinpoint", "random"):
+        assert f"<tr><td>{name}</td><td>48</td>" in html
+        assert f"<h3>{name}: lowest iou first</h3>" in html
+    assert "192 rows, 4 detector(s), grouped by lang" in html
+
+
+def test_long_format_equals_one_file_per_detector(tmp_path):
+    wide, long = tmp_path / "a.html", tmp_path / "b.html"
+    preds = sorted(str(p) for p in (DATA / "predictions").glob("*.jsonl"))
+    common = ["--text-col", "text", "--ci", "0", "--by", "lang"]
+    assert main(["report", str(DATA / "references.jsonl"), *preds, "--ref-col", "spans", "--pred-col",
+                 "spans", "--id-col", "id", *common, "-o", str(wide)]) == 0
+    assert main(["report", str(DATA / "detections.jsonl"), "--ref-col", "ref_spans", "--pred-col",
+                 "pred_spans", "--detector-col", "detector", *common, "-o", str(long)]) == 0
+    table = lambda html: html[html.index('<section id="overall">'):
+                              html.index('<section id="figures">')]
+    assert table(wide.read_text()) == table(long.read_text())
+
+
+def test_usage_and_data_errors(tmp_path, capsys):
+    out = str(tmp_path / "r.html")
+    refs = str(DATA / "references.jsonl")
+    pred = str(DATA / "predictions" / "careful.jsonl")
+    assert main(["report", refs, pred, "--ref-col", "spans", "--pred-col", "spans",
+                 "--detector-col", "x", "-o", out]) == 2
+    assert "--detector-col names detectors within REFS" in capsys.readouterr().err
+    assert main(["report", refs, pred, "--ref-col", "spans", "--pred-col", "nope", "--id-col", "id",
+                 "-o", out]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mycelium: error: --pred-col column 'nope' not found in PREDS")
+    assert not Path(out).exists()
+
+
+def test_a_span_past_its_text_is_told_by_file_and_row(tmp_path, capsys):
+    lines = (DATA / "predictions" / "random.jsonl").read_text().splitlines()
+    lines[3] = lines[3].split('"spans"')[0] + '"spans": [[0, 999]]}'
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    code = main(["report", str(DATA / "references.jsonl"),
+                 str(DATA / "predictions" / "careful.jsonl"), str(bad), "--ref-col", "spans",
+                 "--pred-col", "spans", "--text-col", "text", "--id-col", "id",
+                 "-o", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith(f"mycelium: error: PREDS {bad}, row 4, id ")
+    assert "column 'spans' (--pred-col), span 1" in err and "end 999" in err

@@ -1,0 +1,58 @@
+"""``df.mycelium.show``: the worst (or best) rows first, per group, over the right texts."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import mycelium  # noqa: F401  (registers df.mycelium)
+from _spanhtml import parse
+
+
+@pytest.fixture
+def df():
+    return pd.DataFrame({
+        "lang": ["en", "en", "fr", "fr", None],
+        "text": ["abcdefgh", "ijklmnop", "qrstuvwx", "yzabcdef", "ghijklmn"],
+        "ref": [[[0, 4]], [[0, 4]], [[2, 6]], [], [[0, 2]]],
+        "pred": [[[0, 4]], [[2, 6]], [[0, 2]], [[1, 2]], [[0, 2]]],
+        "other": [[], [[0, 4]], [[2, 6]], [], []],
+    }, index=[10, 11, 12, 13, 14])
+
+
+def test_worst_rows_first_by_iou(df):
+    view = df.mycelium.show("ref", "pred", text="text", n=3)
+    assert [ex.title for ex in view.examples] == [
+        "row 12 · iou_score 0.000", "row 13 · iou_score 0.000", "row 11 · iou_score 0.333"]
+    assert view.note == "lowest iou_score first: up to 3 of 5 rows"
+    # the view of row 12 draws row 12's text and spans, not another row's
+    assert parse(view._repr_html_()).rows[1] == [("myc-pred", "qr"), ("myc-ref", "stuv"),
+                                                 ("", "wx")]
+
+
+def test_best_rows_per_group_with_null_keys_and_two_columns(df):
+    view = df.mycelium.show("ref", ["pred", "other"], text="text", by="lang", n=1,
+                            ascending=False, sort_by="character_f1", metrics=["character"])
+    assert [ex.title for ex in view.examples] == [
+        "row 10 · lang=en · character_f1 1.000", "row 12 · lang=fr · character_f1 0.000",
+        "row 14 · lang=null · character_f1 1.000"]
+    assert [name for name, _ in view.examples[0].rows] == ["pred", "other"]
+    assert view.examples[0].metrics == [
+        {"character": {"precision": 1.0, "recall": 1.0, "f1": 1.0}},
+        {"character": {"precision": 0.0, "recall": 0.0, "f1": 0.0}}]
+
+
+def test_bad_sort_by_and_missing_text_say_how_to_fix(df):
+    with pytest.raises(ValueError, match="Expected sort_by to name a metric or a per-row "
+                                         "measure, got 'nope'; fix by choosing one of"):
+        df.mycelium.show("ref", "pred", text="text", sort_by="nope")
+    with pytest.raises(ValueError, match="Expected text= naming the column"):
+        df.mycelium.show("ref", "pred")
+    with pytest.raises(KeyError, match="text column 'missing' not found"):
+        df.mycelium.show("ref", "pred", text="missing")
+
+
+def test_frame_is_not_modified(df):
+    before = df.copy()
+    df.mycelium.show("ref", "pred", text="text", by="lang")
+    pd.testing.assert_frame_equal(df, before)
