@@ -12,7 +12,8 @@ if TESTS not in sys.path:
     sys.path.insert(0, TESTS)
 
 _NEEDS = {"frames/polars.py": "polars", "frames/polars_lazy.py": "polars",
-          "frames/polars_batches.py": "polars", "frames/spark.py": "pyspark",
+          "frames/polars_batches.py": "polars", "frames/polars_expr.py": "polars",
+          "frames/spark.py": "pyspark",
           "plot.py": "matplotlib"}
 
 collect_ignore = [f"mycelium/{module}" for module, extra in _NEEDS.items()

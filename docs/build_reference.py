@@ -36,8 +36,9 @@ LOWER_LAYERS = (
 FACES_MODULES = ("mycelium.frames", "mycelium.io", "mycelium.mushroom", "mycelium.cli",
                  "mycelium.legacy")
 FACES_INTERNAL = (r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|"
-                  r"spark_checks$)",)
+                  r"polars_expr$|to_pandas$|spark_checks$)",)
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
+            "mycelium.frames.polars_expr": "polars",
             "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
 
 

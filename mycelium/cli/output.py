@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from ..frames.pandas import SIGNATURE_ATTR
+from ..frames.to_pandas import SIGNATURE_ATTR
 from ..io import write_parquet
 
 EXIT_OK = 0

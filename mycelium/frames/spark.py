@@ -341,7 +341,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     tidy = _finish(collected, settings, layout, names, keys)
     if as_spark:
         return _to_spark(sdf, tidy, names)
-    from .pandas import _to_pandas
+    from .to_pandas import _to_pandas
 
     return _to_pandas(tidy, dict.fromkeys(names))
 

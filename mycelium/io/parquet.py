@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from ..core.spans import SPAN_TYPE
 from ..frames.engine import SIGNATURE_KEY
-from ..frames.pandas import SIGNATURE_ATTR
+from ..frames.to_pandas import SIGNATURE_ATTR
 
 if TYPE_CHECKING:
     import polars

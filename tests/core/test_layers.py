@@ -38,6 +38,7 @@ LAYERS = [
 FACE = {"mycelium", "mycelium._aliases"}
 ALONE = {"mycelium.legacy"}
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
+            "mycelium.frames.polars_expr": "polars",
             "mycelium.frames.polars_batches": "polars",
             "mycelium.frames.spark": "pyspark"}
 

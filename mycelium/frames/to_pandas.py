@@ -1,0 +1,70 @@
+"""Arrow result tables as pandas frames, and pandas-side error locations: key columns
+keep their dtype and values exactly (an int64 key with nulls becomes ``Int64``, never a
+float), and a span error names the row's index label (SPEC section 8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import SpanValidationError
+from . import engine as frames
+
+__all__ = ["SIGNATURE_ATTR", "key_series", "with_index_label"]
+
+#: The ``DataFrame.attrs`` key holding a result's settings signature.
+SIGNATURE_ATTR = "mycelium_signature"
+
+
+def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The result frame. Key columns (the names of ``key_dtypes``) keep their values
+    exactly: in the given dtype (the input column's), or for a dtype of None in
+    Arrow's default, except that integer keys with nulls become ``Int64``, not floats."""
+    out = table.to_pandas()
+    for name, dtype in (key_dtypes or {}).items():
+        column = table.column(name)
+        if dtype is None:
+            if not (pa.types.is_integer(column.type) and column.null_count):
+                continue
+            dtype = _NULLABLE_INTS[str(column.type)]
+        out[name] = key_series(column, dtype)
+    if "profile" in out.columns:
+        out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)
+    out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
+    return out
+
+
+_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
+    pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
+    pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
+
+
+def key_series(column: pa.ChunkedArray, dtype: Any) -> pd.Series:
+    """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
+    key is never routed through float64)."""
+    if hasattr(dtype, "__from_arrow__"):
+        try:
+            return pd.Series(dtype.__from_arrow__(column), copy=False)
+        except (TypeError, ValueError, pa.ArrowException):
+            pass
+    if dtype == object:
+        return pd.Series(column.to_pylist(), dtype=object)
+    out = column.to_pandas()
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def with_index_label(exc: SpanValidationError, index: pd.Index) -> SpanValidationError:
+    """``exc`` naming, beside its example position, the row's index label (SPEC 8), unless
+    the index is the positions themselves."""
+    k = exc.example
+    where = f"{exc.side} example {k}"
+    if k is None or not 0 <= k < len(index) or where not in str(exc):
+        return exc
+    if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+        return exc
+    label = index[k]
+    label = label.item() if hasattr(label, "item") and not isinstance(label, str) else label
+    message = str(exc).replace(where, f"{where} (index label {label!r})", 1)
+    return SpanValidationError(message, side=exc.side, example=k, span=exc.span)
