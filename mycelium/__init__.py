@@ -3,9 +3,11 @@
 Public names only; see `mycelium.evaluate` for the entry point and
 ``mycelium.metrics.<name>`` for each metric's definition. The package is laid out by
 layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, settings, the
-statistics pipeline, aggregation), ``views`` (granularity, typology), ``stats``
-(intervals, comparisons, agreement), the dict face ``evaluate``, ``frames`` (pandas,
-Polars, Spark), ``io`` and ``mushroom`` (files), ``cli`` (the command).
+statistics pipeline, aggregation), ``adapters`` (detector output onto characters),
+``views`` (granularity, typology), ``stats`` (intervals, comparisons, agreement), the
+dict face ``evaluate`` with ``accumulator``, ``scoring`` and ``thresholds`` beside it,
+``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom`` (files), ``report`` (span
+views, the HTML report), ``cli`` (the command).
 """
 
 from . import _aliases
