@@ -6,13 +6,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import replace
 
-import numpy as np
-
-from ..core.inputs import text_values
-from ..core.pipeline import Prepared
+from ..core.pipeline import Prepared, kept_texts
 from ..core.settings import TRIM_SPANS
 from ..core.spans import SpanBatch, canonicalize
-from ..errors import SpanValidationError
 
 __all__ = ["TRIM_SPANS", "trim_prepared", "trim_batch"]
 
@@ -51,17 +47,7 @@ def trim_batch(batch: SpanBatch, texts: list[str], mode: str) -> SpanBatch:
 def trim_prepared(prepared: Prepared, text, mode: str) -> Prepared:
     """Both sides of a prepared batch trimmed under ``mode`` (every kept example needs
     its text)."""
-    if text is None:
-        raise ValueError(f"trim_spans={mode!r} needs the text of every example to see "
-                         "the characters at span edges; pass text=...")
-    values = text_values(text, single=prepared.single)
-    for k in np.flatnonzero(prepared.kept).tolist():
-        if not isinstance(values[k], str):
-            problem = (f"is {values[k]!r}, not a str; trim_spans={mode!r} needs the text "
-                       "of every example")
-            raise SpanValidationError(f"text example {k}: {problem}; fix by giving that "
-                                      "example a str in text=.", side="text", example=k,
-                                      problem=problem + ".", fix="text")
-    texts = [t for t, kept in zip(values, prepared.kept) if kept]
+    texts = kept_texts(prepared, text, f"trim_spans={mode!r} needs the text of every "
+                       "example to see the characters at span edges")
     return replace(prepared, refs=trim_batch(prepared.refs, texts, mode),
                    preds=trim_batch(prepared.preds, texts, mode))

@@ -20,7 +20,8 @@ from .columns import text_lengths
 from .inputs import Side, convert
 from .spans import SpanBatch, canonicalize, validate
 
-__all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "PAIR_METRICS"]
+__all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "kept_texts",
+           "PAIR_METRICS"]
 
 #: Metrics that enumerate every overlapping span pair (the others can reuse them).
 PAIR_METRICS = ("deteval_1d", "cleval_1d")
@@ -105,3 +106,28 @@ def soft_given(soft_references, soft_predictions) -> bool:
         raise ValueError(f"{given} was given alone; soft_spearman needs both "
                          "soft_references and soft_predictions.")
     return soft_references is not None
+
+
+def kept_texts(prepared: Prepared, text, need: str) -> list[str]:
+    """The texts of the examples ``prepared`` kept, for an option that reads them;
+    ``need`` says which and why (``"granularity='word' needs ..."``, for the messages).
+
+    Raises
+    ------
+    ValueError
+        No text was given.
+    SpanValidationError
+        A kept example's text is not a str (at its input position, ``fix="text"``).
+    """
+    from .inputs import text_values
+
+    if text is None:
+        raise ValueError(f"{need}; pass text=...")
+    values = text_values(text, single=prepared.single)
+    for k in np.flatnonzero(prepared.kept).tolist():
+        if not isinstance(values[k], str):
+            problem = f"is {values[k]!r}, not a str; {need}"
+            raise SpanValidationError(f"text example {k}: {problem}; fix by giving that "
+                                      "example a str in text=.", side="text", example=k,
+                                      problem=problem + ".", fix="text")
+    return [t for t, kept in zip(values, prepared.kept) if kept]

@@ -33,11 +33,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.columns import text_values
-from ..core.pipeline import Prepared
+from ..core.pipeline import Prepared, kept_texts
 from ..core.settings import GRANULARITIES
 from ..core.spans import SpanBatch, canonicalize
-from ..errors import SpanValidationError
 from ..metrics import _intervals as iv
 
 __all__ = ["GRANULARITIES", "unit_bounds", "to_units", "at_granularity"]
@@ -219,19 +217,8 @@ def at_granularity(prepared: Prepared, text, granularity: str) -> Prepared:
     >>> p.refs.to_lists(), p.preds.to_lists(), p.text_lengths.tolist()
     ([[(0, 2)]], [[(1, 2)]], [3])
     """
-    if text is None:
-        raise ValueError(f"granularity={granularity!r} needs the text of every example to "
-                         "find its units; pass text=...")
-    values = text_values(text, single=prepared.single)
-    kept = prepared.kept
-    for k in np.flatnonzero(kept).tolist():
-        if not isinstance(values[k], str):
-            problem = (f"is {values[k]!r}, not a str; granularity={granularity!r} needs "
-                       "the text of every example to find its units")
-            raise SpanValidationError(f"text example {k}: {problem}; fix by giving that "
-                                      "example a str in text=.", side="text", example=k,
-                                      problem=problem + ".", fix="text")
-    texts = [t for t, k in zip(values, kept) if k]
+    texts = kept_texts(prepared, text, f"granularity={granularity!r} needs the text of "
+                       "every example to find its units")
     refs, counts = to_units(prepared.refs, texts, granularity)
     preds, _ = to_units(prepared.preds, texts, granularity)
     return replace(prepared, refs=canonicalize(refs), preds=canonicalize(preds),
