@@ -32,6 +32,7 @@ from . import report as cli_report
 from .evaluate import run_evaluate
 from .output import FORMATS
 from .read import read_frame
+from .args import names as _names
 
 __all__ = ["main", "build_parser", "read_frame"]
 
@@ -135,13 +136,6 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="on an error, print the full traceback")
     p.set_defaults(run=run_evaluate, parser=p)
-
-
-def _names(value: str) -> list[str]:
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {value!r}")
-    return names
 
 
 def _metric_names(value: str) -> list[str]:

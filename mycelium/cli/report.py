@@ -20,6 +20,7 @@ from ..errors import SpanValidationError
 from .evaluate import Source, _column, _located, _pairing, _spans, _take
 from .output import EXIT_OK
 from .read import read_frame
+from .args import names as _names
 
 __all__ = ["add_parser", "run_report", "report_frame"]
 
@@ -76,13 +77,6 @@ def add_parser(commands) -> None:
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="on an error, print the full traceback")
     p.set_defaults(run=run_report, parser=p)
-
-
-def _names(value: str) -> list[str]:
-    names = [v.strip() for v in value.split(",") if v.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {value!r}")
-    return names
 
 
 def _detector_name(path: str) -> str:

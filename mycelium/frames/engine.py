@@ -12,6 +12,8 @@ converted by each face to its own frame type. Detector comparisons live in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyarrow as pa
 
@@ -322,6 +324,17 @@ def _types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray
 
 
 # ------------------------------------------------------------------ columns
+
+def check_column(name: object, role: str, columns: Sequence[object]) -> str:
+    """``name`` if it names one of a frame's ``columns``; TypeError for a non-name,
+    KeyError listing the columns otherwise (every frame face's column lookup)."""
+    if not isinstance(name, str):
+        raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
+    if name not in columns:
+        raise KeyError(f"{role} column {name!r} not found; the frame has columns "
+                       f"{list(map(str, columns))}.")
+    return name
+
 
 def column_values(col) -> list:
     """The values of a column (pandas, Polars, Arrow, numpy or a sequence) as Python

@@ -59,12 +59,7 @@ class MyceliumAccessor:
         self._df = df
 
     def _column(self, name: object, role: str) -> pd.Series:
-        if not isinstance(name, str):
-            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
-        if name not in self._df.columns:
-            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
-                           f"{list(map(str, self._df.columns))}.")
-        return self._df[name]
+        return self._df[frames.check_column(name, role, list(self._df.columns))]
 
     def _keys(self, by: By) -> pa.Table | None:
         names = frames.normalize_by(by)

@@ -67,12 +67,7 @@ class MyceliumFrame:
 
     def _column(self, name: object, role: str) -> pl.Series:
         """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
-        if not isinstance(name, str):
-            raise TypeError(f"{role} is a {type(name).__name__}; expected a column name.")
-        if name not in self._df.columns:
-            raise KeyError(f"{role} column {name!r} not found; the frame has columns "
-                           f"{list(self._df.columns)}.")
-        return self._df[name]
+        return self._df[frames.check_column(name, role, self._df.columns)]
 
     def _optional(self, name: str | None, role: str) -> pl.Series | None:
         return None if name is None else self._column(name, role)
