@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from ..metrics import resolve_metrics, resolve_params, unknown_name
 from .aggregate import zero_division_name
+from .score_rules import ScoreRules, score_rules
 from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
@@ -42,6 +43,10 @@ class Profile:
         Metric parameters, e.g. ``{"deteval_1d": {"merge_credit": 1.0}}``.
     description : str
         One line saying what the profile reproduces.
+    score_rules : mapping, optional
+        How detector scores are read (`mycelium.core.score_rules.ScoreRules`:
+        ``threshold_rule``, ``token_overlap``, ``char_ap_undefined``); empty means
+        SPEC section 9's defaults. Rules that differ from them go into the signature.
 
     Raises
     ------
@@ -63,6 +68,7 @@ class Profile:
     metrics: tuple[str, ...] | None = None
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
+    score_rules: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or _RESERVED & set(self.name):
@@ -80,6 +86,13 @@ class Profile:
         resolve_params(self.params)  # validates names and values
         frozen = {m: MappingProxyType(dict(v)) for m, v in dict(self.params).items()}
         object.__setattr__(self, "params", MappingProxyType(frozen))
+        rules = score_rules(self.score_rules).fields()  # validates; keeps non-defaults
+        object.__setattr__(self, "score_rules", MappingProxyType(rules))
+
+    @property
+    def rules(self) -> ScoreRules:
+        """The profile's `ScoreRules`."""
+        return score_rules(self.score_rules)
 
     @property
     def tag(self) -> str:
