@@ -1,4 +1,5 @@
-"""Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``, ``ragtruth``).
+"""Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``,
+``ragtruth``, ``psiloqa``, ``fava``).
 
 A profile fixes how a benchmark reads span scores: its aggregation, its value for
 undefined precision/recall, its default metrics and metric parameters. Explicit
@@ -109,6 +110,22 @@ PROFILES: dict[str, Profile] = {
         Profile("ragtruth", 1, "micro", 0.0,
                 description="RAGTruth span level: merged character masks per response, "
                             "TP/FP/FN summed over the batch, undefined values 0.0"),
+        # Quirks of PsiloQA's published evaluator (s-nlp/PsiloQA @ 95233ae,
+        # psilo/methods/uncertainty/evaluation.py), each a score rule: characters with
+        # score >= t are predicted; token values overwrite characters in token order;
+        # an example without a hallucinated character has AP 0.0 and counts in the mean.
+        # Its threshold grid is tune_threshold(thresholds={"steps": 2000}); its whole
+        # protocol (per-language tuning on validation) is mycelium.score_psiloqa.
+        Profile("psiloqa", 1, "macro", 0.0, metrics=("iou",),
+                score_rules={"threshold_rule": ">=", "token_overlap": "last",
+                             "char_ap_undefined": 0.0},
+                description="PsiloQA: per-example IoU and character AP averaged over "
+                            "examples, scores >= threshold, last-writer token values, "
+                            "AP 0.0 without a hallucinated character"),
+        Profile("fava", 1, "macro", "nan",
+                description="FAVA fine-grained detection: per error type, sentence-level "
+                            "precision and recall of the sentences aligned by index "
+                            "(mycelium.score_fava)"),
     )
 }
 
@@ -118,7 +135,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
 
     Parameters
     ----------
-    profile : {"mu_shroom", "ragtruth"}, Profile or None
+    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava"}, Profile or None
         A name from `PROFILES`, a custom `Profile` (returned as is), or None.
 
     Returns
@@ -140,7 +157,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
     >>> get_profile("mushroom")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth.
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava.
     """
     if profile is None or isinstance(profile, Profile):
         return profile
