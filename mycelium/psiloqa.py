@@ -71,7 +71,7 @@ def score_psiloqa(validation: pd.DataFrame, test: pd.DataFrame, *,
     ...                     "token_scores": [[0.1, 0.9], [0.3]]})
     >>> out = score_psiloqa(val, val)
     >>> out[["lang", "iou", "char_ap", "examples"]].values.tolist()
-    [['en', 0.8, 0.5, 2]]
+    [['en', 0.8333333333333333, 0.3333333333333333, 2]]
     """
     missing = sorted(set(test[lang].dropna()) - set(validation[lang].dropna()))
     if missing:
