@@ -19,9 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from .core.inputs import text_lengths
-from .core.profiles import Profile, get_profile
-from .core.score_rules import DEFAULT as DEFAULT_RULES
-from .core.score_rules import ScoreRules
+from .core.profiles import get_profile
+from .core.score_rules import ScoreRules, rules_of
 from .core.score_metrics import pooled_values, score_values
 from .core.scores import ScoreInput, score_input, score_runs, spans_at_threshold
 from .core.spans import SpanBatch
@@ -58,11 +57,6 @@ def check_threshold(threshold) -> float:
                          "threshold=; fix by passing a number such as 0.5 (spans are the "
                          "characters scoring > threshold).")
     return float(threshold)
-
-
-def rules_of(profile: Profile | None) -> ScoreRules:
-    """The score rules of a profile (SPEC section 9's defaults without one)."""
-    return DEFAULT_RULES if profile is None else profile.rules
 
 
 def _single_scores(soft_predictions, token_offsets) -> bool:

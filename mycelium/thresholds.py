@@ -19,8 +19,9 @@ from .core.scores import ScoreInput, score_runs, spans_at_threshold
 from .core.settings import resolve_settings
 from .core.spans import canonicalize
 from .metrics import POOLED_METRICS
+from .core.score_rules import rules_of
 from .scoring import (Tuned, check_threshold, pooled_statistics, prepare_scores,
-                      rules_of, signature_with, split_metrics)
+                      signature_with, split_metrics)
 
 __all__ = ["sweep", "tune_threshold"]
 

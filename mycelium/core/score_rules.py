@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-__all__ = ["ScoreRules", "THRESHOLD_RULES", "TOKEN_OVERLAPS", "score_rules"]
+__all__ = ["ScoreRules", "THRESHOLD_RULES", "TOKEN_OVERLAPS", "score_rules", "rules_of"]
 
 #: ``">"``: positive when score > t (SPEC default, Mu-SHROOM's ``prob > 0.5``);
 #: ``">="``: score >= t (PsiloQA's evaluator).
@@ -85,6 +85,11 @@ class ScoreRules:
 
 
 DEFAULT = ScoreRules()
+
+
+def rules_of(profile) -> ScoreRules:
+    """The score rules of a `mycelium.Profile` (SPEC section 9's defaults for None)."""
+    return DEFAULT if profile is None else profile.rules
 
 
 def score_rules(value: ScoreRules | Mapping[str, Any] | None) -> ScoreRules:
