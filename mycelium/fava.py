@@ -53,9 +53,9 @@ def _presence(spans, starts: np.ndarray, n: int, types) -> np.ndarray:
     for span in spans or ():
         t = span.get("type") if isinstance(span, Mapping) else span[2]
         s = span.get("start") if isinstance(span, Mapping) else span[0]
-        if t not in col or not starts.size:
+        if t not in col or not starts.size or s is None:
             continue
-        k = int(np.searchsorted(starts, s, side="right")) - 1  # last sentence starting <= s
+        k = int(np.searchsorted(starts, int(s), side="right")) - 1  # last sentence starting <= s
         if 0 <= k < n:
             out[k, col[t]] = True
     return out

@@ -161,7 +161,9 @@ def parse_tagged(tagged_text: str, *, tags=("HAL",), nested: bool = False):
     if not tags:
         raise ValueError("Expected at least one tag name in tags, got none; fix by "
                          "passing tags=['HAL'] (or the names your data uses).")
-    parts, spans, pos, out_len = [], [], 0, 0
+    parts: list[str] = []
+    spans: list = []
+    pos, out_len = 0, 0
     stack: list = []  # (name, style, position in the tagged text, start, index in spans)
     for m in _tag_regex(tags).finditer(tagged_text):
         parts.append(tagged_text[pos:m.start()])

@@ -14,7 +14,6 @@ first occurrence; ``hal_labels`` holds the spans that rule gives.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -183,25 +182,8 @@ def _labels(record: dict, text_len: int, where: rec.Where) -> list[tuple[int, in
 
 
 def _files(paths) -> list[Path]:
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted([*p.rglob("*.parquet"), *p.rglob("*.jsonl")])
-            if not found:
-                raise FileNotFoundError(f"No *.parquet or *.jsonl files under the directory "
-                                        f"{str(p)!r}; expected PsiloQA's split files.")
-            files.extend(found)
-        elif p.exists():
-            files.append(p)
-        else:
-            raise FileNotFoundError(f"{str(p)!r} does not exist; expected a PsiloQA "
-                                    ".parquet or .jsonl file or a directory of them.")
-    if not files:
-        raise ValueError("No paths given; pass a .parquet file, a list of files or a "
-                         "directory.")
-    return files
+    return rec.jsonl_files(paths, ("*.parquet", "*.jsonl"),
+                           "a PsiloQA .parquet or .jsonl file")
 
 
 def _records(path: Path):

@@ -90,7 +90,7 @@ def test_parquet_errors_name_the_row(tmp_path):
 
 
 def test_missing_paths_and_options(tmp_path):
-    with pytest.raises(FileNotFoundError, match="does not exist; expected a PsiloQA"):
+    with pytest.raises(FileNotFoundError, match="does not exist; expected a PsiloQA .parquet or .jsonl file"):
         mycelium.read_psiloqa(tmp_path / "nope.parquet")
     with pytest.raises(FileNotFoundError, match=r"No \*.parquet or \*.jsonl files"):
         mycelium.read_psiloqa(tmp_path)
