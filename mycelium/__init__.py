@@ -30,7 +30,8 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
-    "read_mushroom": "io", "read_ragtruth": "io",
+    "read_mushroom": "io", "read_ragtruth": "io", "read_psiloqa": "io", "read_fava": "io",
+    "score_psiloqa": "psiloqa", "score_fava": "fava",
     "Accumulator": "accumulator",
     "align_tokens": "adapters", "convert_offsets": "adapters",
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
@@ -58,6 +59,10 @@ __all__ = [
     "write_parquet",
     "read_mushroom",
     "read_ragtruth",
+    "read_psiloqa",
+    "read_fava",
+    "score_psiloqa",
+    "score_fava",
     "Accumulator",
     "align_tokens",
     "convert_offsets",

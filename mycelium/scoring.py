@@ -19,6 +19,8 @@ import numpy as np
 import pyarrow as pa
 
 from .core.inputs import text_lengths
+from .core.profiles import get_profile
+from .core.score_rules import ScoreRules, rules_of
 from .core.score_metrics import pooled_values, score_values
 from .core.scores import ScoreInput, score_input, score_runs, spans_at_threshold
 from .core.spans import SpanBatch
@@ -89,7 +91,7 @@ def _lengths_without_text(si_kwargs, single: bool) -> np.ndarray:
 
 
 def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scores=None,
-             text=None) -> list:
+             text=None, threshold_rule: str = ">", token_overlap: str = "max") -> list:
     """The predicted spans at a threshold, one span list per example.
 
     Parameters
@@ -103,6 +105,12 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
         One example (flat lists) or a batch (lists of lists).
     text : str or sequence of str, optional
         When given, every offset must lie within it.
+    threshold_rule : {">", ">="}, default ">"
+        ``">="`` makes a score equal to the threshold positive (PsiloQA's evaluator).
+    token_overlap : {"max", "last"}, default "max"
+        ``"last"``: token values are written over their characters in token order (the
+        last writer wins) and the spans are the runs of characters scoring past the
+        threshold, as in the soft form (PsiloQA's evaluator).
 
     Returns
     -------
@@ -126,8 +134,12 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     [[0, 2], [3, 4]]
     >>> spans_at(0.5, token_offsets=[(0, 3), (4, 6), (7, 9)], token_scores=[0.9, 0.8, 0.1])
     [[0, 6]]
+    >>> spans_at(0.5, token_offsets=[(0, 3), (4, 6), (7, 9)], token_scores=[0.9, 0.5, 0.1],
+    ...          threshold_rule=">=", token_overlap="last")
+    [[0, 3], [4, 6]]
     """
     t = check_threshold(threshold)
+    rules = ScoreRules(threshold_rule=threshold_rule, token_overlap=token_overlap)
     kwargs = {"soft_predictions": soft_predictions, "token_offsets": token_offsets,
               "token_scores": token_scores}
     single = isinstance(text, str) if text is not None else _single_scores(
@@ -138,8 +150,8 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
         known = text_lengths(text, single=single, n_examples=1 if single else len(text))
         assert known is not None
         lengths = known
-    si = score_input(lengths, single=single, **kwargs)
-    lists = span_lists(spans_at_threshold(si, lengths, t))
+    si = score_input(lengths, single=single, token_overlap=rules.token_overlap, **kwargs)
+    lists = span_lists(spans_at_threshold(si, lengths, t, inclusive=rules.inclusive))
     return lists[0] if single else lists
 
 
@@ -182,8 +194,8 @@ def score_form_given(soft_references, soft_predictions, token_offsets, token_sco
 
 
 def prepare_scores(references, *, text, single: bool, n_input: int,
-                   soft_predictions, token_offsets, token_scores) -> tuple[ScoreInput,
-                                                                          np.ndarray]:
+                   soft_predictions, token_offsets, token_scores,
+                   token_overlap: str = "max") -> tuple[ScoreInput, np.ndarray]:
     """Validated scores of every input example and the text lengths."""
     if text is None:
         also = (" soft_predictions without soft_references are scores (SPEC section 9); "
@@ -199,7 +211,8 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
         raise ValueError(f"Expected a text for every example, got None at text example "
                          f"{k}; fix by giving that example its str.")
     si = score_input(lengths, single=single, soft_predictions=soft_predictions,
-                     token_offsets=token_offsets, token_scores=token_scores)
+                     token_offsets=token_offsets, token_scores=token_scores,
+                     token_overlap=token_overlap)
     return si, lengths
 
 
@@ -213,7 +226,9 @@ def score_report(si: ScoreInput | None, lengths, prepared, stats, names, setting
         runs = score_runs(si_k, lengths[kept], prepared.refs)
     scored = [m for m in names if m in SCORE_METRICS]
     values: dict[str, Any] = {}
-    est = score_values(runs, scored, average=settings.average) if scored else {}
+    undefined = rules_of(settings.profile).char_ap_undefined
+    est = score_values(runs, scored, average=settings.average,
+                       ap_undefined=undefined) if scored else {}
     for m in names:
         if m in SCORE_METRICS:
             values[m] = {"score": float(est[m][0, 0])}
@@ -223,7 +238,8 @@ def score_report(si: ScoreInput | None, lengths, prepared, stats, names, setting
     per: dict[str, list] = {}
     if include_per_example and scored:
         pe = score_values(runs, [m for m in scored if SCORE_METRICS[m].UNIT == "char"],
-                          average="macro", groups=np.arange(runs.n), n_groups=runs.n)
+                          average="macro", groups=np.arange(runs.n), n_groups=runs.n,
+                          ap_undefined=undefined)
         per = {m: a[0].tolist() for m, a in pe.items()}
     ci = None
     if settings.bootstrap is not None:
@@ -240,7 +256,8 @@ def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
     for chunk in _chunks(b.n_resamples):
         w = poisson_weights(keys, b.seed, chunk)
         empty = w.sum(axis=1) == 0
-        sv = score_values(runs, scored, average=settings.average, weights=w) \
+        sv = score_values(runs, scored, average=settings.average, weights=w,
+                          ap_undefined=rules_of(settings.profile).char_ap_undefined) \
             if scored else {}
         for m in names:
             got = {"score": sv[m][:, 0]} if m in SCORE_METRICS else pooled_values(
@@ -316,6 +333,7 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
                          f"{options['granularity']!r}; fix by scoring units in a separate "
                          "call (the score metrics rank characters).")
     t = None if threshold is None else check_threshold(threshold)
+    rules = rules_of(get_profile(options["profile"]))
     has_spans = predictions is not None or t is not None
     if metrics is None:
         extra = ([m for m in SCORE_METRICS] if form is not None else []) + \
@@ -327,11 +345,13 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
     si = lengths = None
     if form is not None:
         si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
+                                     token_overlap=rules.token_overlap,
                                      **{"soft_predictions": None, "token_offsets": None,
                                         "token_scores": None, **form})
     if t is not None:
         assert si is not None and lengths is not None
-        predictions = as_predictions(spans_at_threshold(si, lengths, t), single)
+        predictions = as_predictions(spans_at_threshold(si, lengths, t,
+                                                        inclusive=rules.inclusive), single)
     # A call with only the extra metrics still runs the span pipeline (validation, meta,
     # signature) with one metric, whose values are then left out.
     placeholder = rest == [] or (not has_spans and not (rest and set(rest) <= {

@@ -19,6 +19,7 @@ from .core.scores import ScoreInput, score_runs, spans_at_threshold
 from .core.settings import resolve_settings
 from .core.spans import canonicalize
 from .metrics import POOLED_METRICS
+from .core.score_rules import rules_of
 from .scoring import (Tuned, check_threshold, pooled_statistics, prepare_scores,
                       signature_with, split_metrics)
 
@@ -43,9 +44,12 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
         The output texts (required: the negatives are the other characters).
     soft_predictions, token_offsets, token_scores
         One score form, as for `mycelium.evaluate`.
-    thresholds : None, int or sequence of float
+    thresholds : None, int, dict or sequence of float
         None: the exact curve, 0 and every distinct score (the spans change only there);
         an int k: k quantiles (0 to 1 in equal steps) of the interval scores, distinct;
+        ``{"steps": k}``: ``numpy.arange(lo, hi, (hi - lo) / k)`` between the lowest and
+        highest character score of these data (characters no interval covers score 0),
+        ``hi`` excluded: PsiloQA's grid (its signature says ``grid:range/<k>``);
         a sequence: those thresholds, each in [0, 1].
     metrics : str or sequence of str
         Span metrics and ``response_level``.
@@ -83,7 +87,8 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
     """
     run = _Run(references, text, soft_predictions, token_offsets, token_scores, metrics,
                average, profile, zero_division, params, missing, by)
-    grid = _thresholds(thresholds, run.si)
+    grid = _thresholds(thresholds, run.si, run.lengths)
+    run.grid_label = _grid_label(thresholds)
     stats = run.statistics(grid)
     return run.frame(grid, stats)
 
@@ -93,6 +98,7 @@ class _Run:
 
     def __init__(self, references, text, soft_predictions, token_offsets, token_scores,
                  metrics, average, profile, zero_division, params, missing, by):
+        self.grid_label: str | None = None
         rest, pooled = split_metrics(metrics)
         if rest is None:
             rest, pooled = ["iou", "character"], []
@@ -107,9 +113,13 @@ class _Run:
                              "'response_level' (threshold-free metrics have no threshold).")
         single = convert(references, "references").single
         n_input = 1 if single else len(references)
+        self.rules = rules_of(self.settings.profile)
+        # The form the caller gave (token_overlap="last" reads tokens as soft spans).
+        self.form = "soft" if soft_predictions is not None else "token"
         si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
                                      soft_predictions=soft_predictions,
-                                     token_offsets=token_offsets, token_scores=token_scores)
+                                     token_offsets=token_offsets, token_scores=token_scores,
+                                     token_overlap=self.rules.token_overlap)
         self.prepared = pipeline.prepare(references, references, text=text, missing=missing)
         kept = self.prepared.kept
         self.si = si if kept.all() else si.take(kept)
@@ -119,14 +129,16 @@ class _Run:
     def statistics(self, grid: np.ndarray) -> dict[str, list[dict[str, np.ndarray]]]:
         """``{metric: [per-example statistics at each threshold]}``."""
         fast = [m for m in self.names if m in FAST] if _in_order(self.si) else []
-        out = _fast_statistics(self.si, self.lengths, self.prepared.refs, grid, fast)
+        out = _fast_statistics(self.si, self.lengths, self.prepared.refs, grid, fast,
+                               inclusive=self.rules.inclusive)
         slow = [m for m in self.names if m not in fast]
         if slow:
             span_names = [m for m in slow if m not in POOLED_METRICS]
             for m in slow:
                 out[m] = []
             for t in grid.tolist():
-                preds = canonicalize(spans_at_threshold(self.si, self.lengths, t))
+                preds = canonicalize(spans_at_threshold(self.si, self.lengths, t,
+                                                        inclusive=self.rules.inclusive))
                 prepared = pipeline.Prepared(self.prepared.refs, preds, self.prepared.kept,
                                              False, self.lengths)
                 st = compute_statistics(self.prepared.refs, preds, span_names,
@@ -163,9 +175,11 @@ class _Run:
         return frame
 
     def signature(self, n_thresholds: int, tuned: str | None = None) -> str:
-        sig = signature_with(self.settings.signature(), self.names, form=self.si.form,
+        sig = signature_with(self.settings.signature(), self.names, form=self.form,
                              threshold=None)
         sig += f"|thresholds:{n_thresholds}"
+        if self.grid_label:
+            sig += f"|grid:{self.grid_label}"
         return sig + (f"|tuned:{tuned}" if tuned else "")
 
 
@@ -193,10 +207,37 @@ def _groups(by, n_input: int, kept: np.ndarray):
     return list(cols), codes, keys
 
 
-def _thresholds(thresholds, si: ScoreInput) -> np.ndarray:
+def _grid_label(thresholds) -> str | None:
+    """``range/<steps>`` for a score-range grid (recorded in the signature)."""
+    return f"range/{thresholds['steps']}" if isinstance(thresholds, dict) else None
+
+
+def _range_grid(spec: dict, si: ScoreInput, lengths: np.ndarray) -> np.ndarray:
+    """``np.arange(lo, hi, (hi - lo) / steps)`` over the character scores' range."""
+    steps = spec.get("steps") if set(spec) == {"steps"} else None
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"Expected thresholds={{'steps': <int >= 1>}}, got {spec!r}, at "
+                         "thresholds=; fix by passing e.g. {'steps': 2000}.")
+    runs = score_runs(si, lengths, None)
+    if runs.score.size == 0:
+        raise ValueError("Expected characters to take a score range from, got empty texts "
+                         "only, at thresholds=; fix by passing explicit thresholds.")
+    lo, hi = float(runs.score.min()), float(runs.score.max())
+    if hi == lo:
+        raise ValueError(f"Expected character scores that vary, got every character "
+                         f"scoring {lo!r}, at thresholds={spec!r}; fix by passing explicit "
+                         "thresholds (a range grid of one value has no step).")
+    # The grid of PsiloQA's evaluator (psilo/methods/uncertainty/evaluation.py): floating
+    # arange, so `steps` values (or one more from rounding) from lo up, hi excluded.
+    return np.arange(lo, hi, (hi - lo) / int(steps))
+
+
+def _thresholds(thresholds, si: ScoreInput, lengths: np.ndarray) -> np.ndarray:
     """The sorted distinct thresholds of a sweep."""
     scores = si.scores
-    if thresholds is None:
+    if isinstance(thresholds, dict):
+        grid = _range_grid(thresholds, si, lengths)
+    elif thresholds is None:
         grid = np.concatenate([[0.0], scores])
     elif isinstance(thresholds, (int, np.integer)) and not isinstance(thresholds, bool):
         if thresholds < 1:
@@ -236,13 +277,15 @@ def _mask_input(si: ScoreInput) -> ScoreInput:
                                                             si.scores[i + 1])]), si.single)
 
 
-def _fast_statistics(si, lengths, refs, grid, names) -> dict[str, list]:
+def _fast_statistics(si, lengths, refs, grid, names, *, inclusive=False
+                     ) -> dict[str, list]:
     if not names:
         return {}
     runs = score_runs(_mask_input(si), lengths, refs)
     n, T = runs.n, grid.size
-    # Thresholds below a run's score (index < k) count it: a difference array per example.
-    k = np.searchsorted(grid, runs.score, side="left")
+    # Thresholds below a run's score (index < k) count it (at or below it with ">="): a
+    # difference array per example.
+    k = np.searchsorted(grid, runs.score, side="right" if inclusive else "left")
 
     def above(weights):
         d = np.bincount(runs.example * (T + 1) + k, weights=weights, minlength=n * (T + 1))
@@ -254,7 +297,8 @@ def _fast_statistics(si, lengths, refs, grid, names) -> dict[str, list]:
     inter = above(runs.pos.astype(np.float64))
     ref = np.bincount(runs.example, weights=runs.pos.astype(np.float64),
                       minlength=n).astype(np.int64)[:, None]
-    hot = runs.max_score[:, None] > grid[None, :]
+    hot = (runs.max_score[:, None] >= grid[None, :]) if inclusive else \
+        (runs.max_score[:, None] > grid[None, :])
     gold = (refs.counts > 0)[:, None]
     out: dict[str, list] = {}
     for m in names:

@@ -111,7 +111,7 @@ def _tag_error(expected: str, got: str, at: int, fix: str) -> SpanValidationErro
                                f"tagged text; fix by {fix}.", side="text", example=0)
 
 
-def parse_tagged(tagged_text: str, *, tags=("HAL",)):
+def parse_tagged(tagged_text: str, *, tags=("HAL",), nested: bool = False):
     """The clean text and the tagged spans of a text with inline tags.
 
     Parameters
@@ -122,6 +122,9 @@ def parse_tagged(tagged_text: str, *, tags=("HAL",)):
     tags : sequence of str, default ("HAL",)
         The tag names to parse (case-sensitive); any other bracketed or angled text
         stays in the clean text as written.
+    nested : bool, default False
+        Allow tags inside tags (FAVA's ``<entity><delete>…</delete></entity>``): each
+        closing tag must then close the innermost open one.
 
     Returns
     -------
@@ -129,12 +132,13 @@ def parse_tagged(tagged_text: str, *, tags=("HAL",)):
         The text with the tags removed.
     spans : list of dict
         ``{"start", "end", "tag"}`` per tagged stretch, code points of ``text``, in
-        order (a span list mycelium accepts as is; ``tag`` types it for a breakdown).
+        the order the tags open (a span list mycelium accepts as is; ``tag`` types it
+        for a breakdown).
 
     Raises
     ------
     SpanValidationError
-        For a tag opened inside another, a closing tag without its opening one or of
+        For a tag opened inside another (unless ``nested``), a closing tag without its opening one or of
         another name or bracket style, or a tag left open; the message gives the
         character position in the tagged text.
     ValueError
@@ -149,13 +153,18 @@ def parse_tagged(tagged_text: str, *, tags=("HAL",)):
     ...     "It is <mark>red</mark>, <delete>blue</delete>.", tags=["mark", "delete"])
     >>> text, [(s["start"], s["end"], s["tag"]) for s in spans]
     ('It is red, blue.', [(6, 9, 'mark'), (11, 15, 'delete')])
+    >>> mycelium.parse_tagged("<entity><delete>A</delete><mark>B</mark></entity>!",
+    ...                       tags=["entity", "mark", "delete"], nested=True)[1]
+    [{'start': 0, 'end': 2, 'tag': 'entity'}, {'start': 0, 'end': 1, 'tag': 'delete'}, {'start': 1, 'end': 2, 'tag': 'mark'}]
     """
     tags = [tags] if isinstance(tags, str) else list(tags)
     if not tags:
         raise ValueError("Expected at least one tag name in tags, got none; fix by "
                          "passing tags=['HAL'] (or the names your data uses).")
-    parts, spans, pos, out_len = [], [], 0, 0
-    open_tag = None  # (name, style, position in the tagged text, start in the clean text)
+    parts: list[str] = []
+    spans: list = []
+    pos, out_len = 0, 0
+    stack: list = []  # (name, style, position in the tagged text, start, index in spans)
     for m in _tag_regex(tags).finditer(tagged_text):
         parts.append(tagged_text[pos:m.start()])
         out_len += m.start() - pos
@@ -165,23 +174,25 @@ def parse_tagged(tagged_text: str, *, tags=("HAL",)):
         style = "[]" if square else "<>"
         written = m.group()
         if not closing:
-            if open_tag is not None:
+            if stack and not nested:
                 raise _tag_error("tags that do not nest", f"{written} inside "
-                                 f"{_written(open_tag)} opened at character {open_tag[2]}",
-                                 m.start(), "closing each tag before the next opens")
-            open_tag = (name, style, m.start(), out_len)
+                                 f"{_written(stack[-1])} opened at character "
+                                 f"{stack[-1][2]}", m.start(),
+                                 "closing each tag before the next opens")
+            stack.append((name, style, m.start(), out_len, len(spans)))
+            spans.append(None)  # filled when it closes: spans stay in opening order
             continue
-        if open_tag is None or open_tag[:2] != (name, style):
-            got = (f"{written} with no tag open" if open_tag is None else
-                   f"{written} closing {_written(open_tag)} opened at character "
-                   f"{open_tag[2]}")
+        if not stack or stack[-1][:2] != (name, style):
+            got = (f"{written} with no tag open" if not stack else
+                   f"{written} closing {_written(stack[-1])} opened at character "
+                   f"{stack[-1][2]}")
             raise _tag_error("each closing tag to match the open one", got, m.start(),
                              "balancing the tags")
-        spans.append({"start": open_tag[3], "end": out_len, "tag": name})
-        open_tag = None
-    if open_tag is not None:
-        raise _tag_error("every tag closed", f"{_written(open_tag)} still open at the end",
-                         open_tag[2], "closing it")
+        top = stack.pop()
+        spans[top[4]] = {"start": top[3], "end": out_len, "tag": name}
+    if stack:
+        raise _tag_error("every tag closed", f"{_written(stack[-1])} still open at the end",
+                         stack[-1][2], "closing it")
     parts.append(tagged_text[pos:])
     return "".join(parts), spans
 

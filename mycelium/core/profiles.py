@@ -1,4 +1,5 @@
-"""Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``, ``ragtruth``).
+"""Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``,
+``ragtruth``, ``psiloqa``, ``fava``).
 
 A profile fixes how a benchmark reads span scores: its aggregation, its value for
 undefined precision/recall, its default metrics and metric parameters. Explicit
@@ -15,6 +16,7 @@ from typing import Any, Mapping
 
 from ..metrics import resolve_metrics, resolve_params, unknown_name
 from .aggregate import zero_division_name
+from .score_rules import ScoreRules, score_rules
 from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["Profile", "PROFILES", "get_profile"]
@@ -42,6 +44,10 @@ class Profile:
         Metric parameters, e.g. ``{"deteval_1d": {"merge_credit": 1.0}}``.
     description : str
         One line saying what the profile reproduces.
+    score_rules : mapping, optional
+        How detector scores are read (`mycelium.core.score_rules.ScoreRules`:
+        ``threshold_rule``, ``token_overlap``, ``char_ap_undefined``); empty means
+        SPEC section 9's defaults. Rules that differ from them go into the signature.
 
     Raises
     ------
@@ -63,6 +69,7 @@ class Profile:
     metrics: tuple[str, ...] | None = None
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
+    score_rules: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or _RESERVED & set(self.name):
@@ -80,6 +87,13 @@ class Profile:
         resolve_params(self.params)  # validates names and values
         frozen = {m: MappingProxyType(dict(v)) for m, v in dict(self.params).items()}
         object.__setattr__(self, "params", MappingProxyType(frozen))
+        rules = score_rules(self.score_rules).fields()  # validates; keeps non-defaults
+        object.__setattr__(self, "score_rules", MappingProxyType(rules))
+
+    @property
+    def rules(self) -> ScoreRules:
+        """The profile's `ScoreRules`."""
+        return score_rules(self.score_rules)
 
     @property
     def tag(self) -> str:
@@ -96,6 +110,22 @@ PROFILES: dict[str, Profile] = {
         Profile("ragtruth", 1, "micro", 0.0,
                 description="RAGTruth span level: merged character masks per response, "
                             "TP/FP/FN summed over the batch, undefined values 0.0"),
+        # Quirks of PsiloQA's published evaluator (s-nlp/PsiloQA @ 95233ae,
+        # psilo/methods/uncertainty/evaluation.py), each a score rule: characters with
+        # score >= t are predicted; token values overwrite characters in token order;
+        # an example without a hallucinated character has AP 0.0 and counts in the mean.
+        # Its threshold grid is tune_threshold(thresholds={"steps": 2000}); its whole
+        # protocol (per-language tuning on validation) is mycelium.score_psiloqa.
+        Profile("psiloqa", 1, "macro", 0.0, metrics=("iou",),
+                score_rules={"threshold_rule": ">=", "token_overlap": "last",
+                             "char_ap_undefined": 0.0},
+                description="PsiloQA: per-example IoU and character AP averaged over "
+                            "examples, scores >= threshold, last-writer token values, "
+                            "AP 0.0 without a hallucinated character"),
+        Profile("fava", 1, "macro", "nan",
+                description="FAVA fine-grained detection: per error type, sentence-level "
+                            "precision and recall of the sentences aligned by index "
+                            "(mycelium.score_fava)"),
     )
 }
 
@@ -105,7 +135,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
 
     Parameters
     ----------
-    profile : {"mu_shroom", "ragtruth"}, Profile or None
+    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava"}, Profile or None
         A name from `PROFILES`, a custom `Profile` (returned as is), or None.
 
     Returns
@@ -127,7 +157,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
     >>> get_profile("mushroom")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth.
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava.
     """
     if profile is None or isinstance(profile, Profile):
         return profile

@@ -27,11 +27,13 @@ __all__ = ["score_values", "pooled_values"]
 
 
 def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | None = None,
-                 n_groups: int = 1, weights: np.ndarray | None = None
-                 ) -> dict[str, np.ndarray]:
+                 n_groups: int = 1, weights: np.ndarray | None = None,
+                 ap_undefined: float | None = None) -> dict[str, np.ndarray]:
     """``{name: values}``, values of shape (resamples, n_groups) (1 resample without weights).
 
     ``groups`` gives each example's group (0..n_groups-1; all 0 by default).
+    ``ap_undefined`` (`mycelium.core.score_rules.ScoreRules.char_ap_undefined`): the
+    macro ``char_ap`` of an example without a positive character (None: left out).
     """
     g = np.zeros(runs.n, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
     w = np.ones((1, runs.n)) if weights is None else np.atleast_2d(weights)
@@ -59,6 +61,8 @@ def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | N
             b = shared("macro", lambda: blocks(rank(runs.score, runs.example, runs.n),
                                                runs.pos, runs.neg))
             v = metric.values(b)[0]
+            if name == "char_ap" and ap_undefined is not None:
+                v = np.where(np.isnan(v), ap_undefined, v)
             out[name] = _macro(v, g, n_groups, w if weights is not None else None)
     return out
 

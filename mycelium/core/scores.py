@@ -140,8 +140,23 @@ def _per_example(obj, name: str, single: bool, n: int) -> list:
 
 
 def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
-                token_offsets=None, token_scores=None) -> ScoreInput:
-    """Validate one score form against the text lengths (SPEC section 9)."""
+                token_offsets=None, token_scores=None, token_overlap: str = "max"
+                ) -> ScoreInput:
+    """Validate one score form against the text lengths (SPEC section 9).
+
+    ``token_overlap="last"`` (`mycelium.core.score_rules.TOKEN_OVERLAPS`) reads the
+    tokens as soft spans: each token's value written over its characters in token order,
+    the spans at a threshold being runs of positive characters.
+    """
+    si = _score_input(lengths, single, soft_predictions, token_offsets, token_scores)
+    if token_overlap == "last" and si.form == "token":
+        return ScoreInput("soft", si.n, si.example, si.starts, si.ends, si.scores,
+                          si.single)
+    return si
+
+
+def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
+                 ) -> ScoreInput:
     has_soft = soft_predictions is not None
     has_tok = token_offsets is not None or token_scores is not None
     if has_soft and has_tok:
@@ -304,9 +319,10 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
                      max_score, gold)
 
 
-def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
-                       ) -> SpanBatch:
-    """Predicted spans at ``threshold`` (strict ``> t``), as a canonical `SpanBatch`.
+def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float,
+                       *, inclusive: bool = False) -> SpanBatch:
+    """Predicted spans at ``threshold`` (strict ``> t``; ``>= t`` when ``inclusive``), as a
+    canonical `SpanBatch`.
 
     Soft form: maximal runs of characters scoring > t. Token form: runs of consecutive
     non-empty tokens (list order) scoring > t, each from its first token's start to its
@@ -318,10 +334,11 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
         ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
         base = np.zeros(scores.n + 1, dtype=np.int64)
         np.cumsum(lengths, out=base[1:])
-        starts, ends, hot = s - base[ex], s - base[ex] + runs.length, runs.score > threshold
+        starts, ends = s - base[ex], s - base[ex] + runs.length
+        hot = runs.score >= threshold if inclusive else runs.score > threshold
     else:
         ex, starts, ends = scores.example, scores.starts, scores.ends
-        hot = scores.scores > threshold
+        hot = scores.scores >= threshold if inclusive else scores.scores > threshold
     ex, starts, ends = ex[hot], starts[hot], ends[hot]
     if scores.form == "soft":
         # Pieces of one example are contiguous; join those that touch.

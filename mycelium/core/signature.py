@@ -42,6 +42,8 @@ def format_signature(settings) -> str:
                ("granularity", settings.granularity)]
     if settings.trim_spans is not None:  # absent when off, so older signatures stand
         fields.append(("trim_spans", settings.trim_spans))
+    if prof is not None:  # score rules other than SPEC's defaults (absent otherwise)
+        fields += [(k, _value(v)) for k, v in prof.score_rules.items()]
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
@@ -64,7 +66,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
-        ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
+        ``bootstrap``, and ``score_rules`` ({rule: value}) when the profile reads
+        scores by rules other than SPEC's defaults. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
         ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
         `mycelium.evaluate`, and so can ``trim_spans`` when the signature records it.
 
@@ -103,6 +106,10 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out["ci"] = float(value)
         elif key in ("resamples", "seed"):
             out["n_resamples" if key == "resamples" else "seed"] = int(value)
+        elif key == "char_ap_undefined":
+            out.setdefault("score_rules", {})[key] = _parse_value(value)
+        elif key in ("threshold_rule", "token_overlap"):
+            out.setdefault("score_rules", {})[key] = value
         elif "." in key:
             metric, _, param = key.partition(".")
             out["params"].setdefault(metric, {})[param] = _parse_value(value)

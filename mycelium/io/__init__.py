@@ -4,13 +4,18 @@
   result signatures, readable by ``pd.read_parquet`` (both backends) and Polars.
 - `read_mushroom`: Mu-SHROOM (SemEval-2025 Task 3) JSONL files.
 - `read_ragtruth`: RAGTruth ``response.jsonl`` (+ ``source_info.jsonl``).
+- `read_psiloqa`: PsiloQA's split files (Parquet or JSON lines).
+- `read_fava`: FAVA's tagged annotations (six error types, ``<mark>``/``<delete>``).
 
 All offsets are half-open ``[start, end)`` Python code points, as in the files.
 """
 
 from .mushroom import ANNOTATIONS_TYPE, SOFT_SPAN_TYPE, read_mushroom
 from .parquet import read_parquet, write_parquet
+from .fava import FAVA_SPAN_TYPE, read_fava
+from .psiloqa import read_psiloqa
 from .ragtruth import RAGTRUTH_LABEL_TYPE, read_ragtruth
 
 __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
-           "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "RAGTRUTH_LABEL_TYPE"]
+           "read_psiloqa", "read_fava", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE",
+           "RAGTRUTH_LABEL_TYPE", "FAVA_SPAN_TYPE"]

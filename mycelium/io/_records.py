@@ -112,24 +112,25 @@ def _not_utf8(at: str, byte: int, pos: int) -> str:
             "expected UTF-8 text; fix by saving the file as UTF-8.")
 
 
-def jsonl_files(paths) -> list[Path]:
-    """One path, several, or directories (every ``*.jsonl`` below, sorted)."""
+def jsonl_files(paths, patterns=("*.jsonl",), kind: str = "a .jsonl file") -> list[Path]:
+    """One path, several, or directories (every file matching ``patterns`` below, sorted)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(p.rglob("*.jsonl"))
+            found = sorted(f for pattern in patterns for f in p.rglob(pattern))
             if not found:
-                raise FileNotFoundError(f"No *.jsonl files under the directory {str(p)!r}.")
+                raise FileNotFoundError(f"No {' or '.join(patterns)} files under the "
+                                        f"directory {str(p)!r}.")
             files.extend(found)
         elif p.exists():
             files.append(p)
         else:
-            raise FileNotFoundError(f"{str(p)!r} does not exist; expected a .jsonl file or "
-                                    "a directory of them.")
+            raise FileNotFoundError(f"{str(p)!r} does not exist; expected {kind} or a "
+                                    "directory of them.")
     if not files:
-        raise ValueError("No paths given; pass a .jsonl file, a list of files or a directory.")
+        raise ValueError(f"No paths given; pass {kind}, a list of files or a directory.")
     return files
 
 

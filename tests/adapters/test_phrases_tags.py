@@ -101,3 +101,22 @@ def test_unbalanced_tags_are_an_error(tagged, message):
 def test_empty_tag_list():
     with pytest.raises(ValueError, match="Expected at least one tag name"):
         mycelium.parse_tagged("a", tags=[])
+
+
+def test_parse_tagged_nested_tags_in_opening_order():
+    text, spans = mycelium.parse_tagged(
+        "The <entity><mark>Argentine</mark><delete>American</delete></entity> star.",
+        tags=["entity", "mark", "delete"], nested=True)
+    assert text == "The ArgentineAmerican star."
+    assert [(s["tag"], s["start"], s["end"]) for s in spans] == [
+        ("entity", 4, 21), ("mark", 4, 13), ("delete", 13, 21)]
+
+
+def test_parse_tagged_nested_still_requires_the_innermost_to_close_first():
+    with pytest.raises(mycelium.SpanValidationError,
+                       match=r"got </entity> closing <delete> opened at character 8"):
+        mycelium.parse_tagged("<entity><delete>x</entity></delete>",
+                              tags=["entity", "delete"], nested=True)
+    with pytest.raises(mycelium.SpanValidationError, match="Expected tags that do not nest"):
+        mycelium.parse_tagged("<entity><delete>x</delete></entity>",
+                              tags=["entity", "delete"])
