@@ -17,7 +17,7 @@ from .core import pipeline
 from .core.aggregate import aggregate, per_example
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.profiles import Profile
-from .core.settings import Settings, resolve_settings
+from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -96,7 +96,7 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
     if pooled:  # response_level (SPEC section 9); score metrics have no such statistics
         return pooled_statistics(prepared, pooled, compute_statistics(
             prepared.refs, prepared.preds, settings.span_metrics if rest else (),
-            settings.params))
+            settings.params), settings.params)
     return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                               settings.params)
 
@@ -225,6 +225,12 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     """
     from . import scoring
 
+    if metrics is None and predictions is not None and threshold is None \
+            and not scoring.score_form_given(soft_references, soft_predictions,
+                                             token_offsets, token_scores):
+        # a profile's extra metrics (ragtruth: response_level) join its default set
+        metrics = profile_default_metrics(
+            profile, soft=soft_given(soft_references, soft_predictions))
     if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
                       token_scores, threshold, predictions):
         return scoring.evaluate_scores(

@@ -35,9 +35,7 @@ def format_signature(settings) -> str:
         ("zero_division", _value(settings.zero_division_label)),
         ("metrics", ",".join(settings.metrics)),
     ]
-    for metric, values in settings.used_params().items():
-        for key, value in values.items():
-            fields.append((f"{metric}.{key}", _value(value)))
+    fields += [tuple(f.split(":", 1)) for f in param_fields(settings.used_params())]
     fields += [("missing", settings.missing), ("offsets", OFFSETS),
                ("granularity", settings.granularity)]
     if settings.trim_spans is not None:  # absent when off, so older signatures stand
@@ -47,6 +45,12 @@ def format_signature(settings) -> str:
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
                    ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
     return "|".join(f"{k}:{v}" for k, v in fields)
+
+
+def param_fields(params) -> list[str]:
+    """``metric.param:value`` fields of ``{metric: {param: value}}``, in the given order."""
+    return [f"{metric}.{key}:{_value(value)}" for metric, values in params.items()
+            for key, value in values.items()]
 
 
 def parse_signature(signature: str) -> dict[str, Any]:
