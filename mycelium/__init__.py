@@ -31,6 +31,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
+    "attach_dataset": "io", "dataset_of": "io", "Dataset": "io",
     "Accumulator": "accumulator",
     "align_tokens": "adapters", "convert_offsets": "adapters",
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
@@ -58,6 +59,9 @@ __all__ = [
     "write_parquet",
     "read_mushroom",
     "read_ragtruth",
+    "attach_dataset",
+    "dataset_of",
+    "Dataset",
     "Accumulator",
     "align_tokens",
     "convert_offsets",

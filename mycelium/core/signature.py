@@ -6,8 +6,10 @@ Every result carries ``meta["signature"]``, e.g.::
 
 Fields are ``key:value`` joined by ``|`` in a fixed order; metric parameters appear as
 ``metric.param:value`` for the selected metrics. Two calls with the same signature
-compute the same numbers from the same data. `parse_signature` returns the options,
-ready to pass back to `mycelium.evaluate`.
+compute the same numbers from the same data. When the data came from a benchmark loader,
+``dataset:<name>@sha256:<12 hex>`` and ``dataset_files:<file>,...`` end the signature
+(`mycelium.core.provenance`). `parse_signature` returns the options, ready to pass back
+to `mycelium.evaluate`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .aggregate import zero_division_name
+from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
 __all__ = ["format_signature", "parse_signature"]
@@ -68,7 +71,10 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
-        ``bootstrap``. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
+        ``bootstrap``; with a loader's provenance (`mycelium.io.provenance`),
+        ``dataset``: a dict with ``name``, ``sha256`` (its first 12 hex digits) and
+        ``files``. The
+        keys ``average``, ``zero_division``, ``metrics``, ``params``,
         ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
         `mycelium.evaluate`, and so can ``trim_spans`` when the signature records it.
 
@@ -107,6 +113,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out["ci"] = float(value)
         elif key in ("resamples", "seed"):
             out["n_resamples" if key == "resamples" else "seed"] = int(value)
+        elif parse_dataset_fields(key, value, out):
+            pass
         elif "." in key:
             metric, _, param = key.partition(".")
             out["params"].setdefault(metric, {})[param] = _parse_value(value)
