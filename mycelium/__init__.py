@@ -31,6 +31,7 @@ _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io",
+    "read_ragtruth_pp": "io", "read_lettucedetect": "io",
     "attach_dataset": "io", "dataset_of": "io", "Dataset": "io",
     "Accumulator": "accumulator",
     "align_tokens": "adapters", "convert_offsets": "adapters",
@@ -59,6 +60,8 @@ __all__ = [
     "write_parquet",
     "read_mushroom",
     "read_ragtruth",
+    "read_ragtruth_pp",
+    "read_lettucedetect",
     "attach_dataset",
     "dataset_of",
     "Dataset",
