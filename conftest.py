@@ -18,3 +18,8 @@ _NEEDS = {"frames/polars.py": "polars", "frames/polars_lazy.py": "polars",
 
 collect_ignore = [f"mycelium/{module}" for module, extra in _NEEDS.items()
                   if importlib.util.find_spec(extra) is None]
+
+# The test folders' own conftest.py files hold fixtures, not doctests; collecting them as
+# doctest modules would import several modules named ``conftest`` when folders are named
+# on the command line together (``pytest tests/io tests/cli``).
+collect_ignore_glob = ["tests/*/conftest.py", "tests/*/*/conftest.py"]

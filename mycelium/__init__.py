@@ -6,8 +6,9 @@ layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, setting
 statistics pipeline, aggregation), ``adapters`` (detector output onto characters),
 ``views`` (granularity, typology), ``stats`` (intervals, comparisons, agreement), the
 dict face ``evaluate`` with ``accumulator``, ``scoring`` and ``thresholds`` beside it,
-``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom`` (files), ``report`` (span
-views, the HTML report), ``cli`` (the command).
+``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom`` (files) with ``annotators``
+(many annotators as an input), ``report`` (span views, the HTML report), ``cli`` (the
+command).
 """
 
 from . import _aliases
@@ -32,6 +33,12 @@ _LAZY = {  # public names whose modules load on first use
     "read_parquet": "io", "write_parquet": "io",
     "read_mushroom": "io", "read_ragtruth": "io", "read_psiloqa": "io", "read_fava": "io",
     "score_psiloqa": "psiloqa", "score_fava": "fava",
+    "read_mushroom": "io", "read_ragtruth": "io",
+    "read_ragtruth_pp": "io", "read_lettucedetect": "io",
+    "attach_dataset": "io",
+    "pairwise_agreement": "annotators", "leave_one_out": "annotators",
+    "majority_reference": "annotators", "soft_reference": "annotators",
+    "annotator_table": "annotators", "dataset_of": "io", "Dataset": "io",
     "Accumulator": "accumulator",
     "align_tokens": "adapters", "convert_offsets": "adapters",
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
@@ -63,6 +70,17 @@ __all__ = [
     "read_fava",
     "score_psiloqa",
     "score_fava",
+    "read_ragtruth_pp",
+    "read_lettucedetect",
+    "attach_dataset",
+    "dataset_of",
+    "Dataset",
+    "annotators",
+    "annotator_table",
+    "pairwise_agreement",
+    "leave_one_out",
+    "majority_reference",
+    "soft_reference",
     "Accumulator",
     "align_tokens",
     "convert_offsets",
@@ -81,7 +99,15 @@ __all__ = [
 ]
 
 
+#: public subpackages that load on first use (``mycelium.annotators``)
+_LAZY_MODULES = ("annotators",)
+
+
 def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     if name in _LAZY:
         import importlib
 

@@ -17,7 +17,8 @@ from .core import pipeline
 from .core.aggregate import aggregate, per_example
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.profiles import Profile
-from .core.settings import Settings, resolve_settings
+from .core.provenance import dataset_of, signature_with_dataset
+from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -96,7 +97,7 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
     if pooled:  # response_level (SPEC section 9); score metrics have no such statistics
         return pooled_statistics(prepared, pooled, compute_statistics(
             prepared.refs, prepared.preds, settings.span_metrics if rest else (),
-            settings.params))
+            settings.params), settings.params)
     return compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                               settings.params)
 
@@ -192,7 +193,10 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     dict
         ``{metric: {measure: float}}`` for each metric, then ``meta`` (examples,
         average, offset_convention, profile, zero_division, params, version,
-        signature, missing, dropped).
+        signature, missing, dropped). When ``references`` (or ``predictions``) is a
+        column of a frame a benchmark loader read, ``meta["dataset"]`` is its
+        ``<name>@sha256:<12 hex>`` and the signature ends with the dataset fields
+        (`mycelium.io.provenance`).
 
     Raises
     ------
@@ -225,9 +229,15 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     """
     from . import scoring
 
+    if metrics is None and predictions is not None and threshold is None \
+            and not scoring.score_form_given(soft_references, soft_predictions,
+                                             token_offsets, token_scores):
+        # a profile's extra metrics (ragtruth: response_level) join its default set
+        metrics = profile_default_metrics(
+            profile, soft=soft_given(soft_references, soft_predictions))
     if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
                       token_scores, threshold, predictions):
-        return scoring.evaluate_scores(
+        report = scoring.evaluate_scores(
             _evaluate_spans, references, predictions, text=text, metrics=metrics,
             soft_references=soft_references, soft_predictions=soft_predictions,
             token_offsets=token_offsets, token_scores=token_scores, threshold=threshold,
@@ -237,14 +247,25 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
                          progress=progress, granularity=granularity,
                          type_field=type_field, typed_matching=typed_matching, ids=ids,
                          trim_spans=trim_spans))
-    return _evaluate_spans(
-        references, predictions, text=text, profile=profile, metrics=metrics,
-        average=average, zero_division=zero_division,
-        include_per_example=include_per_example, soft_references=soft_references,
-        soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
-        n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
-        type_field=type_field, typed_matching=typed_matching, ids=ids,
-        trim_spans=trim_spans)[0]
+    else:
+        report = _evaluate_spans(
+            references, predictions, text=text, profile=profile, metrics=metrics,
+            average=average, zero_division=zero_division,
+            include_per_example=include_per_example, soft_references=soft_references,
+            soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
+            n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
+            type_field=type_field, typed_matching=typed_matching, ids=ids,
+            trim_spans=trim_spans)[0]
+    return with_dataset(report, dataset_of(references, predictions))
+
+
+def with_dataset(report: dict[str, Any], dataset) -> dict[str, Any]:
+    """``report`` with a loader's provenance in ``meta`` and its signature (if known)."""
+    if dataset is not None:
+        meta = report["meta"]
+        meta["signature"] = signature_with_dataset(meta["signature"], dataset)
+        meta["dataset"] = dataset.tag
+    return report
 
 
 def _evaluate_spans(references, predictions, *, text, profile, metrics, average,

@@ -274,11 +274,17 @@ def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
 
 
 def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
-                   threshold, ) -> str:
-    """The signature with every metric named and the score form / threshold appended."""
+                   threshold, params=None) -> str:
+    """The signature with every metric named, the extra metrics' parameters
+    (``metric.param:value``, before ``missing:``) and the score form / threshold appended."""
+    from .core.signature import param_fields
+
     fields = signature.split("|")
     fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
               for f in fields]
+    if params:
+        at = next((i for i, f in enumerate(fields) if f.startswith("missing:")), len(fields))
+        fields[at:at] = param_fields(params)
     if form is not None:
         fields.append(f"scores:{form}")
     if threshold is not None:
@@ -368,7 +374,8 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
         **options)
     if placeholder:
         report.pop("iou")
-    stats = pooled_statistics(prepared, [m for m in extra if m in POOLED_METRICS], {})
+    stats = pooled_statistics(prepared, [m for m in extra if m in POOLED_METRICS], {},
+                              settings.params)
     keys = _keys(prepared, options["ids"])
     values, ci, per = score_report(si, lengths, prepared, stats, extra, settings,
                                    include_per_example=options["include_per_example"],
@@ -377,8 +384,9 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
                      extra=extra, form=form, threshold=threshold if t is not None else None)
 
 
-def pooled_statistics(prepared, names, stats: dict) -> dict:
-    """``stats`` with the per-example statistics of the pooled metrics in ``names`` added."""
+def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
+    """``stats`` with the per-example statistics of the pooled metrics in ``names`` added
+    (``params``: the resolved metric parameters, `mycelium.core.settings.Settings.params`)."""
     from .metrics._base import Workspace
 
     bad = [m for m in names if m not in POOLED_METRICS]
@@ -386,9 +394,10 @@ def pooled_statistics(prepared, names, stats: dict) -> dict:
         raise ValueError(f"Expected metrics with per-example statistics, got {bad[0]!r}, "
                          "at metrics=; fix by asking mycelium.evaluate for it (AUROC and "
                          "AP are not sums of per-example statistics).")
-    ws = Workspace(prepared.refs, prepared.preds)
+    ws = Workspace(prepared.refs, prepared.preds, listed=prepared.listed)
+    params = params or {}
     for m in names:
-        stats[m] = POOLED_METRICS[m].compute(ws, {})
+        stats[m] = POOLED_METRICS[m].compute(ws, params.get(m, {}))
     return stats
 
 
@@ -410,11 +419,13 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
     for m in extra:
         report[m] = values[m]
     names = [m for m in settings.metrics if not (placeholder and m == "iou")] + extra
+    extra_params = {m: dict(settings.params[m]) for m in extra if m in settings.params}
     meta["signature"] = signature_with(meta["signature"], names,
                                        form=None if form is None else _form_name(form),
-                                       threshold=threshold)
+                                       threshold=threshold, params=extra_params)
     if placeholder:
         meta["params"].pop("iou", None)
+    meta["params"].update(extra_params)
     if form is not None:
         meta["scores"] = _form_name(form)
     if threshold is not None:

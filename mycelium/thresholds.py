@@ -139,12 +139,14 @@ class _Run:
             for t in grid.tolist():
                 preds = canonicalize(spans_at_threshold(self.si, self.lengths, t,
                                                         inclusive=self.rules.inclusive))
+                listed = None if self.prepared.listed is None else (
+                    self.prepared.listed[0], preds.counts)
                 prepared = pipeline.Prepared(self.prepared.refs, preds, self.prepared.kept,
-                                             False, self.lengths)
+                                             False, self.lengths, listed=listed)
                 st = compute_statistics(self.prepared.refs, preds, span_names,
                                         self.settings.params)
                 st = pooled_statistics(prepared, [m for m in slow if m in POOLED_METRICS],
-                                       st)
+                                       st, self.settings.params)
                 for m in slow:
                     out[m].append(st[m])
         return out

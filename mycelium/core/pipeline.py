@@ -36,6 +36,10 @@ class Prepared:
     kept: np.ndarray          # bool per input example
     single: bool
     text_lengths: np.ndarray | None  # per kept example, -1 when unknown
+    #: spans listed per kept example on each side *before* zero-length spans and
+    #: duplicates were dropped (``response_level`` with ``positive_min_length=0``
+    #: reads them); None means the canonical counts.
+    listed: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def n_input(self) -> int:
@@ -60,7 +64,8 @@ def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
     if not kept.all():
         refs, preds = refs.take(kept), preds.take(kept)
         lengths = None if lengths is None else lengths[kept]
-    return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths)
+    return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths,
+                    listed=(refs.counts, preds.counts))
 
 
 def _same_form(ref: Side, pred: Side) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..metrics import resolve_metrics, resolve_params, unknown_name
+from ..metrics import POOLED_METRICS, resolve_metrics, resolve_params, unknown_name
 from .aggregate import zero_division_name
 from .score_rules import ScoreRules, score_rules
 from .types import AVERAGES, Average, ZeroDivision
@@ -48,6 +48,10 @@ class Profile:
         How detector scores are read (`mycelium.core.score_rules.ScoreRules`:
         ``threshold_rule``, ``token_overlap``, ``char_ap_undefined``); empty means
         SPEC section 9's defaults. Rules that differ from them go into the signature.
+    extra_metrics : tuple of str, optional
+        Metrics always pooled over the examples (``response_level``) that
+        `mycelium.evaluate` reports beside the span metrics when it gets no explicit
+        ``metrics``. The frame faces compute them when ``metrics=`` names them.
 
     Raises
     ------
@@ -70,6 +74,7 @@ class Profile:
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
     score_rules: Mapping[str, Any] = field(default_factory=dict)
+    extra_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or _RESERVED & set(self.name):
@@ -84,6 +89,12 @@ class Profile:
         object.__setattr__(self, "zero_division", zd)
         if self.metrics is not None:
             object.__setattr__(self, "metrics", resolve_metrics(self.metrics, soft=True))
+        extra = (self.extra_metrics,) if isinstance(self.extra_metrics, str) \
+            else tuple(self.extra_metrics)
+        for name in extra:
+            if name not in POOLED_METRICS:
+                raise unknown_name("extra metric", name, POOLED_METRICS)
+        object.__setattr__(self, "extra_metrics", tuple(dict.fromkeys(extra)))
         resolve_params(self.params)  # validates names and values
         frozen = {m: MappingProxyType(dict(v)) for m, v in dict(self.params).items()}
         object.__setattr__(self, "params", MappingProxyType(frozen))
@@ -101,15 +112,22 @@ class Profile:
         return f"{self.name}@{self.version}"
 
 
+#: ``ragtruth@2`` adds the response (case) level of RAGTruth's evaluator to the default
+#: report, counted as the evaluator counts it (``response_level.positive_min_length`` 0);
+#: its character level is that of ``ragtruth@1``.
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile("mu_shroom", 1, "macro", 0.0,
                 description="SemEval-2025 Task 3 (Mu-SHROOM): per-example IoU averaged "
                             "over examples, as the official participant-kit scorer"),
-        Profile("ragtruth", 1, "micro", 0.0,
+        Profile("ragtruth", 2, "micro", 0.0,
+                params={"response_level": {"positive_min_length": 0}},
                 description="RAGTruth span level: merged character masks per response, "
-                            "TP/FP/FN summed over the batch, undefined values 0.0"),
+                            "TP/FP/FN summed over the batch, undefined values 0.0; and "
+                            "its response (case) level: a response is positive when its "
+                            "span list is non-empty",
+                extra_metrics=("response_level",)),
         # Quirks of PsiloQA's published evaluator (s-nlp/PsiloQA @ 95233ae,
         # psilo/methods/uncertainty/evaluation.py), each a score rule: characters with
         # score >= t are predicted; token values overwrite characters in token order;
@@ -153,7 +171,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
     --------
     >>> p = get_profile("ragtruth")
     >>> p.tag, p.average, p.zero_division
-    ('ragtruth@1', 'micro', 0.0)
+    ('ragtruth@2', 'micro', 0.0)
     >>> get_profile("mushroom")
     Traceback (most recent call last):
     ...

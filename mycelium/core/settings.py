@@ -123,6 +123,15 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
                     boot, cast(Granularity, granularity), warns(zero_division), trim_spans)
 
 
+def profile_default_metrics(profile, *, soft: bool) -> list[str] | None:
+    """The default metrics of a profile with ``extra_metrics`` (its span metrics, then the
+    extra ones), or None when the profile adds none (the usual default applies)."""
+    prof = get_profile(profile)
+    if prof is None or not prof.extra_metrics:
+        return None
+    return [*resolve_settings(profile=prof, soft=soft).metrics, *prof.extra_metrics]
+
+
 def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:
     """Raise ValueError for a value outside ``valid``, with a "did you mean"."""
     if isinstance(value, str) and value in valid:

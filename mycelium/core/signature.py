@@ -6,8 +6,10 @@ Every result carries ``meta["signature"]``, e.g.::
 
 Fields are ``key:value`` joined by ``|`` in a fixed order; metric parameters appear as
 ``metric.param:value`` for the selected metrics. Two calls with the same signature
-compute the same numbers from the same data. `parse_signature` returns the options,
-ready to pass back to `mycelium.evaluate`.
+compute the same numbers from the same data. When the data came from a benchmark loader,
+``dataset:<name>@sha256:<12 hex>`` and ``dataset_files:<file>,...`` end the signature
+(`mycelium.core.provenance`). `parse_signature` returns the options, ready to pass back
+to `mycelium.evaluate`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .aggregate import zero_division_name
+from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
 __all__ = ["format_signature", "parse_signature"]
@@ -35,9 +38,7 @@ def format_signature(settings) -> str:
         ("zero_division", _value(settings.zero_division_label)),
         ("metrics", ",".join(settings.metrics)),
     ]
-    for metric, values in settings.used_params().items():
-        for key, value in values.items():
-            fields.append((f"{metric}.{key}", _value(value)))
+    fields += [tuple(f.split(":", 1)) for f in param_fields(settings.used_params())]
     fields += [("missing", settings.missing), ("offsets", OFFSETS),
                ("granularity", settings.granularity)]
     if settings.trim_spans is not None:  # absent when off, so older signatures stand
@@ -49,6 +50,12 @@ def format_signature(settings) -> str:
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
                    ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
     return "|".join(f"{k}:{v}" for k, v in fields)
+
+
+def param_fields(params) -> list[str]:
+    """``metric.param:value`` fields of ``{metric: {param: value}}``, in the given order."""
+    return [f"{metric}.{key}:{_value(value)}" for metric, values in params.items()
+            for key, value in values.items()]
 
 
 def parse_signature(signature: str) -> dict[str, Any]:
@@ -66,8 +73,11 @@ def parse_signature(signature: str) -> dict[str, Any]:
         ``version``, ``profile`` (name or None), ``profile_version``, ``average``,
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
-        ``bootstrap``, and ``score_rules`` ({rule: value}) when the profile reads
-        scores by rules other than SPEC's defaults. The keys ``average``, ``zero_division``, ``metrics``, ``params``,
+        ``bootstrap``; ``score_rules`` ({rule: value}) when the profile reads
+        scores by rules other than SPEC's defaults; with a loader's provenance
+        (`mycelium.io.provenance`), ``dataset``: a dict with ``name``, ``sha256`` (its
+        first 12 hex digits) and ``files``. The
+        keys ``average``, ``zero_division``, ``metrics``, ``params``,
         ``missing``, ``granularity``, ``ci``, ``n_resamples`` and ``seed`` can be passed straight back to
         `mycelium.evaluate`, and so can ``trim_spans`` when the signature records it.
 
@@ -110,6 +120,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
             out.setdefault("score_rules", {})[key] = _parse_value(value)
         elif key in ("threshold_rule", "token_overlap"):
             out.setdefault("score_rules", {})[key] = value
+        elif parse_dataset_fields(key, value, out):
+            pass
         elif "." in key:
             metric, _, param = key.partition(".")
             out["params"].setdefault(metric, {})[param] = _parse_value(value)

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyarrow as pa
 
+from ..core.provenance import dataset_of, signature_with_dataset
 from ..errors import SpanValidationError
 from . import engine as frames
 from ._options import (
@@ -77,6 +78,15 @@ class MyceliumAccessor:
             return run(*args, **kwargs)
         except SpanValidationError as exc:
             raise with_index_label(exc, self._df.index) from None
+
+    def _stamped(self, out: _T) -> _T:
+        """``out`` with the frame's dataset provenance (a loader's ``attrs``) appended to
+        its signature (`mycelium.io.provenance`)."""
+        attrs = getattr(out, "attrs", None)
+        if isinstance(attrs, dict) and attrs.get(SIGNATURE_ATTR) is not None:
+            attrs[SIGNATURE_ATTR] = signature_with_dataset(attrs[SIGNATURE_ATTR],
+                                                           dataset_of(self._df))
+        return out
 
     def _optional(self, name: str | None, role: str) -> pd.Series | None:
         return None if name is None else self._column(name, role)
@@ -183,7 +193,7 @@ class MyceliumAccessor:
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics):
-            return self._labelled(scores.call, self._column, "evaluate", by,
+            return self._stamped(self._labelled(scores.call, self._column, "evaluate", by,
                 ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
                 soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
                 token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
@@ -191,7 +201,7 @@ class MyceliumAccessor:
                              zero_division=zero_division, params=params, missing=missing,
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
                              seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching))
+                             typed_matching=typed_matching)))
         if pred_col is None:
             raise TypeError("pred_col is None; expected a span column name (or score "
                             "columns with threshold=).")
@@ -208,7 +218,7 @@ class MyceliumAccessor:
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress,
             type_field=type_field, typed_matching=typed_matching)
-        return _to_pandas(table, self._key_dtypes(by))
+        return self._stamped(_to_pandas(table, self._key_dtypes(by)))
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
               token_offsets_col: str | None = None, token_scores_col: str | None = None,
@@ -299,7 +309,7 @@ class MyceliumAccessor:
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
-        return out
+        return self._stamped(out)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
                 id_col: str | None = None, detector_col: str | None = None,
@@ -372,7 +382,7 @@ class MyceliumAccessor:
             missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
             params=params)
-        return _to_pandas(table, self._key_dtypes(by))
+        return self._stamped(_to_pandas(table, self._key_dtypes(by)))
 
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",

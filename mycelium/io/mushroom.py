@@ -23,6 +23,7 @@ import pyarrow as pa
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
 from . import _records as rec
+from .provenance import attach_dataset
 
 __all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE"]
 
@@ -78,6 +79,10 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
           (``"v1"`` / ``"v2"``), the last two parsed from official file names such as
           ``mushroom.en-tst.v1.extra.jsonl`` (null when the name does not follow it).
 
+        ``attrs["mycelium_dataset"]`` records the files read and their SHA-256, and
+        results scored from the frame carry ``dataset:mu_shroom@sha256:<12 hex>`` in
+        their signature (`mycelium.io.provenance`).
+
     Raises
     ------
     FileNotFoundError
@@ -131,7 +136,7 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
         info = _name_info(path)
         for where, record in rec.iter_records(path):
             rows.add(record, where, path.name, info)
-    return rec.to_pandas(rows.table())
+    return attach_dataset(rec.to_pandas(rows.table()), "mu_shroom", files)
 
 
 def _name_info(path: Path) -> tuple[str | None, str | None]:

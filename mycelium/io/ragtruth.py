@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _records as rec
+from .provenance import attach_dataset
 
 __all__ = ["read_ragtruth", "RAGTRUTH_LABEL_TYPE"]
 
@@ -52,6 +53,10 @@ def read_ragtruth(response_path: str | os.PathLike[str],
         due_to_null: bool, text: string, meta: string>>``, in file order. It is a span
         column: pass it straight to `mycelium.evaluate` or ``df.mycelium.evaluate``
         (metrics read ``start`` and ``end``; the other fields ride along).
+        ``attrs["mycelium_dataset"]`` records the files read and their SHA-256, and
+        results scored from the frame carry ``dataset:ragtruth@sha256:<12 hex>`` in
+        their signature (`mycelium.io.provenance`), telling the 2024-02 release from
+        the earlier one.
 
     Raises
     ------
@@ -103,7 +108,8 @@ def read_ragtruth(response_path: str | os.PathLike[str],
         found = [sources.get(sid) for sid in columns["source_id"].to_pylist()]
         columns["task_type"] = pa.array([f and f[0] for f in found], pa.string())
         columns["source"] = pa.array([f and f[1] for f in found], pa.string())
-    return rec.to_pandas(pa.table(columns))
+    return attach_dataset(rec.to_pandas(pa.table(columns)), "ragtruth",
+                          [response_path, source_info_path])
 
 
 def _read_responses(path: Path) -> dict[str, pa.Array]:

@@ -70,7 +70,8 @@ def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
 
 def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """Merge parameter layers (later wins) over the defaults; validate names and values."""
-    out = {name: m.default_params() for name, m in METRICS.items() if m.params}
+    known_metrics = {**METRICS, **POOLED_METRICS}
+    out = {name: m.default_params() for name, m in known_metrics.items() if m.params}
     for layer in layers:
         if layer is None:
             continue
@@ -83,7 +84,7 @@ def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str,
             if not isinstance(values, Mapping):
                 raise TypeError(f"params[{metric!r}] is a {type(values).__name__}; expected "
                                 "a dict of parameter values.")
-            known = {p.name: p for p in METRICS[metric].params}
+            known = {p.name: p for p in known_metrics[metric].params}
             for key, value in values.items():
                 if key not in known:
                     raise unknown_name(f"{metric} parameter", key, known)

@@ -87,6 +87,11 @@ def unit(x: float) -> bool:
     return 0.0 <= x <= 1.0
 
 
+def whole(x: float) -> bool:
+    """A length: a whole number >= 0."""
+    return x >= 0.0 and x == int(x)
+
+
 def non_negative(x: float) -> bool:
     """A weight: finite and >= 0 (`Param.validate` rejects inf and NaN for every range)."""
     return x >= 0.0
@@ -105,10 +110,14 @@ class Workspace:
     than six separate calls.
     """
 
-    def __init__(self, refs: SpanBatch, preds: SpanBatch, *, share_pairs: bool = False) -> None:
+    def __init__(self, refs: SpanBatch, preds: SpanBatch, *, share_pairs: bool = False,
+                 listed: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         if refs.n_examples != preds.n_examples:
             raise ValueError("internal: sides of different sizes")
         self.refs, self.preds = refs, preds
+        #: spans listed per example on each side before zero-length spans and
+        #: duplicates were dropped (the canonical counts when not known).
+        self.listed = listed if listed is not None else (refs.counts, preds.counts)
         self.n = refs.n_examples
         #: True when a requested metric needs every overlapping pair anyway; the
         #: cheaper metrics then derive their statistics from those pairs.

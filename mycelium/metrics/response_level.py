@@ -2,8 +2,20 @@
 
 Statistics (per example, each 0 or 1)
     ``tp``  gold positive and predicted positive; ``fp`` predicted only; ``fn`` gold only;
-    ``tn``  neither. Gold positive: at least one reference character; predicted
-    positive: at least one (non-empty) predicted span.
+    ``tn``  neither. With the default ``positive_min_length=1`` a side is positive when
+    it has at least one span of at least one character (gold: a reference character;
+    predicted: a non-empty predicted span), as SPEC section 9 defines it.
+
+Parameter ``positive_min_length`` (a whole number, default 1)
+    A side is positive when it lists a span of at least this many characters. ``0``
+    counts every listed span, zero-length ones included (and before duplicates
+    collapse): RAGTruth's case level, which calls a response positive when its label
+    list, or its list of predicted strings, is non-empty — even when a predicted
+    string could not be located in the response (CodingLL/RAGTruth_Eval
+    @5ddb09576a1dddec7f5dbda36290e5e188a5783d:compute_metrics.py, ``print_metrics``;
+    ParticleMedia/RAGTruth ``baseline/predict_and_evaluate.py`` uses
+    ``len(labels) > 0`` and ``len(pred_list) > 0`` the same way). The ``ragtruth``
+    profile sets it to 0.
 
 Measures
     precision = Σtp / (Σtp + Σfp), recall = Σtp / (Σtp + Σfn) of the hallucinated class,
@@ -17,12 +29,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Workspace, prf_ratios
+from ._base import Metric, Param, Workspace, prf_ratios, whole
+
+
+def _positive(batch, listed: np.ndarray, min_length: float) -> np.ndarray:
+    if min_length <= 0:
+        return np.asarray(listed) > 0
+    if min_length <= 1:
+        return batch.counts > 0
+    longest = np.zeros(batch.n_examples, dtype=np.int64)
+    if batch.n_spans:
+        np.maximum.at(longest, batch.example_ids, batch.lengths)
+    return longest >= min_length
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
-    gold = ws.refs.counts > 0
-    pred = ws.preds.counts > 0
+    min_length = params.get("positive_min_length", 1)
+    gold = _positive(ws.refs, ws.listed[0], min_length)
+    pred = _positive(ws.preds, ws.listed[1], min_length)
     as_int = np.int64
     return {"tp": (gold & pred).astype(as_int), "fp": (~gold & pred).astype(as_int),
             "fn": (gold & ~pred).astype(as_int), "tn": (~gold & ~pred).astype(as_int)}
@@ -38,6 +62,7 @@ METRIC = Metric(
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,
+    params=(Param("positive_min_length", 1.0, whole, "a whole number >= 0"),),
     summary="Response-level detection (examples as items, pooled)",
     counts=("tp", "fp", "fn", "tn"),
 )

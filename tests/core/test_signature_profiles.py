@@ -47,13 +47,13 @@ def _same(a, b):
 def test_signature_fields_and_params_round_trip():
     sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth", metrics=["deteval_1d"],
                             params={"deteval_1d": {"merge_credit": 1.0}})["meta"]["signature"]
-    assert sig.startswith(f"mycelium:{mycelium.__version__}|profile:ragtruth@1|average:micro|")
+    assert sig.startswith(f"mycelium:{mycelium.__version__}|profile:ragtruth@2|average:micro|")
     parsed = parse_signature(sig)
     assert parsed["params"] == {"deteval_1d": {"recall_threshold": 0.8,
                                                "precision_threshold": 0.4,
                                                "split_merge_credit": 0.8,
                                                "merge_credit": 1.0}}
-    assert parsed["offsets"] == "half-open" and parsed["profile_version"] == 1
+    assert parsed["offsets"] == "half-open" and parsed["profile_version"] == 2
 
 
 @pytest.mark.parametrize("bad", ["", "sacrebleu:2.0", "mycelium:0.1.0|average"])

@@ -125,6 +125,16 @@ def sort_key(key):
     return tuple((v is None, v) for v in key)
 
 
+def face_omits(options) -> set:
+    """Metrics `mycelium.evaluate` adds by default that the frame faces leave out: a
+    profile's ``extra_metrics`` (ragtruth: ``response_level``) join only the dict face's
+    default set (the frame faces compute them when ``metrics=`` names them)."""
+    if options.get("metrics") is not None:
+        return set()
+    prof = mycelium.get_profile(options.get("profile"))
+    return set(prof.extra_metrics) if prof is not None else set()
+
+
 def truth_rows(rows, by, form=list, **options):
     """`mycelium.evaluate` on each group's rows separately, in sorted key order.
 
@@ -144,6 +154,8 @@ def truth_rows(rows, by, form=list, **options):
         meta = report["meta"]
         for metric, measures in report.items():
             if metric in ("meta", "per_example"):
+                continue
+            if metric in face_omits(options):
                 continue
             for measure, value in measures.items():
                 out.append(key + (metric, measure, value, meta["examples"], meta["average"],

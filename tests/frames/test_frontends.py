@@ -294,7 +294,11 @@ def test_polars_namespace_is_registered_lazily():
 
 
 def test_signature_column_matches_evaluate(frames):
-    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth")["meta"]["signature"]
+    # the frame faces' default set is the span metrics (ragtruth's response_level joins
+    # only the dict face's default report)
+    spans = list(mycelium.metrics.METRICS)
+    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth",
+                            metrics=spans)["meta"]["signature"]
     eager = frames["polars"].mycelium.evaluate("ref", "pred", profile="ragtruth",
                                                with_signature=True)
     lazy = frames["polars"].lazy().mycelium.evaluate("ref", "pred", profile="ragtruth",

@@ -270,3 +270,21 @@ def check_mushroom_invalid_hard_rejected(case):
     preds = [pred for _, pred in case["examples"]]
     with pytest.raises(mycelium.SpanValidationError):
         mycelium.evaluate(refs, preds, text=texts, profile="mu_shroom", metrics=["iou"])
+
+
+def check_ragtruth_response_level(case, *, text=True):
+    """The ragtruth profile's default report carries RAGTruth's case level, and its
+    TP/FP/FN/TN are the evaluator's (a response with a listed zero-length span is
+    positive there, as ``len(pred_list) > 0``)."""
+    refs, preds, texts = _batch(case["responses"])
+    expected = case["ragtruth_eval"]["case_level"]
+    report = mycelium.evaluate(refs, preds, text=texts if text else None, profile="ragtruth")
+    for measure in ("precision", "recall", "f1"):
+        close(report["response_level"][measure], expected[measure], measure, RAGTRUTH_TOL)
+    assert report["character"]["f1"] == pytest.approx(case["ragtruth_eval"]["f1"],
+                                                      abs=RAGTRUTH_TOL)
+    stats = mycelium.statistics(refs, preds, text=texts if text else None,
+                                metrics=["response_level"],
+                                params={"response_level": {"positive_min_length": 0}})
+    got = {k: int(v.sum()) for k, v in stats["response_level"].items()}
+    assert got == {k: expected[k] for k in ("tp", "fp", "fn", "tn")}

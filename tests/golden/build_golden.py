@@ -138,6 +138,8 @@ def build_ragtruth(oracle_dir):
         expected.update(_pick(oracle, MEASURES))
         if "per_task_span_level" in oracle:
             expected["per_task_span_level"] = oracle["per_task_span_level"]
+        expected["case_level"] = _pick(oracle["case_level"], ("tp", "fp", "fn", "tn")
+                                       + MEASURES)
         if case["out_of_bounds"]:
             assert any(e > len(r["text"]) for r in case["responses"]
                        for _, e in r["gold"] + r["pred"]), case["name"]
@@ -150,12 +152,14 @@ def build_ragtruth(oracle_dir):
             "optional task_type) scored by the unmodified RAGTruth evaluation code "
             "(CodingLL/RAGTruth_Eval compute_metrics.py): merged character masks per response, "
             "TP/FP/FN summed over the batch, P/R/F1 with 0/0 -> 0; per_task_span_level is the "
-            "same restricted to one task_type. Out-of-bounds cases have spans past len(text), "
+            "same restricted to one task_type. case_level is the evaluator's response level: "
+            "TP/FP/FN/TN over responses, positive when the gold / pred list is non-empty "
+            "(zero-length spans included). Out-of-bounds cases have spans past len(text), "
             "which the evaluator counts as phantom characters."),
         "selection": (
             "All %d cases: name, group, out_of_bounds, responses (text, gold, pred, task_type "
             "if any) and oracles.ragtruth_eval totals, precision, recall, f1 and "
-            "per_task_span_level when present. Dropped: per_response, case_level, LettuceDetect "
+            "per_task_span_level when present, case_level. Dropped: per_response, LettuceDetect "
             "oracles, notes." % len(cases)),
         "scorer": src["provenance"].get("ragtruth_eval"),
         "oracle_split_note": src.get("split_note"),

@@ -1,4 +1,4 @@
-"""Golden parity of the ``ragtruth`` profile's ``character`` metric with RAGTruth's evaluator.
+"""Golden parity of the ``ragtruth`` profile (``character`` and ``response_level``) with RAGTruth's evaluator.
 
 Reads only tests/golden/ragtruth_cases.json (built by build_golden.py; see its
 ``provenance``): batches scored by the unmodified CodingLL/RAGTruth_Eval
@@ -44,3 +44,13 @@ def test_out_of_bounds_spans_are_rejected_with_text(case):
 def test_out_of_bounds_without_text_counts_every_offset(case):
     """Without a text there is no bound, and the masks are those the evaluator used."""
     _oracle.check_ragtruth_out_of_bounds_without_text(case)
+
+
+@pytest.mark.parametrize("case", IN_BOUNDS, ids=_ids(IN_BOUNDS))
+def test_response_level_matches_ragtruth_eval_case_level(case):
+    _oracle.check_ragtruth_response_level(case)
+
+
+@pytest.mark.parametrize("case", OUT_OF_BOUNDS, ids=_ids(OUT_OF_BOUNDS))
+def test_response_level_out_of_bounds_without_text(case):
+    _oracle.check_ragtruth_response_level(case, text=False)

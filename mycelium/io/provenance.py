@@ -1,0 +1,101 @@
+"""One call for a loader to record where its frame came from: `attach_dataset`.
+
+A loader ends with ``return attach_dataset(frame, "<benchmark>", paths)``: the files'
+base names and SHA-256 go into ``frame.attrs["mycelium_dataset"]``
+(`mycelium.core.provenance.Dataset`), and every result scored from that frame, or from
+its columns, carries ``dataset:<benchmark>@sha256:<12 hex>|dataset_files:...`` in its
+signature, so a number can be traced to the exact release (RAGTruth relabelled its data
+in February 2024, for one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable, TypeVar
+
+from ..core.provenance import DATASET_ATTR, Dataset, dataset_of
+
+__all__ = ["attach_dataset", "dataset_provenance", "dataset_of", "file_sha256", "Dataset"]
+
+_F = TypeVar("_F")
+_CHUNK = 1 << 20
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, as ``sha256sum`` prints it (read in 1 MiB chunks)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def dataset_provenance(name: str, paths: Iterable[str | os.PathLike[str] | None]) -> Dataset:
+    """The `Dataset` of the files at ``paths`` (None entries are skipped).
+
+    One file: its own SHA-256. Several: the SHA-256 of their sorted hex digests, each
+    followed by a newline, so the value depends on the bytes only, not on the names or
+    the order the files were read in.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "response.jsonl")
+    ...     _ = path.write_bytes(b"{}\\n")
+    ...     d = dataset_provenance("ragtruth", [path])
+    >>> d.tag, d.files
+    ('ragtruth@sha256:ca3d163bab05', ('response.jsonl',))
+    """
+    files = [Path(p) for p in paths if p is not None]
+    if not files:
+        raise ValueError(f"Expected at least one file, got none, at dataset_provenance("
+                         f"{name!r}, ...); fix by passing the paths the loader read.")
+    digests = [file_sha256(p) for p in files]
+    if len(digests) == 1:
+        total = digests[0]
+    else:
+        total = hashlib.sha256("".join(d + "\n" for d in sorted(digests)).encode()
+                               ).hexdigest()
+    return Dataset(name, tuple(p.name for p in files), total, tuple(digests))
+
+
+def attach_dataset(frame: _F, name: str,
+                   paths: Iterable[str | os.PathLike[str] | None]) -> _F:
+    """Record the provenance of ``frame`` (read from ``paths``) and return it.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The loader's result; ``frame.attrs["mycelium_dataset"]`` is set (a JSON dict:
+        ``name``, ``sha256``, ``tag``, ``files`` with each file's ``name`` and
+        ``sha256``), so it survives `mycelium.write_parquet` and copies of the frame.
+    name : str
+        The benchmark (no ``|`` or ``@``).
+    paths : iterable of paths
+        Every file the loader read (None entries skipped).
+
+    Returns
+    -------
+    The same frame.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, pandas as pd, mycelium
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = pathlib.Path(tmp, "gold.jsonl")
+    ...     _ = path.write_bytes(b"{}\\n")
+    ...     df = attach_dataset(pd.DataFrame({"ref": [[[0, 3]]], "pred": [[[0, 2]]]}),
+    ...                         "toy", [path])
+    >>> df.attrs["mycelium_dataset"]["tag"]
+    'toy@sha256:ca3d163bab05'
+    >>> sig = df.mycelium.evaluate("ref", "pred", metrics="iou").attrs["mycelium_signature"]
+    >>> sig.split("|")[-2:]
+    ['dataset:toy@sha256:ca3d163bab05', 'dataset_files:gold.jsonl']
+    >>> mycelium.parse_signature(sig)["dataset"]["name"]
+    'toy'
+    """
+    frame.attrs[DATASET_ATTR] = dataset_provenance(name, paths).to_attrs()  # type: ignore[attr-defined]
+    return frame
