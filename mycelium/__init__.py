@@ -36,6 +36,7 @@ _LAZY = {  # public names whose modules load on first use
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
     "plot_sweep": "plot",
+    "token_logit_scores": "baselines",
     "show": "report", "explain": "report",
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
@@ -67,6 +68,7 @@ __all__ = [
     "sweep",
     "tune_threshold",
     "plot_sweep",
+    "token_logit_scores",
     "show",
     "explain",
     "MyceliumError",
