@@ -16,7 +16,7 @@ MEASURES = scoring.HEADLINE
 
 
 def intervals(tables: dict, frames: dict, per_example_det: pd.DataFrame,
-              rs: Resampler) -> dict:
+              rs: Resampler, hard_counts: np.ndarray) -> dict:
     """Add ``<measure>_low/_high`` to the summary tables and write test-only twins."""
     per = {name: scoring.per_example(frames[name]) for name in ("vs_hard", "vs_loo",
                                                                  "pairwise")}
@@ -45,6 +45,15 @@ def intervals(tables: dict, frames: dict, per_example_det: pd.DataFrame,
     out["detector_scores_test"] = add_intervals(
         summ, per_example_det[per_example_det["split"] == "test"],
         ["lang", "detector", "kind"], MEASURES, rs)
+    # Part 3: pinpoint on the items with reference spans.
+    pin = per_example_det[(per_example_det["detector"] == "pinpoint")
+                          & (hard_counts[per_example_det["item"].to_numpy()] > 0)]
+    pin = pin.rename(columns={"iou_score": "iou_refs",
+                              "span_coverage_f1": "span_coverage_f1_refs",
+                              "character_recall": "character_recall_refs"})
+    out["undercoverage"] = add_intervals(
+        tables["undercoverage"], pin, ["lang"],
+        ("span_coverage_f1_refs", "iou_refs", "character_recall_refs"), rs)
     out["_per"] = per
     return out
 
@@ -70,7 +79,25 @@ def metric_tau_intervals(tau: pd.DataFrame, per_example_det: pd.DataFrame,
         low.append(lo)
         high.append(hi)
     out["tau_low"], out["tau_high"] = low, high
-    return out
+    return out, _tau_mean_intervals(tau, cache, names, cols)
+
+
+def _tau_mean_intervals(tau, cache, names, cols) -> pd.DataFrame:
+    """Interval of the mean over languages of each pair's tau (languages resampled
+    together: the per-language resampled taus are averaged resample by resample)."""
+    from .uncertainty import LEVEL, percentile_interval, tau_b
+
+    rows = []
+    for (ma, sa, mb, sb), g in tau.groupby(["metric_a", "measure_a", "metric_b",
+                                            "measure_b"], sort=False):
+        a, b = cols.index(names[(ma, sa)]), cols.index(names[(mb, sb)])
+        stars = [tau_b(cache[lang][2][:, :, a], cache[lang][2][:, :, b])
+                 for lang in g["lang"]]
+        est = float(g["kendall_tau"].mean())
+        low, high = percentile_interval(np.nanmean(np.vstack(stars), axis=0), LEVEL, est)
+        rows.append({"measure_a": names[(ma, sa)], "measure_b": names[(mb, sb)],
+                     "tau_mean_low": low, "tau_mean_high": high})
+    return pd.DataFrame(rows)
 
 
 def real_detectors(root, items, ann, hard, soft_vecs, ann_vecs, part1, per: dict,

@@ -28,7 +28,7 @@ import mycelium
 
 from . import annotators, comparison, data, report, review, scoring, undercoverage
 from .flat import Flat
-from .uncertainty import Resampler
+from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 #: Annotator detectors of part 2: the most active annotators of each language.
@@ -128,11 +128,13 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
     rs = Resampler(items["id"])
     tables = _tables(ann, part1, recompute, part2, part3, chosen)
     frames = part1["_frames"] | {"detectors": frame}
-    boot = review.intervals(tables, frames, part2["_per_example"], rs)
+    boot = review.intervals(tables, frames, part2["_per_example"], rs, hard.counts)
     per = boot.pop("_per")
     tables.update(boot)
-    tables["metric_tau"] = review.metric_tau_intervals(tables["metric_tau"],
-                                                       part2["_per_example"], rs)
+    tables["metric_tau"], mean_ci = review.metric_tau_intervals(
+        tables["metric_tau"], part2["_per_example"], rs)
+    tables["metric_tau_summary"] = tables["metric_tau_summary"].merge(
+        mean_ci, on=["measure_a", "measure_b"], how="left")
     clock("intervals on every table; test-only tables")
     tables.update(review.real_detectors(root, items, ann, hard, soft_vecs, ann_vecs, part1,
                                         per, frame, rs))
@@ -198,6 +200,11 @@ def _figures(out: Path, t: dict) -> None:
     figures.metric_tau(t["metric_tau_summary"], out / "fig3_metric_tau.png")
     figures.undercoverage(t["undercoverage"], t["detector_scores"],
                           out / "fig4_undercoverage.png")
+    figures.humans_and_systems(t["humans_and_systems"], t["token_logit"],
+                               out / "fig5_humans_and_systems.png")
+    figures.rank_agreement(t["leaderboard_tau"], t["granularity_tau"],
+                           out / "fig6_rank_agreement.png")
+    figures.provenance(t["provenance"], out / "fig7_provenance.png", min_items=10)
 
 
 def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) -> None:
@@ -215,6 +222,8 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) 
         "mycelium_version": mycelium.__version__,
         "signature": meta["signature"],
         "seed": seed,
+        "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "level": LEVEL,
+                      "unit": "item (Poisson weights keyed by item id)"},
         "annotator_detectors": {"max_per_language": MAX_ANNOTATORS,
                                 "min_items": MIN_ITEMS},
         "languages": sorted(items["lang"].unique()),
