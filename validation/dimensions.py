@@ -23,7 +23,7 @@ import mycelium
 
 from . import scoring
 from .flat import Flat
-from .uncertainty import LEVEL, Resampler, percentile_interval, tau_interval
+from .uncertainty import LEVEL, Resampler, percentile_interval, tau_b, tau_interval
 
 MIN_MODEL_ITEMS = 10
 UNITS = ("char", "word", "token")
@@ -126,7 +126,7 @@ def pa_array(series: pd.Series):
 
 def granularity(rows: pd.DataFrame, rs: Resampler) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Mean IoU per (lang, detector, unit) with intervals; tau between units per lang."""
-    scores, taus = [], []
+    scores, taus, stars = [], [], {}
     for lang, g in rows.groupby("lang", sort=True):
         for det, d in g.groupby("detector", sort=False):
             row = {"lang": lang, "detector": det, "kind": d["kind"].iat[0],
@@ -142,6 +142,7 @@ def granularity(rows: pd.DataFrame, rs: Resampler) -> tuple[pd.DataFrame, pd.Dat
         for a, b in (("char", "word"), ("char", "token"), ("word", "token")):
             i, j = UNITS.index(a), UNITS.index(b)
             t, low, high = tau_interval(est[:, i], star[:, :, i], est[:, j], star[:, :, j])
+            stars.setdefault((a, b), []).append(tau_b(star[:, :, i], star[:, :, j]))
             taus.append({"lang": lang, "unit_a": a, "unit_b": b,
                          "detectors": g["detector"].nunique(), "kendall_tau": t,
                          "tau_low": low, "tau_high": high})
@@ -150,6 +151,11 @@ def granularity(rows: pd.DataFrame, rs: Resampler) -> tuple[pd.DataFrame, pd.Dat
             .agg(["mean", "min"]).reset_index())
     mean = mean.rename(columns={"mean": "kendall_tau", "min": "tau_min_over_languages"})
     mean.insert(0, "lang", "MEAN")
+    # interval of the mean over languages: per-language resampled taus averaged
+    ci = [percentile_interval(np.nanmean(np.vstack(stars[(a, b)]), axis=0), LEVEL, t)
+          for a, b, t in zip(mean["unit_a"], mean["unit_b"], mean["kendall_tau"])]
+    mean["tau_low"] = [c[0] for c in ci]
+    mean["tau_high"] = [c[1] for c in ci]
     return pd.DataFrame(scores), pd.concat([taus, mean], ignore_index=True)
 
 
