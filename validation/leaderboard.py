@@ -61,7 +61,7 @@ def tau_table(board: pd.DataFrame) -> pd.DataFrame:
     bootstrap-over-teams interval, and the gaps between teams adjacent in IoU."""
     from .uncertainty import tau_b
 
-    out = []
+    out, stars = [], []
     for lang, part in teams(board).groupby("lang", sort=True):
         iou, cor = part["iou"].to_numpy(), part["cor"].to_numpy()
         n = iou.size
@@ -69,6 +69,7 @@ def tau_table(board: pd.DataFrame) -> pd.DataFrame:
         rng = np.random.default_rng([SEED, n, sum(map(ord, lang))])
         pick = rng.integers(0, n, size=(RESAMPLES, n))
         star = tau_b(iou[pick], cor[pick])
+        stars.append(star)
         low, high = percentile_interval(star, LEVEL, est)
         gaps = -np.diff(np.sort(iou)[::-1])
         top_iou = part.loc[part["iou"].idxmax()]
@@ -83,9 +84,10 @@ def tau_table(board: pd.DataFrame) -> pd.DataFrame:
                                                                    method="min")
                                                   [part["cor"].idxmax()])})
     df = pd.DataFrame(out)
+    mean = float(df["tau_iou_cor"].mean())
+    mlow, mhigh = percentile_interval(np.nanmean(np.vstack(stars), axis=0), LEVEL, mean)
     summary = {"lang": "MEAN", "teams": int(df["teams"].sum()),
-               "tau_iou_cor": df["tau_iou_cor"].mean(), "tau_low": np.nan,
-               "tau_high": np.nan,
+               "tau_iou_cor": mean, "tau_low": mlow, "tau_high": mhigh,
                "median_adjacent_iou_gap": float(np.median(np.concatenate(
                    [-np.diff(np.sort(p["iou"].to_numpy())[::-1])
                     for _, p in teams(board).groupby("lang")])))}

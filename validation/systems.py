@@ -7,7 +7,9 @@ scored threshold-free (``char_auroc``, ``char_ap``) on each split, and at the th
 `mycelium.tune_threshold` picks on the language's **validation** split (IoU), applied to
 its **test** split. CA, CS, EU and FA have no validation split: no threshold, no spans.
 The 135 EN/DE test records with one logit more than tokens drop the last logit
-(``extra_logits="drop_last"``); `token_logit_data.csv` counts every such decision.
+(``extra_logits="drop_last"``); `token_logit_data.csv` counts every such decision (the
+Catalan file's Python-repr strings are parsed by ``read_mushroom(keep_extra=True)``
+before they get here).
 
 Same references (``same_reference.csv``): on the annotation rows (item, annotator) the
 annotator's spans, mark-all, mark-none and token-logit are each scored against (a) the
@@ -51,10 +53,9 @@ def token_logit_inputs(items: pd.DataFrame) -> tuple[list, list, pd.DataFrame]:
     rep["records"] = 1
     rep["records_with_dropped_logit"] = rep["dropped_logits"] > 0
     table = (rep.groupby(["lang", "split"], sort=True)
-             [["records", "tokens", "placed", "special", "unplaced", "parsed_strings",
+             [["records", "tokens", "placed", "special", "unplaced",
                "records_with_dropped_logit", "dropped_logits", "constant"]]
-             .sum().reset_index().rename(columns={"constant": "constant_logits",
-                                                  "parsed_strings": "repr_strings"}))
+             .sum().reset_index().rename(columns={"constant": "constant_logits"}))
     return offsets, scores, table
 
 
