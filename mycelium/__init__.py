@@ -5,9 +5,9 @@ Public names only; see `mycelium.evaluate` for the entry point and
 layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, settings, the
 statistics pipeline, aggregation), ``adapters`` (detector output onto characters),
 ``views`` (granularity, typology), ``stats`` (intervals, comparisons, agreement), the
-dict face ``evaluate`` with ``accumulator``, ``scoring`` and ``thresholds`` beside it,
-``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom`` (files), ``report`` (span
-views, the HTML report), ``cli`` (the command).
+dict face ``evaluate`` with ``accumulator``, ``scoring``, ``thresholds`` and
+``baselines`` beside it, ``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom``
+(files), ``report`` (span views, the HTML report), ``cli`` (the command).
 """
 
 from . import _aliases

@@ -79,11 +79,15 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
                   "each other")
     per = loo_by_annotator[loo_by_annotator["examples"] >= min_items]
     for i, lang in enumerate(langs):
-        vals = per["iou_score"] if lang == "ALL" else per.loc[per["lang"] == lang, "iou_score"]
+        sub = per if lang == "ALL" else per[per["lang"] == lang]
+        vals = sub["iou_score"]
         jitter = np.linspace(-0.25, 0.25, len(vals)) if len(vals) > 1 else np.zeros(1)
-        bottom.scatter(np.full(len(vals), i) + jitter, vals, s=14, alpha=0.7,
+        bottom.vlines(np.full(len(vals), i) + jitter, sub["iou_score_low"],
+                      sub["iou_score_high"], color="#DD8452", lw=0.5, alpha=0.35)
+        bottom.scatter(np.full(len(vals), i) + jitter, vals, s=14, alpha=0.8,
                        color="#DD8452", edgecolor="none")
-    bottom.set_ylabel(f"IoU vs LOO majority,\none dot per annotator (≥ {min_items} items)")
+    bottom.set_ylabel(f"IoU vs LOO majority, one dot\nper annotator (≥ {min_items} items; "
+                      "line: 95% CI)")
     bottom.set_ylim(0, 1)
     bottom.set_title("Individual annotators spread widely: some agree with the others' "
                      "majority on under a third of the characters")
@@ -201,12 +205,15 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
             part = part[~part["detector"].isin(named)]
         elif name is not None:
             part = part[part["detector"] == name]
+        right.errorbar(part["iou_score"], part["span_coverage_f1"],
+                       xerr=_err(part, "iou_score"), yerr=_err(part, "span_coverage_f1"),
+                       fmt="none", ecolor=colour, elinewidth=0.5, alpha=0.4)
         right.scatter(part["iou_score"], part["span_coverage_f1"], s=size, alpha=0.8,
                       color=colour, marker=marker, label=label, edgecolor="none")
     right.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="y = x")
     right.set_xlim(-0.02, 1.02)
     right.set_ylim(-0.02, 1.05)
-    right.set_xlabel("IoU (macro over all items, one point per language)")
+    right.set_xlabel("IoU (macro over all items, one point per language; lines: 95% CI)")
     right.set_ylabel("Span Coverage F1 (macro over all items)")
     right.legend(loc="upper left", bbox_to_anchor=(0.0, 0.85), fontsize=8.5,
                  framealpha=0.9)
