@@ -113,8 +113,8 @@ def token_logit_scores(record: Mapping[str, Any], *, extra_logits: str = "raise"
     values = values[:len(tokens)]
     if not np.isfinite(values).all():
         i = int(np.flatnonzero(~np.isfinite(values))[0])
-        raise ValueError(f"Expected finite logits, got {float(values[i])!r}, at {where}, token "
-                         f"{i}; fix by removing or replacing that record.")
+        raise ValueError(f"Expected finite logits, got {float(values[i])!r}, at {where}, "
+                         f"token {i}; fix by removing or replacing that record.")
     offsets, rep = align_tokens(record["model_output_text"], tokens, report=True)
     constant = values.size > 0 and bool(values.max() == values.min())
     if values.size == 0 or constant:

@@ -33,9 +33,10 @@ from .flat import Flat
 from .uncertainty import Resampler, holm, mdd
 
 PROFILE = scoring.PROFILE
+#: "About 150 test items per language", for the detectable difference.
 TEST_ITEMS = 150
 #: Candidate thresholds of the tuning: 0.00, 0.01, ..., 0.99 (scores > t are marked).
-GRID = [k / 100 for k in range(100)]  # "about 150 test items per language" for the detectable difference
+GRID = [k / 100 for k in range(100)]
 
 
 def token_logit_inputs(items: pd.DataFrame) -> tuple[list, list, pd.DataFrame]:
@@ -244,9 +245,9 @@ def humans_and_systems(same: pd.DataFrame, board: pd.DataFrame | None) -> pd.Dat
             for tag in ("a", "b"):
                 row[f"top_above_{tag}_estimate"] = bool(row["top_iou"]
                                                         > row[f"annotators_{tag}_iou"])
-                row[f"teams_above_{tag}_high"] = int((tm["iou"] > row[f"annotators_{tag}_high"])
-                                                     .sum())
-                row[f"top_above_{tag}_high"] = bool(row["top_iou"] > row[f"annotators_{tag}_high"])
+                high = row[f"annotators_{tag}_high"]
+                row[f"teams_above_{tag}_high"] = int((tm["iou"] > high).sum())
+                row[f"top_above_{tag}_high"] = bool(row["top_iou"] > high)
         out.append(row)
     return pd.DataFrame(out)
 

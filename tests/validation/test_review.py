@@ -114,8 +114,8 @@ def test_same_reference_rows_agree_with_part_one(study):
     for lang in LANGUAGES + ["ALL"]:
         s = same[(same["split"] == "all") & (same["lang"] == lang)
                  & (same["predictor"] == "annotator")].set_index("reference")
-        assert math.isclose(s.loc["hard", "iou"], hard.set_index("lang").loc[lang, "iou_score"],
-                            rel_tol=1e-12)
+        assert math.isclose(s.loc["hard", "iou"],
+                            hard.set_index("lang").loc[lang, "iou_score"], rel_tol=1e-12)
         assert math.isclose(s.loc["loo", "iou"], loo.set_index("lang").loc[lang, "iou_score"],
                             rel_tol=1e-12)
         assert math.isclose(s.loc["loo", "cor"], loo.set_index("lang").loc[lang, "cor"],
