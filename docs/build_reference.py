@@ -29,6 +29,7 @@ LOWER_LAYERS = (
     "mycelium.adapters",
     "mycelium.views",
     "mycelium.stats",
+    "mycelium.baselines",
 )
 # The faces, files and command: the pandas accessor and Polars namespaces (their classes
 # document every method), Spark, io, the Mu-SHROOM scorer, the CLI's main, the legacy

@@ -5,10 +5,10 @@ Public names only; see `mycelium.evaluate` for the entry point and
 layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, settings, the
 statistics pipeline, aggregation), ``adapters`` (detector output onto characters),
 ``views`` (granularity, typology), ``stats`` (intervals, comparisons, agreement), the
-dict face ``evaluate`` with ``accumulator``, ``scoring`` and ``thresholds`` beside it,
-``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom`` (files) with ``annotators``
-(many annotators as an input), ``report`` (span views, the HTML report), ``cli`` (the
-command).
+dict face ``evaluate`` with ``accumulator``, ``scoring``, ``thresholds`` and
+``baselines`` beside it, ``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom``
+(files) with ``annotators`` (many annotators as an input), ``report`` (span views, the
+HTML report), ``cli`` (the command).
 """
 
 from . import _aliases
@@ -44,6 +44,7 @@ _LAZY = {  # public names whose modules load on first use
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
     "plot_sweep": "plot",
+    "token_logit_scores": "baselines",
     "show": "report", "explain": "report",
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
@@ -90,6 +91,7 @@ __all__ = [
     "sweep",
     "tune_threshold",
     "plot_sweep",
+    "token_logit_scores",
     "show",
     "explain",
     "MyceliumError",

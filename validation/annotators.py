@@ -31,7 +31,9 @@ def run(items: pd.DataFrame, ann: Annotations, hard: Flat, soft_vecs, ann_vecs) 
     t = ann.table
     item, lengths = t["item"].to_numpy(), items["text_len"].to_numpy()
     text = items["model_output_text"].to_numpy(dtype=object)
-    keys = {"lang": t["lang"].to_numpy(), "annotator": t["annotator"].to_numpy()}
+    split = items["split"].to_numpy()
+    keys = {"lang": t["lang"].to_numpy(), "annotator": t["annotator"].to_numpy(),
+            "item": item, "split": split[item]}
     rows = np.arange(len(t))
 
     vs_hard = scoring.frame(hard.take(item), ann.clean, text[item],
@@ -48,7 +50,8 @@ def run(items: pd.DataFrame, ann: Annotations, hard: Flat, soft_vecs, ann_vecs) 
                          scoring.cors(ann_vecs, ref, ann_vecs, det),
                          lang=t["lang"].to_numpy()[det],
                          annotator=t["annotator"].to_numpy()[det],
-                         reference=t["annotator"].to_numpy()[ref])
+                         reference=t["annotator"].to_numpy()[ref],
+                         item=item[det], split=split[item[det]])
     out = {
         "vs_hard": scoring.add_language_mean(scoring.summarise(vs_hard, ["lang"])),
         "vs_hard_by_annotator": scoring.summarise(vs_hard, ["lang", "annotator"],
@@ -64,6 +67,7 @@ def run(items: pd.DataFrame, ann: Annotations, hard: Flat, soft_vecs, ann_vecs) 
         "loo_reference_stats": _loo_stats(t, loo_ref),
     }
     out["_frames"] = {"vs_hard": vs_hard, "vs_loo": vs_loo, "pairwise": pair}
+    out["_loo"] = (loo_ref, loo_vecs)
     return out
 
 

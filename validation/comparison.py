@@ -39,6 +39,7 @@ def detector_frame(items: pd.DataFrame, ann: Annotations, hard: Flat, soft_vecs,
         vecs = scoring.CorVectors(scoring.binary_vectors(flat, lengths))
         parts.append(scoring.frame(hard, flat, text, scoring.cors(soft_vecs, rows, vecs, rows),
                                    lang=items["lang"].to_numpy(), item=rows,
+                                   split=items["split"].to_numpy(),
                                    detector=np.full(len(items), name, dtype=object),
                                    kind=np.full(len(items), "synthetic", dtype=object)))
     chosen = det.pick_annotators(ann.table, max_annotators=max_annotators,

@@ -37,6 +37,13 @@ def _horizontal() -> dict:
     return {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
 
 
+def _err(t: pd.DataFrame, col: str) -> np.ndarray:
+    """``yerr`` (2 x n, distances below and above) from ``<col>_low`` / ``<col>_high``."""
+    v = t[col].to_numpy(np.float64)
+    return np.vstack([v - t[f"{col}_low"].to_numpy(np.float64),
+                      t[f"{col}_high"].to_numpy(np.float64) - v]).clip(min=0)
+
+
 def _save(fig, path: Path) -> None:
     fig.savefig(path, dpi=DPI, metadata=_METADATA)
     import matplotlib.pyplot as plt
@@ -57,9 +64,12 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
               ("vs majority of the other annotators (LOO)", vs_loo, "#DD8452"),
               ("vs each other annotator (pairwise)", pairwise, "#55A868")]
     for i, (label, table, colour) in enumerate(series):
-        values = table.set_index("lang").loc[langs, "iou_score"].to_numpy()
-        top.bar(x + (i - 1) * width, values, width, label=label, color=colour)
-    top.set_ylabel("IoU (macro mean over\nannotator-item examples)")
+        t = table.set_index("lang").loc[langs]
+        values = t["iou_score"].to_numpy()
+        err = _err(t, "iou_score")
+        top.bar(x + (i - 1) * width, values, width, label=label, color=colour, yerr=err,
+                error_kw={"elinewidth": 0.9, "capsize": 1.5, "ecolor": "black"})
+    top.set_ylabel("IoU (macro mean over\nannotator-item examples;\nbars: 95% bootstrap CI)")
     top.set_ylim(0, 1.17)
     top.set_yticks(np.linspace(0, 1, 6))
     top.legend(loc="upper center", fontsize=8.5, ncol=3, framealpha=0.9,
@@ -69,11 +79,15 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
                   "each other")
     per = loo_by_annotator[loo_by_annotator["examples"] >= min_items]
     for i, lang in enumerate(langs):
-        vals = per["iou_score"] if lang == "ALL" else per.loc[per["lang"] == lang, "iou_score"]
+        sub = per if lang == "ALL" else per[per["lang"] == lang]
+        vals = sub["iou_score"]
         jitter = np.linspace(-0.25, 0.25, len(vals)) if len(vals) > 1 else np.zeros(1)
-        bottom.scatter(np.full(len(vals), i) + jitter, vals, s=14, alpha=0.7,
+        bottom.vlines(np.full(len(vals), i) + jitter, sub["iou_score_low"],
+                      sub["iou_score_high"], color="#DD8452", lw=0.5, alpha=0.35)
+        bottom.scatter(np.full(len(vals), i) + jitter, vals, s=14, alpha=0.8,
                        color="#DD8452", edgecolor="none")
-    bottom.set_ylabel(f"IoU vs LOO majority,\none dot per annotator (≥ {min_items} items)")
+    bottom.set_ylabel(f"IoU vs LOO majority, one dot\nper annotator (≥ {min_items} items; "
+                      "line: 95% CI)")
     bottom.set_ylim(0, 1)
     bottom.set_title("Individual annotators spread widely: some agree with the others' "
                      "majority on under a third of the characters")
@@ -84,7 +98,7 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
 
 
 def detector_scores(scores: pd.DataFrame, path: Path) -> None:
-    """Per metric, the per-language scores of every detector (box over languages)."""
+    """Per metric, every detector's score in every language with its 95% interval."""
     plt = _plt()
     data = scores.copy()
     data["group"] = np.where(data["kind"] == "annotator", "annotators (A1–A6)",
@@ -92,22 +106,27 @@ def detector_scores(scores: pd.DataFrame, path: Path) -> None:
     groups = list(SYNTHETIC) + ["annotators (A1–A6)"]
     fig, axes = plt.subplots(2, 4, figsize=(13, 7.8), sharey=True)
     for ax, col in zip(axes.flat, HEADLINE):
-        values = [data.loc[data["group"] == g, col].dropna().to_numpy() for g in groups]
-        ax.boxplot(values, **_horizontal(), widths=0.6, showfliers=True,
-                   flierprops={"markersize": 3}, medianprops={"color": "#C44E52"})
+        for k, g in enumerate(groups):
+            part = data[data["group"] == g].dropna(subset=[col])
+            y = k + 1 + np.linspace(-0.3, 0.3, len(part)) if len(part) > 1 else \
+                np.full(len(part), k + 1.0)
+            ax.hlines(y, part[f"{col}_low"], part[f"{col}_high"], color="#4C72B0",
+                      lw=0.8, alpha=0.6)
+            ax.scatter(part[col], y, s=6, color="#C44E52", zorder=3)
         ax.set_title(LABELS[col])
         ax.set_xlim(-0.05 if col != "cor" else -0.35, 1.05)
-        ax.set_xlabel("score (per language, 0–1)" if col != "cor" else "Cor (per language)")
+        ax.set_xlabel("score (0–1)" if col != "cor" else "Cor")
         ax.grid(axis="x", alpha=0.3)
     axes.flat[0].set_yticks(range(1, len(groups) + 1), groups)
     axes.flat[4].set_yticks(range(1, len(groups) + 1), groups)
     axes.flat[0].invert_yaxis()  # shared y: detectors top to bottom in table order
     axes.flat[-1].axis("off")
-    axes.flat[-1].text(0.02, 0.5, f"Each box: one detector's macro\nscore in each of the "
-                       f"{scores['lang'].nunique()}\nlanguages (annotators: A1–A6\nof "
-                       "every language).\n\nReference: published hard labels;\nCor vs "
-                       "published soft labels.\nProfile mu_shroom.",
-                       va="center", ha="left", fontsize=9, transform=axes.flat[-1].transAxes)
+    axes.flat[-1].text(0.02, 0.5, f"One dot per language ({scores['lang'].nunique()}) "
+                       "and detector\n(annotators: A1–A6 of every\nlanguage), its line "
+                       "the 95%\nitem-bootstrap interval.\n\nReference: published hard "
+                       "labels;\nCor vs published soft labels.\nProfile mu_shroom; val + "
+                       "test.", va="center", ha="left", fontsize=9,
+                       transform=axes.flat[-1].transAxes)
     fig.suptitle("The metrics disagree on what a good detector is: pinpoint and truncated "
                  "top Span Coverage F1,\nextended tops DetEval and CLEval F1, annotators "
                  "top IoU and Cor, and Exact F1 gives every synthetic detector ≈ 0")
@@ -121,10 +140,12 @@ def metric_tau(summary: pd.DataFrame, path: Path) -> None:
     names = list(HEADLINE)
     mat = np.eye(len(names))
     low = np.eye(len(names))
+    high = np.eye(len(names))
     for _, r in summary.iterrows():
         i, j = names.index(r["measure_a"]), names.index(r["measure_b"])
         mat[i, j] = mat[j, i] = r["tau_mean"]
-        low[i, j] = low[j, i] = r["tau_min"]
+        low[i, j] = low[j, i] = r["tau_mean_low"]
+        high[i, j] = high[j, i] = r["tau_mean_high"]
     fig, ax = plt.subplots(figsize=(8.2, 6.8))
     shown = np.ma.masked_where(np.eye(len(names), dtype=bool), mat)
     cmap = plt.get_cmap("RdBu").with_extremes(bad="#EEEEEE")
@@ -137,10 +158,10 @@ def metric_tau(summary: pd.DataFrame, path: Path) -> None:
             if i == j:
                 continue
             colour = "white" if abs(mat[i, j]) > 0.6 else "black"
-            ax.text(j, i, f"{mat[i, j]:.2f}\n(min {low[i, j]:.2f})", ha="center",
+            ax.text(j, i, f"{mat[i, j]:.2f}\n[{low[i, j]:.2f}, {high[i, j]:.2f}]", ha="center",
                     va="center", fontsize=8, color=colour)
     fig.colorbar(im, ax=ax, label="Kendall's τ-b between detector rankings\n"
-                 "(mean over languages; 1 = same order)")
+                 "(mean over languages [95% bootstrap CI]; 1 = same order)")
     ax.set_title("Span Coverage F1 orders detectors almost unrelated to the overlap "
                  "metrics;\nIoU and character F1 nearly agree (mean τ over "
                  f"{int(summary['languages'].max())} languages)")
@@ -161,7 +182,8 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
             ("span_coverage_f1_refs", "Span Coverage F1", "#4C72B0"),
             ("iou_refs", "IoU", "#DD8452"),
             ("character_recall_refs", "character recall", "#55A868")]):
-        left.bar(x + (i - 1) * width, per[col], width, label=label, color=colour)
+        left.bar(x + (i - 1) * width, per[col], width, label=label, color=colour,
+                 yerr=_err(per, col), error_kw={"elinewidth": 0.9, "capsize": 1.5})
     left.set_xticks(x, per["lang"])
     left.set_ylim(0, 1.08)
     left.set_ylabel("score (macro over items with reference spans)")
@@ -183,16 +205,118 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
             part = part[~part["detector"].isin(named)]
         elif name is not None:
             part = part[part["detector"] == name]
+        right.errorbar(part["iou_score"], part["span_coverage_f1"],
+                       xerr=_err(part, "iou_score"), yerr=_err(part, "span_coverage_f1"),
+                       fmt="none", ecolor=colour, elinewidth=0.5, alpha=0.4)
         right.scatter(part["iou_score"], part["span_coverage_f1"], s=size, alpha=0.8,
                       color=colour, marker=marker, label=label, edgecolor="none")
     right.plot([0, 1], [0, 1], color="black", lw=0.8, ls="--", label="y = x")
     right.set_xlim(-0.02, 1.02)
     right.set_ylim(-0.02, 1.05)
-    right.set_xlabel("IoU (macro over all items, one point per language)")
+    right.set_xlabel("IoU (macro over all items, one point per language; lines: 95% CI)")
     right.set_ylabel("Span Coverage F1 (macro over all items)")
     right.legend(loc="upper left", bbox_to_anchor=(0.0, 0.85), fontsize=8.5,
                  framealpha=0.9)
     right.set_title("Span Coverage F1 rewards under-covering (top left)\nand zeroes "
                     "over-covering (bottom right)")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def humans_and_systems(hs: pd.DataFrame, logit: pd.DataFrame, path: Path) -> None:
+    """Per language on test: annotators under (a) and (b) with intervals, beside the
+    published systems (top, median, mark-all) and the token-logit baseline."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(12, 5.4))
+    x = np.arange(len(hs))
+    for off, tag, label, colour in ((-0.12, "a", "annotators vs hard labels (a: own vote "
+                                     "included, upper bound)", "#4C72B0"),
+                                    (0.12, "b", "annotators vs LOO majority of the others "
+                                     "(b: stricter reference, lower bound)", "#DD8452")):
+        v = hs[f"annotators_{tag}_iou"].to_numpy()
+        ax.errorbar(x + off, v, yerr=np.vstack([v - hs[f"annotators_{tag}_low"],
+                                                hs[f"annotators_{tag}_high"] - v]),
+                    fmt="o", color=colour, capsize=3, label=label)
+    if "top_iou" in hs:
+        ax.scatter(x, hs["top_iou"], marker="*", s=120, color="#C44E52", zorder=3,
+                   label="top published system (vs hard labels)")
+        ax.scatter(x, hs["median_iou"], marker="_", s=300, color="#555555", zorder=3,
+                   label="median published system")
+        ax.scatter(x, hs["published_mark_all_iou"], marker="x", s=40, color="#999999",
+                   label="mark all (published baseline)")
+    t = logit[logit["split"] == "test"].set_index("lang").reindex(hs["lang"])
+    ok = t["iou"].notna().to_numpy()
+    ax.errorbar(x[ok] + 0.3, t["iou"][ok], yerr=np.vstack([
+        (t["iou"] - t["iou_low"])[ok], (t["iou_high"] - t["iou"])[ok]]), fmt="s",
+        ms=4, color="#55A868", capsize=2,
+        label="token-logit baseline, threshold tuned on val (no val: CA, CS, EU, FA)")
+    ax.set_xticks(x, hs["lang"])
+    ax.set_ylim(0, 1.0)
+    ax.set_ylabel("IoU on the test split (95% CI)")
+    ax.set_xlabel("language")
+    ax.legend(fontsize=8, loc="lower left", ncol=2, framealpha=0.9)
+    ax.set_title("Test split: the top published system lies between the two human "
+                 "references in most languages;\nthe token-logit baseline scores like "
+                 "mark-all")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) -> None:
+    """Kendall tau with intervals: IoU vs Cor over the published teams, and character
+    vs word vs token units over the study's detectors, per language."""
+    plt = _plt()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+    bt = board_tau[board_tau["lang"] != "MEAN"]
+    x = np.arange(len(bt))
+    v = bt["tau_iou_cor"].to_numpy()
+    left.errorbar(x, v, yerr=np.vstack([v - bt["tau_low"], bt["tau_high"] - v]), fmt="o",
+                  capsize=3, color="#4C72B0")
+    left.axhline(1, color="black", lw=0.6, ls=":")
+    left.axhline(0, color="black", lw=0.6)
+    left.set_xticks(x, bt["lang"])
+    left.set_ylim(-0.2, 1.05)
+    left.set_ylabel("Kendall's τ-b (95% CI)")
+    left.set_title("Published teams: IoU and Cor rankings agree only partly\n"
+                   "(CI: bootstrap over teams)")
+    gt = gran_tau[gran_tau["lang"] != "MEAN"]
+    langs = sorted(gt["lang"].unique())
+    xx = np.arange(len(langs))
+    for k, ((a, b), colour) in enumerate(zip((("char", "word"), ("char", "token"),
+                                              ("word", "token")),
+                                             ("#4C72B0", "#DD8452", "#55A868"))):
+        p = gt[(gt["unit_a"] == a) & (gt["unit_b"] == b)].set_index("lang").loc[langs]
+        val = p["kendall_tau"].to_numpy()
+        right.errorbar(xx + (k - 1) * 0.22, val,
+                       yerr=np.vstack([val - p["tau_low"], p["tau_high"] - val]).clip(min=0),
+                       fmt="o", ms=4, capsize=2, color=colour, label=f"{a} vs {b}")
+    right.axhline(1, color="black", lw=0.6, ls=":")
+    right.set_xticks(xx, langs)
+    right.legend(fontsize=8, loc="lower left")
+    right.set_title("Study detectors (IoU): rankings in character, word and token units\n"
+                    "(CI: bootstrap over items)")
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def provenance(prov: pd.DataFrame, path: Path, *, min_items: int) -> None:
+    """Annotators vs the LOO majority, by generating model within each language."""
+    plt = _plt()
+    p = prov[(prov["series"] == "annotators_vs_loo") & (prov["split"] == "all")
+             & (prov["items"] >= min_items)]
+    langs = sorted(p["lang"].unique())
+    fig, ax = plt.subplots(figsize=(12, 5))
+    for k, lang in enumerate(langs):
+        q = p[p["lang"] == lang].sort_values("iou")
+        y = q["iou"].to_numpy()
+        xs = k + np.linspace(-0.3, 0.3, len(q)) if len(q) > 1 else np.full(1, float(k))
+        ax.errorbar(xs, y, yerr=np.vstack([y - q["iou_low"], q["iou_high"] - y]),
+                    fmt="o", ms=3, capsize=1.5, lw=0.8, color="#4C72B0")
+    ax.set_xticks(range(len(langs)), langs)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("annotators' IoU vs LOO majority (95% CI)")
+    ax.set_xlabel(f"language; one point per generating model with ≥ {min_items} items "
+                  "(val + test)")
+    ax.set_title("Agreement depends on which model wrote the text, within a language")
     fig.tight_layout()
     _save(fig, path)

@@ -23,6 +23,8 @@ def write_all(out: Path, t: dict) -> None:
     _detectors(out, t)
     _tau(out, t)
     _undercoverage(out, t)
+    if "token_logit" in t:
+        _real(out, t)
 
 
 def _data(out: Path, t: dict) -> None:
@@ -134,3 +136,61 @@ def _undercoverage(out: Path, t: dict) -> None:
              "annotators_span_coverage_f1": "annotators SpanCov F1",
              "annotators_iou": "annotators IoU"}))),
     ])
+
+
+def _real(out: Path, t: dict) -> None:
+    from .report import with_ci
+
+    tl = t["token_logit"]
+    logit_cols = ["lang", "split", "examples", "char_auroc", "char_ap", "threshold", "iou",
+                  "mark_all_iou", "mark_none_iou"]
+    diff = tl[tl["split"] == "test"].rename(columns={
+        "minus_mark_all_difference": "d", "minus_mark_all_ci_low": "d_low",
+        "minus_mark_all_ci_high": "d_high", "minus_mark_all_p_holm": "p_holm"})
+    sr = t["same_reference"]
+    sr = sr[sr["lang"] == "ALL"]
+    hs = t["humans_and_systems"]
+    hs_view = hs.rename(columns={"annotators_a_iou": "a", "annotators_a_low": "a_low",
+                                 "annotators_a_high": "a_high", "annotators_b_iou": "b",
+                                 "annotators_b_low": "b_low", "annotators_b_high": "b_high"})
+    hs_cols = [c for c in ["lang", "a", "b", "teams", "top_iou", "median_iou",
+                           "published_mark_all_iou", "study_mark_all_iou"]
+               if c in hs_view.columns]
+    sections = [
+        ("Token-logit baseline, mark-all and mark-none (IoU vs hard labels, 95% CI)",
+         "Threshold-free on each split; the threshold is tuned on validation (IoU, "
+         "grid 0.00-0.99) and applied to test. CA, CS, EU, FA have no validation "
+         "split.\n\n" + md_table(with_ci(tl, logit_cols))),
+        ("Token-logit minus mark-all on test (paired, Holm across languages)",
+         md_table(with_ci(diff, ["lang", "examples", "d", "p_holm"]))),
+        ("Same references: annotators and detectors on the same annotation rows (ALL)",
+         "(a) hard = published hard labels (the annotator's own vote included); (b) loo "
+         "= majority of the other annotators.\n\n"
+         + md_table(with_ci(sr, ["split", "predictor", "reference", "rows", "iou", "cor"]))),
+        ("Test split: annotators (a, b) beside the published systems",
+         md_table(with_ci(hs_view, hs_cols))),
+    ]
+    if "leaderboard_tau" in t:
+        sections.append(("Published leaderboard: Kendall tau between the IoU and Cor "
+                         "rankings of the teams (CI: bootstrap over teams)",
+                         md_table(with_ci(t["leaderboard_tau"].rename(
+                             columns={"tau_iou_cor": "tau"}),
+                             ["lang", "teams", "tau", "median_adjacent_iou_gap",
+                              "same_top_team"]))))
+    sections += [
+        ("Smallest detectable difference with 150 test items (80% power, 5%, paired)",
+         md_table(t["detectable_difference"])),
+        ("Provenance: best minus worst generating model (models with >= 10 items)",
+         md_table(with_ci(t["provenance_spread"].rename(columns={"difference": "d",
+                                                                 "ci_low": "d_low",
+                                                                 "ci_high": "d_high"}),
+                          ["series", "split", "lang", "models", "best_model", "worst_model",
+                           "d"]))),
+        ("Granularity: Kendall tau between detector rankings in two units (IoU)",
+         md_table(with_ci(t["granularity_tau"].rename(columns={"kendall_tau": "tau"}),
+                          ["lang", "unit_a", "unit_b", "detectors", "tau"]))),
+        ("Typology (illustrative: hand-written records, not Mu-SHROOM data)",
+         md_table(t["typology_illustrative"])),
+    ]
+    write_md(out / "real_detectors.md", "Real detectors, the same references, the "
+             "leaderboard, provenance, granularity", sections)

@@ -43,9 +43,21 @@ def _cell(v, digits: int, whole: bool = False) -> str:
 
 
 def headline(df: pd.DataFrame, keys: list[str], extra: tuple = ()) -> str:
-    """Markdown of ``keys``, ``examples`` and the headline measures (renamed)."""
+    """Markdown of ``keys``, ``examples`` and the headline measures (renamed); a measure
+    with ``_low`` / ``_high`` columns is shown as ``value [low, high]``."""
     cols = keys + ["examples"] + [c for c in HEADLINE + tuple(extra) if c in df.columns]
-    return md_table(df[cols], rename=LABELS)
+    return md_table(with_ci(df, cols), rename=LABELS)
+
+
+def with_ci(df: pd.DataFrame, cols: list[str], digits: int = 3) -> pd.DataFrame:
+    """``cols`` of ``df``, each measure with an interval as one ``v [lo, hi]`` string."""
+    out = df[cols].copy()
+    for c in cols:
+        if f"{c}_low" in df.columns and f"{c}_high" in df.columns:
+            out[c] = [_cell(v, digits) + (f" [{_cell(lo, digits)}, {_cell(hi, digits)}]"
+                                          if not (pd.isna(lo) or pd.isna(hi)) else "")
+                      for v, lo, hi in zip(df[c], df[f"{c}_low"], df[f"{c}_high"])]
+    return out
 
 
 def write_md(path: Path, title: str, sections: list[tuple[str, str]]) -> None:

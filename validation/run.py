@@ -4,7 +4,7 @@
 Usage::
 
     python -m validation.run [--data DIR] [--languages en,de,...] [--out DIR]
-                             [--seed N] [--no-figures]
+                             [--seed N] [--no-figures] [--check]
 
 ``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``. Exit status 0 on success, 1 when the
 data cannot be read, 2 for bad usage (including no data directory at all).
@@ -26,8 +26,9 @@ import pyarrow as pa
 
 import mycelium
 
-from . import annotators, comparison, data, report, scoring, undercoverage
+from . import annotators, comparison, data, report, review, scoring, undercoverage
 from .flat import Flat
+from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 #: Annotator detectors of part 2: the most active annotators of each language.
@@ -47,6 +48,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="seed of the random detector")
     p.add_argument("--no-figures", dest="figures", action="store_false",
                    help="write tables only (figures need matplotlib)")
+    p.add_argument("--check", action="store_true",
+                   help="run into a temporary folder and compare every table with the "
+                        "committed one in --out (rows of the chosen languages); exit 1 "
+                        "on any difference")
     return p.parse_args(argv)
 
 
@@ -63,6 +68,21 @@ def main(argv=None) -> int:
     languages = [x.strip() for x in args.languages.split(",")] if args.languages else None
     try:
         root = data.data_dir(args.data)
+        if args.check:
+            import tempfile
+
+            from . import check
+
+            with tempfile.TemporaryDirectory() as tmp:
+                study(root, Path(tmp), languages=languages, seed=args.seed, figures=False,
+                      log=lambda msg: print(msg, flush=True))
+                problems = check.compare(Path(tmp), args.out, languages)
+            for line in problems:
+                print(line, file=sys.stderr)
+            print(f"check: {'FAILED' if problems else 'ok'}: the committed tables in "
+                  f"{args.out} {'differ' if problems else 'are reproduced'}"
+                  f"{f' ({len(problems)} differences)' if problems else ''}", flush=True)
+            return 1 if problems else 0
         study(root, args.out, languages=languages, seed=args.seed, figures=args.figures,
               log=lambda msg: print(msg, flush=True))
     except (data.DataError, ValueError, OSError) as exc:  # unreadable or invalid files
@@ -105,8 +125,23 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
                               part1["vs_hard"], hard, items)
     clock("part 3: under-coverage diagnostic")
 
-    out.mkdir(parents=True, exist_ok=True)
+    rs = Resampler(items["id"])
     tables = _tables(ann, part1, recompute, part2, part3, chosen)
+    frames = part1["_frames"] | {"detectors": frame}
+    boot = review.intervals(tables, frames, part2["_per_example"], rs, hard.counts)
+    per = boot.pop("_per")
+    tables.update(boot)
+    tables["metric_tau"], mean_ci = review.metric_tau_intervals(
+        tables["metric_tau"], part2["_per_example"], rs)
+    tables["metric_tau_summary"] = tables["metric_tau_summary"].merge(
+        mean_ci, on=["measure_a", "measure_b"], how="left")
+    clock("intervals on every table; test-only tables")
+    tables.update(review.real_detectors(root, items, ann, hard, soft_vecs, ann_vecs, part1,
+                                        per, frame, rs))
+    clock("parts 4-6: real detectors, same references, leaderboard, provenance, "
+          "granularity")
+
+    out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         report.write_csv(df, out / f"{name}.csv")
     _markdown(out, tables)
@@ -115,7 +150,7 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
         _figures(out, tables)
     clock(f"wrote {len(list(out.iterdir()))} files to {out}")
     return {"items": items, "annotations": ann, "tables": tables,
-            "frames": part1["_frames"] | {"detectors": frame},
+            "frames": frames,
             "per_example": part2["_per_example"]}
 
 
@@ -165,6 +200,11 @@ def _figures(out: Path, t: dict) -> None:
     figures.metric_tau(t["metric_tau_summary"], out / "fig3_metric_tau.png")
     figures.undercoverage(t["undercoverage"], t["detector_scores"],
                           out / "fig4_undercoverage.png")
+    figures.humans_and_systems(t["humans_and_systems"], t["token_logit"],
+                               out / "fig5_humans_and_systems.png")
+    figures.rank_agreement(t["leaderboard_tau"], t["granularity_tau"],
+                           out / "fig6_rank_agreement.png")
+    figures.provenance(t["provenance"], out / "fig7_provenance.png", min_items=10)
 
 
 def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) -> None:
@@ -182,6 +222,8 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) 
         "mycelium_version": mycelium.__version__,
         "signature": meta["signature"],
         "seed": seed,
+        "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "level": LEVEL,
+                      "unit": "item (Poisson weights keyed by item id)"},
         "annotator_detectors": {"max_per_language": MAX_ANNOTATORS,
                                 "min_items": MIN_ITEMS},
         "languages": sorted(items["lang"].unique()),

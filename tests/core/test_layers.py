@@ -28,7 +28,7 @@ LAYERS = [
     {"mycelium.views"},
     {"mycelium.stats"},
     {"mycelium.evaluate", "mycelium.accumulator", "mycelium.scoring", "mycelium.thresholds",
-     "mycelium.plot"},
+     "mycelium.plot", "mycelium.baselines"},
     {"mycelium.frames"},
     {"mycelium.io", "mycelium.mushroom", "mycelium.psiloqa", "mycelium.fava",
      "mycelium.annotators"},
