@@ -49,14 +49,22 @@ paired by --id-col or by position), overall or per group.
 
 Files are read by extension: .jsonl, .ndjson, .json (one JSON object per line),
 .csv (cells as text unless --infer-types; span cells as JSON strings), .parquet;
-.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input."""
+.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input.
+
+Detector scores (SPEC section 9) instead of, or beside, predicted spans: a soft-label
+column (--soft-pred-col without --soft-ref-col) or token offsets and scores
+(--token-offsets-col with --token-scores-col) add char_auroc, char_ap and
+response_auroc (needs --text-col); with --threshold and no --pred-col the spans
+scoring > T are the predictions of every span metric."""
 EVALUATE_EPILOG = """\
 exit status: 0 on success, 1 for bad data (one 'mycelium: error: ...' line on
 stderr), 2 for bad usage.
 
 example:
   mycelium evaluate detections.jsonl --ref-col ref_spans --pred-col pred_spans \\
-      --text-col text --by detector,lang --profile ragtruth"""
+      --text-col text --by detector,lang --profile ragtruth
+  mycelium evaluate scores.parquet --ref-col ref_spans --text-col text \
+      --token-offsets-col offsets --token-scores-col probs --threshold 0.5"""
 
 
 def build_parser() -> argparse.ArgumentParser:

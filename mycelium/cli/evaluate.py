@@ -214,11 +214,12 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
             _column(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
         columns[names["soft_pred"]] = _take(
             _column(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
-    else:
-        for option, series in score_columns(refs, preds, order, args).items():
-            role = SCORE_ROLES[option]
-            names[role] = _free(role, taken)
-            columns[names[role]] = series
+    # With --soft-ref-col the soft labels are soft_spearman's, not scores.
+    for option, series in score_columns(refs, preds, order, args,
+                                        soft=args.soft_ref_col is None).items():
+        role = SCORE_ROLES[option]
+        names[role] = _free(role, taken)
+        columns[names[role]] = series
     if args.id_col is not None and args.ci is not None:
         # The ids key the bootstrap resamples: intervals then do not depend on row order.
         names["id"] = _free("id", taken)
@@ -232,14 +233,16 @@ SCORE_ROLES = {"--soft-pred-col": "soft_pred", "--token-offsets-col": "token_off
                "--token-scores-col": "token_scores"}
 
 
-def score_columns(refs: Source, preds: Source, order, args) -> dict[str, pd.Series]:
+def score_columns(refs: Source, preds: Source, order, args, *, soft: bool = True
+                  ) -> dict[str, pd.Series]:
     """The score columns named by the options (looked up in REFS, then PREDS), in REFS
     order: Arrow lists as they are (Parquet), JSON strings decoded (CSV), a cell that is
-    not JSON named by its file, row and column."""
+    not JSON named by its file, row and column. ``soft=False`` leaves --soft-pred-col
+    out (it is then soft_spearman's column)."""
     out = {}
     for option in SCORE_ROLES:
         name = getattr(args, option[2:].replace("-", "_"), None)
-        if name is not None:
+        if name is not None and (soft or option != "--soft-pred-col"):
             series = _lookup(name, option, refs, preds, order)
             holder = _holder(name, refs, preds)
             out[option] = _decoded(series, holder, name, option,
@@ -357,13 +360,12 @@ def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args)
              "soft_predictions": (preds, args.soft_pred_col, "--soft-pred-col"),
              "text": (refs if args.text_col in refs.frame.columns else preds,
                       args.text_col, "--text-col")}
-    if args.soft_ref_col is None:  # scores: looked up in REFS, then PREDS
-        for side, option in (("soft_predictions", "--soft-pred-col"),
-                             ("token_offsets", "--token-offsets-col"),
-                             ("token_scores", "--token-scores-col")):
-            name = getattr(args, option[2:].replace("-", "_"), None)
-            if name is not None:
-                sides[side] = (_holder(name, refs, preds), name, option)
+    for side, option in (("soft_predictions", "--soft-pred-col"),
+                         ("token_offsets", "--token-offsets-col"),
+                         ("token_scores", "--token-scores-col")):
+        name = getattr(args, option[2:].replace("-", "_"), None)
+        if name is not None and (args.soft_ref_col is None or side != "soft_predictions"):
+            sides[side] = (_holder(name, refs, preds), name, option)  # REFS, then PREDS
     if exc.side not in sides:
         return exc
     source, name, option = sides[exc.side]

@@ -177,3 +177,17 @@ def test_sweep_reads_csv_json_strings(tmp_path, capsys):
     want = mycelium.evaluate(_col("ref"), text=_col("text"), token_offsets=_col("offs"),
                              token_scores=_col("scores"), threshold=0.5, metrics=["iou"])
     assert row["value"] == want["iou"]["score"]
+
+
+def test_token_scores_beside_soft_spearman(tmp_path, capsys):
+    rows = [dict(r, soft_ref=r["soft"]) for r in ROWS]
+    path = str(write_jsonl(tmp_path / "s.jsonl", rows))
+    got, _ = _records(capsys, [path, *COMMON, *TOKENS, "--soft-ref-col", "soft_ref",
+                               "--soft-pred-col", "soft", "--threshold", "0.5",
+                               "--metrics", "soft_spearman,char_auroc,iou"])
+    want = mycelium.evaluate(_col("ref"), text=_col("text"), token_offsets=_col("offs"),
+                             token_scores=_col("scores"), threshold=0.5,
+                             soft_references=_col("soft"), soft_predictions=_col("soft"),
+                             metrics=["soft_spearman", "char_auroc", "iou"])
+    for metric in ("soft_spearman", "char_auroc", "iou"):
+        assert got[(metric, "score")]["value"] == want[metric]["score"], metric
