@@ -125,3 +125,28 @@ def test_values_of_in_order_tokens_equal_the_general_path():
                          ["char_auroc", "char_ap"], average=average)
         for m in a:
             assert a[m].tobytes() == b[m].tobytes(), (average, m)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tokenized(), st.sampled_from(["macro", "micro"]))
+def test_in_order_tokens_equal_sklearn(batch, average):
+    import math
+
+    import pytest
+
+    skm = pytest.importorskip("sklearn.metrics")
+    _, _, _, runs = _runs(*batch)
+    got = score_values(runs, ["char_auroc", "char_ap"], average=average)
+    label, score = _expanded(*batch)
+    if average == "micro":
+        pairs = [(np.concatenate(label), np.concatenate(score))]
+    else:
+        pairs = list(zip(label, score))
+    auc = [float(skm.roc_auc_score(a, b)) for a, b in pairs if 0 < a.sum() < a.size]
+    ap = [float(skm.average_precision_score(a, b)) for a, b in pairs if a.any()]
+    for name, want in (("char_auroc", auc), ("char_ap", ap)):
+        value = float(got[name][0, 0])
+        if not want:
+            assert math.isnan(value)
+        else:
+            assert abs(value - float(np.mean(want))) <= 1e-12, (name, value, want)
