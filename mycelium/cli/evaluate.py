@@ -67,8 +67,9 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     if args.refs == "-" and args.preds == "-":
         parser.error("standard input can be read once: give REFS or PREDS as a file")
     if args.soft_ref_col is not None and args.soft_pred_col is None:
-        parser.error("--soft-ref-col needs --soft-pred-col (soft_spearman compares "
-                     "reference and predicted soft labels)")
+        parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
+                     "compares reference and predicted soft labels; --soft-pred-col "
+                     "alone gives scores)")
     _needs(args, parser)
     _needs_scores(args, parser)
     fmt = args.format
