@@ -8,8 +8,9 @@ and macro on the whole batch; one evaluation of iou + character at a threshold; 
 --thresholds sweep of iou + character; scikit-learn's roc_auc_score and
 average_precision_score on the expanded per-character arrays of a --baseline-examples
 subset (per example for macro, pooled for micro; building the arrays is not timed),
-with mycelium on the same subset. Also one text of 10,000,000 characters. Results are
-compared with scikit-learn and the script fails if they disagree.
+with mycelium on the same subset, and the part of mycelium's time spent reading the
+Python token lists. Also one text of 10,000,000 characters. Results are compared with
+scikit-learn and the script fails if they disagree.
 
     python benchmarks/bench_scores.py                       # 100,000 examples, baseline 10,000
     python benchmarks/bench_scores.py --examples 20000 --baseline-examples 2000 --repeat 1
@@ -129,6 +130,13 @@ def main() -> None:
             raise SystemExit(f"disagreement with scikit-learn ({average}): {got} vs {want}")
         print(f"{m} examples {average}: scikit-learn {t_sk:.3f} s, mycelium {t_my:.3f} s "
               f"-> {t_sk / t_my:.1f}x")
+    # How much of mycelium's time is reading the Python token lists (validated, in bulk).
+    from mycelium.core.scores import score_input
+
+    lengths = np.array([len(t) for t in text[:m]], dtype=np.int64)
+    t_read, _ = best(lambda: score_input(lengths, single=False, token_offsets=offsets[:m],
+                                         token_scores=scores[:m]), a.repeat)
+    print(f"{m} examples: reading the token lists {t_read:.3f} s of mycelium's time")
 
     n = 10_000_000
     t_big, r = best(lambda: mycelium.evaluate(

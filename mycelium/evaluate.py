@@ -227,6 +227,33 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     >>> r["iou"], r["char_auroc"], r["meta"]["threshold"], r["meta"]["scores"]
     ({'score': 1.0}, {'score': 1.0}, 0.5, 'token')
     """
+    return _evaluate(None, references, predictions, text=text, profile=profile,
+                     metrics=metrics, average=average, zero_division=zero_division,
+                     include_per_example=include_per_example,
+                     soft_references=soft_references, soft_predictions=soft_predictions,
+                     params=params, missing=missing, ci=ci, n_resamples=n_resamples,
+                     seed=seed, progress=progress, granularity=granularity,
+                     type_field=type_field, typed_matching=typed_matching, ids=ids,
+                     trim_spans=trim_spans, token_offsets=token_offsets,
+                     token_scores=token_scores, threshold=threshold)
+
+
+def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """`evaluate` with the examples' bootstrap keys given (``uint64``, one per input
+    example) instead of their positions or ids: the frame faces key a group's rows by
+    their positions in the whole frame, as the span engine does
+    (`mycelium.frames.engine.with_intervals`)."""
+    import inspect
+
+    bound = inspect.signature(evaluate).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return _evaluate(np.asarray(keys, dtype=np.uint64), **bound.arguments)
+
+
+def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
+              zero_division, include_per_example, soft_references, soft_predictions,
+              params, missing, ci, n_resamples, seed, progress, granularity, type_field,
+              typed_matching, ids, trim_spans, token_offsets, token_scores, threshold):
     from . import scoring
 
     if metrics is None and predictions is not None and threshold is None \
@@ -246,7 +273,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
                          missing=missing, ci=ci, n_resamples=n_resamples, seed=seed,
                          progress=progress, granularity=granularity,
                          type_field=type_field, typed_matching=typed_matching, ids=ids,
-                         trim_spans=trim_spans))
+                         trim_spans=trim_spans, keys=keys))
     else:
         report = _evaluate_spans(
             references, predictions, text=text, profile=profile, metrics=metrics,
@@ -255,7 +282,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
             soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
             n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
             type_field=type_field, typed_matching=typed_matching, ids=ids,
-            trim_spans=trim_spans)[0]
+            trim_spans=trim_spans, keys=keys)[0]
     return with_dataset(report, dataset_of(references, predictions))
 
 
@@ -271,8 +298,10 @@ def with_dataset(report: dict[str, Any], dataset) -> dict[str, Any]:
 def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
                     zero_division, include_per_example, soft_references,
                     soft_predictions, params, missing, ci, n_resamples, seed, progress,
-                    granularity, type_field, typed_matching, ids, trim_spans=None):
-    """`evaluate` of spans: (report, prepared, settings)."""
+                    granularity, type_field, typed_matching, ids, trim_spans=None,
+                    keys=None):
+    """`evaluate` of spans: (report, prepared, settings); ``keys`` (one per input
+    example) key the resamples instead of the positions or ids (`evaluate_keyed`)."""
     soft = soft_given(soft_references, soft_predictions)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params,
@@ -306,7 +335,8 @@ def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
                                  ids=kept_ids, progress=progress, estimates=report,
-                                 meta=report["meta"]["ci"])
+                                 meta=report["meta"]["ci"],
+                                 keys=None if keys is None else keys[prepared.kept])
     return report, prepared, settings
 
 

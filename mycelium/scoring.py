@@ -376,7 +376,7 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
         report.pop("iou")
     stats = pooled_statistics(prepared, [m for m in extra if m in POOLED_METRICS], {},
                               settings.params)
-    keys = _keys(prepared, options["ids"])
+    keys = _keys(prepared, options["ids"], options.get("keys"))
     values, ci, per = score_report(si, lengths, prepared, stats, extra, settings,
                                    include_per_example=options["include_per_example"],
                                    keys=keys) if (si is not None or stats) else ({}, None, {})
@@ -401,9 +401,11 @@ def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
     return stats
 
 
-def _keys(prepared, ids):
+def _keys(prepared, ids, keys=None):
     from .stats.bootstrap import example_keys
 
+    if keys is not None:  # given by a frame face (`mycelium.evaluate.evaluate_keyed`)
+        return keys[prepared.kept]
     if ids is None:
         return np.flatnonzero(prepared.kept).astype(np.uint64)
     ids = list(ids)

@@ -25,7 +25,7 @@ from .._version import __version__
 from ..core.profiles import PROFILES
 from ..core.settings import GRANULARITIES
 from ..errors import MyceliumError, UndefinedMetricWarning
-from ..metrics import METRICS, SOFT_METRICS, unknown_name
+from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
 from . import sweep as cli_sweep
 from . import report as cli_report
@@ -49,14 +49,22 @@ paired by --id-col or by position), overall or per group.
 
 Files are read by extension: .jsonl, .ndjson, .json (one JSON object per line),
 .csv (cells as text unless --infer-types; span cells as JSON strings), .parquet;
-.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input."""
+.jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input.
+
+Detector scores (SPEC section 9) instead of, or beside, predicted spans: a soft-label
+column (--soft-pred-col without --soft-ref-col) or token offsets and scores
+(--token-offsets-col with --token-scores-col) add char_auroc, char_ap and
+response_auroc (needs --text-col); with --threshold and no --pred-col the spans
+scoring > T are the predictions of every span metric."""
 EVALUATE_EPILOG = """\
 exit status: 0 on success, 1 for bad data (one 'mycelium: error: ...' line on
 stderr), 2 for bad usage.
 
 example:
   mycelium evaluate detections.jsonl --ref-col ref_spans --pred-col pred_spans \\
-      --text-col text --by detector,lang --profile ragtruth"""
+      --text-col text --by detector,lang --profile ragtruth
+  mycelium evaluate scores.parquet --ref-col ref_spans --text-col text \
+      --token-offsets-col offsets --token-scores-col probs --threshold 0.5"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,8 +93,9 @@ def _add_evaluate(commands) -> None:
     p.add_argument("preds", metavar="PREDS", nargs="?",
                    help="file with the predicted spans (default: REFS holds both columns)")
     p.add_argument("--ref-col", required=True, help="column of reference spans (in REFS)")
-    p.add_argument("--pred-col", required=True,
-                   help="column of predicted spans (in PREDS, else in REFS)")
+    p.add_argument("--pred-col",
+                   help="column of predicted spans (in PREDS, else in REFS); optional with "
+                        "score columns (--soft-pred-col, --token-offsets-col)")
     p.add_argument("--text-col", help="column of output texts: spans must end within them "
                                       "(looked up in REFS, then PREDS)")
     p.add_argument("--id-col", help="pair REFS and PREDS rows by this column instead of "
@@ -120,7 +129,13 @@ def _add_evaluate(commands) -> None:
                    help="column of reference soft labels, lists of {start, end, prob} (in "
                         "REFS); with --soft-pred-col adds soft_spearman (needs --text-col)")
     p.add_argument("--soft-pred-col", metavar="COLUMN",
-                   help="column of predicted soft labels (in PREDS, else in REFS)")
+                   help="column of predicted soft labels (in PREDS, else in REFS): with "
+                        "--soft-ref-col, soft_spearman; alone, scores for char_auroc, "
+                        "char_ap and response_auroc")
+    cli_sweep.add_score_options(p)
+    p.add_argument("--threshold", type=_threshold, metavar="T",
+                   help="with scores and no --pred-col: the spans scoring > T are the "
+                        "predictions, for every span metric")
     p.add_argument("--ci", type=_level, metavar="LEVEL",
                    help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
                         "(columns ci_low, ci_high; resampled within each group, examples "
@@ -140,7 +155,7 @@ def _add_evaluate(commands) -> None:
 
 def _metric_names(value: str) -> list[str]:
     names = _names(value)
-    valid = list(METRICS) + list(SOFT_METRICS)
+    valid = list(METRICS) + list(SOFT_METRICS) + list(SCORE_METRICS) + list(POOLED_METRICS)
     for name in names:
         if name not in valid:
             raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))
@@ -154,6 +169,17 @@ def _sweep_metric_names(value: str) -> list[str]:
         if name not in valid:
             raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))
     return names
+
+
+def _threshold(value: str) -> float:
+    try:
+        t = float(value)
+    except ValueError:
+        t = math.nan
+    if not 0.0 <= t <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a threshold in [0, 1], e.g. 0.5, got "
+                                         f"{value!r}")
+    return t
 
 
 def _level(value: str) -> float:

@@ -7,6 +7,7 @@ bad span in the user's file and row live here; `mycelium.cli.output` writes the 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,10 +45,12 @@ def run_evaluate(args: argparse.Namespace) -> int:
     frame, names = _scoring_frame(refs, preds, order, args)
     try:
         result = frame.mycelium.evaluate(
-            names["ref"], names["pred"], text=names.get("text"), by=args.by or None,
+            names["ref"], names.get("pred"), text=names.get("text"), by=args.by or None,
             profile=args.profile, metrics=args.metrics, average=args.average,
             zero_division=args.zero_division, params=args.params, missing=args.missing,
             soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
+            token_offsets_col=names.get("token_offsets"),
+            token_scores_col=names.get("token_scores"), threshold=args.threshold,
             granularity=args.granularity, ci=args.ci, n_resamples=args.resamples,
             seed=args.seed, id_col=names.get("id"))
     except SpanValidationError as exc:
@@ -63,10 +66,12 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
                      "(or --ci, whose resamples it keys)")
     if args.refs == "-" and args.preds == "-":
         parser.error("standard input can be read once: give REFS or PREDS as a file")
-    if (args.soft_ref_col is None) != (args.soft_pred_col is None):
+    if args.soft_ref_col is not None and args.soft_pred_col is None:
         parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
-                     "compares reference and predicted soft labels)")
+                     "compares reference and predicted soft labels; --soft-pred-col "
+                     "alone gives scores)")
     _needs(args, parser)
+    _needs_scores(args, parser)
     fmt = args.format
     if fmt is None and args.output:
         suffix = Path(args.output).suffix.lower()
@@ -98,6 +103,35 @@ def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if asked and not soft:
         parser.error(f"--metrics {asked[0]} needs soft labels: give --soft-ref-col and "
                      "--soft-pred-col")
+
+
+def _needs_scores(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The score options (SPEC section 9) in the command's own flags (exit 2): the same
+    rules as `mycelium.evaluate`'s keywords."""
+    offsets = getattr(args, "token_offsets_col", None)
+    token_scores = getattr(args, "token_scores_col", None)
+    threshold = getattr(args, "threshold", None)
+    if (offsets is None) != (token_scores is None):
+        parser.error("--token-offsets-col and --token-scores-col go together (one score "
+                     "per token); give both")
+    soft_scores = args.soft_pred_col is not None and args.soft_ref_col is None
+    if offsets is not None and soft_scores:
+        parser.error("give one score form: --soft-pred-col, or --token-offsets-col with "
+                     "--token-scores-col, not both")
+    scores = soft_scores or offsets is not None
+    if args.pred_col is None and not scores:
+        parser.error("give the predictions: --pred-col (predicted spans), or scores with "
+                     "--soft-pred-col or --token-offsets-col and --token-scores-col "
+                     "(optionally --threshold for spans at a threshold)")
+    if threshold is not None and args.pred_col is not None:
+        parser.error("--pred-col and --threshold exclude each other: at a threshold the "
+                     "spans of the scores are the predictions; give one of them")
+    if threshold is not None and not scores:
+        parser.error("--threshold needs scores: give --soft-pred-col, or "
+                     "--token-offsets-col with --token-scores-col")
+    if scores and args.text_col is None:
+        parser.error("scores need --text-col: the characters outside every reference span "
+                     "are the negatives, so each text's length is needed")
 
 
 # ------------------------------------------------------------------------ pairing
@@ -163,10 +197,13 @@ def _some(values, k: int = 3) -> str:
 def _scoring_frame(refs: Source, preds: Source, order, args):
     """One frame with the group keys under their own names and the span/text columns."""
     taken = set(args.by)
-    names = {"ref": _free("ref", taken), "pred": _free("pred", taken)}
+    names = {"ref": _free("ref", taken)}
     columns = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
     columns[names["ref"]] = _spans(refs, args.ref_col, "--ref-col", args)
-    columns[names["pred"]] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
+    if args.pred_col is not None:
+        names["pred"] = _free("pred", taken)
+        columns[names["pred"]] = _take(_spans(preds, args.pred_col, "--pred-col", args),
+                                       order)
     if args.text_col is not None:
         names["text"] = _free("text", taken)
         columns[names["text"]] = _lookup(args.text_col, "--text-col", refs, preds, order)
@@ -178,12 +215,69 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
             _column(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
         columns[names["soft_pred"]] = _take(
             _column(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
+    # With --soft-ref-col the soft labels are soft_spearman's, not scores.
+    for option, series in score_columns(refs, preds, order, args,
+                                        soft=args.soft_ref_col is None).items():
+        role = SCORE_ROLES[option]
+        names[role] = _free(role, taken)
+        columns[names[role]] = series
     if args.id_col is not None and args.ci is not None:
         # The ids key the bootstrap resamples: intervals then do not depend on row order.
         names["id"] = _free("id", taken)
         columns[names["id"]] = _plain_index(_column(refs.frame, args.id_col, "--id-col",
                                                      refs))
     return pd.DataFrame(columns), names
+
+
+#: The frame role of each score option (the accessor's keyword stem).
+SCORE_ROLES = {"--soft-pred-col": "soft_pred", "--token-offsets-col": "token_offsets",
+               "--token-scores-col": "token_scores"}
+
+
+def score_columns(refs: Source, preds: Source, order, args, *, soft: bool = True
+                  ) -> dict[str, pd.Series]:
+    """The score columns named by the options (looked up in REFS, then PREDS), in REFS
+    order: Arrow lists as they are (Parquet), JSON strings decoded (CSV), a cell that is
+    not JSON named by its file, row and column. ``soft=False`` leaves --soft-pred-col
+    out (it is then soft_spearman's column)."""
+    out = {}
+    for option in SCORE_ROLES:
+        name = getattr(args, option[2:].replace("-", "_"), None)
+        if name is not None and (soft or option != "--soft-pred-col"):
+            series = _lookup(name, option, refs, preds, order)
+            holder = _holder(name, refs, preds)
+            out[option] = _decoded(series, holder, name, option,
+                                   None if holder is refs else order)
+    return out
+
+
+def _holder(name: str, refs: Source, preds: Source) -> Source:
+    return refs if name in refs.frame.columns else preds
+
+
+def _decoded(series: pd.Series, source: Source, name: str, option: str, order) -> pd.Series:
+    if isinstance(series.dtype, pd.ArrowDtype) or not any(isinstance(v, str)
+                                                          for v in series.tolist()):
+        return series
+    values = []
+    for k, v in enumerate(series.tolist()):
+        if isinstance(v, str):
+            try:
+                v = json.loads(v)
+            except ValueError as exc:
+                row = k if order is None else int(order[k])
+                raise FileError(f"{source.role} {source.path}, row {row + 1}, column "
+                                f"{name!r} ({option}): Expected a JSON list, got {v[:60]!r} "
+                                f"({exc}); fix by writing the cell as JSON, e.g. "
+                                f"{_EXAMPLE[option]}.") from None
+        elif _is_null(v):
+            v = None
+        values.append(v)
+    return pd.Series(values, dtype=object)
+
+
+_EXAMPLE = {"--soft-pred-col": '[{"start": 0, "end": 4, "prob": 0.8}]',
+            "--token-offsets-col": "[[0, 4], [5, 9]]", "--token-scores-col": "[0.1, 0.9]"}
 
 
 def _free(stem: str, taken: set[str]) -> str:
@@ -267,6 +361,12 @@ def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args)
              "soft_predictions": (preds, args.soft_pred_col, "--soft-pred-col"),
              "text": (refs if args.text_col in refs.frame.columns else preds,
                       args.text_col, "--text-col")}
+    for side, option in (("soft_predictions", "--soft-pred-col"),
+                         ("token_offsets", "--token-offsets-col"),
+                         ("token_scores", "--token-scores-col")):
+        name = getattr(args, option[2:].replace("-", "_"), None)
+        if name is not None and (args.soft_ref_col is None or side != "soft_predictions"):
+            sides[side] = (_holder(name, refs, preds), name, option)  # REFS, then PREDS
     if exc.side not in sides:
         return exc
     source, name, option = sides[exc.side]
@@ -290,7 +390,8 @@ def _at(source: Source, row: int | None, name: str, option: str, exc: SpanValida
         where += f", id {_plain(source.frame[args.id_col].iloc[row])!r}"
     where += f", column {name!r} ({option})"
     if exc.span is not None:
-        where += f", span {exc.span + 1}"
+        item = "token" if exc.side in ("token_offsets", "token_scores") else "span"
+        where += f", {item} {exc.span + 1}"
     problem = exc.problem
     text = f"{where} {problem}" if problem.startswith("is ") else f"{where}: {problem}"
     if exc.fix in REMEDIES:

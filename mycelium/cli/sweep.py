@@ -12,7 +12,9 @@ import argparse
 import pandas as pd
 
 from ..core.profiles import PROFILES
-from .evaluate import Source, _column, _lookup, _output_format, _pairing, _take
+from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
+                       _take, score_columns)
+from ..errors import SpanValidationError
 from .output import EXIT_OK, write_result
 from .read import read_frame
 
@@ -49,7 +51,7 @@ def add_parser(commands, *, names, metric_names, thresholds) -> None:
     p.add_argument("--infer-types", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS)
     p.set_defaults(run=run_sweep, parser=p, ci=None, soft_ref_col=None,
-                   granularity="char", pred_col=None, metrics_default=("iou", "character"))
+                   granularity="char", pred_col=None, threshold=None, metrics_default=("iou", "character"))
 
 
 def add_score_options(p) -> None:
@@ -63,23 +65,12 @@ def add_score_options(p) -> None:
                    help="column of token scores, one number in [0, 1] per token")
 
 
-def score_columns(refs: Source, preds: Source, order, args) -> dict[str, pd.Series]:
-    """The score columns named by the options, in REFS order."""
-    out = {}
-    for option, name in (("--soft-pred-col", args.soft_pred_col),
-                         ("--token-offsets-col", args.token_offsets_col),
-                         ("--token-scores-col", args.token_scores_col)):
-        if name is not None:
-            out[option] = _lookup(name, option, refs, preds, order)
-    return out
-
-
 def run_sweep(args: argparse.Namespace) -> int:
     """``mycelium sweep``: read, pair, ``df.mycelium.sweep``, write."""
-    fmt = _output_format(args, args.parser)
     if args.soft_pred_col is None and args.token_offsets_col is None:
         args.parser.error("give the scores: --soft-pred-col, or --token-offsets-col with "
                           "--token-scores-col")
+    fmt = _output_format(args, args.parser)
     refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=args.infer_types))
     preds = refs if args.preds is None else Source(
         "PREDS", args.preds, read_frame(args.preds, infer_types=args.infer_types))
@@ -93,7 +84,17 @@ def run_sweep(args: argparse.Namespace) -> int:
     for option, series in scores.items():
         cols[keys[option]] = series
     frame = pd.DataFrame(cols)
-    result = frame.mycelium.sweep(
+    try:
+        result = _sweep(frame, scores, args)
+    except SpanValidationError as exc:
+        raise _located(exc, refs, preds, order, args) from exc
+    result.attrs["mycelium_signature"] = result.attrs.get("signature")
+    write_result(result, fmt, args.output, by=list(args.by) + ["threshold"])
+    return EXIT_OK
+
+
+def _sweep(frame: pd.DataFrame, scores, args):
+    return frame.mycelium.sweep(
         "__ref__", text="__text__",
         soft_pred_col="__soft__" if "--soft-pred-col" in scores else None,
         token_offsets_col="__offsets__" if "--token-offsets-col" in scores else None,
@@ -101,9 +102,6 @@ def run_sweep(args: argparse.Namespace) -> int:
         by=args.by or None, thresholds=args.thresholds,
         metrics=args.metrics or list(args.metrics_default), profile=args.profile,
         average=args.average)
-    result.attrs["mycelium_signature"] = result.attrs.get("signature")
-    write_result(result, fmt, args.output, by=list(args.by) + ["threshold"])
-    return EXIT_OK
 
 
 def parse_thresholds(value: str):

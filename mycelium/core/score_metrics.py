@@ -53,9 +53,11 @@ def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | N
             out[name] = metric.values(b)
         elif average == "micro":
             def pooled():
+                r = rank(runs.score, g[runs.example] if n_groups > 1 else None, n_groups)
+                if weights is None:
+                    return blocks(r, runs.pos, runs.neg)
                 we = w[:, runs.example]
-                return blocks(rank(runs.score, g[runs.example], n_groups),
-                              we * runs.pos, we * runs.neg)
+                return blocks(r, we * runs.pos, we * runs.neg)
             out[name] = metric.values(shared("micro", pooled))
         else:
             b = shared("macro", lambda: blocks(rank(runs.score, runs.example, runs.n),

@@ -223,6 +223,7 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
 
 _PAIR_TYPES = {tuple, list, np.ndarray}
 _NUMBER_TYPES = {int, float, np.float64, np.float32, np.int64, np.int32}
+_INT_TYPES = {int, np.int64, np.int32}
 
 
 def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
@@ -231,8 +232,8 @@ def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
 
     numpy reads the values in one pass; non-integral offsets, strings, None or ragged
     pairs take the per-token path, which checks every value's type and names the bad
-    token. (Integral floats and bools are read as numbers here; tokenizers' offset
-    mappings hold neither.)
+    token. Integers are read exactly; integral floats as the integers they are (bools
+    are not numbers here and take the per-token path, which rejects them).
     """
     try:
         counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
@@ -243,17 +244,21 @@ def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
                 or set(map(len, chain.from_iterable(offs))) != {2} \
                 or not set(map(type, chain.from_iterable(scs))) <= _NUMBER_TYPES:
             return None
-        # float64 holds every offset of a real text exactly; non-integral values (and
-        # so floats that are not whole) are caught below and take the per-token path.
-        values = list(chain.from_iterable(chain.from_iterable(offs)))
-        if not set(map(type, values)) <= _NUMBER_TYPES:
+        types = set(map(type, chain.from_iterable(chain.from_iterable(offs))))
+        if not types <= _NUMBER_TYPES:
             return None
-        flat = np.fromiter(values, np.float64, 2 * total)
         sc = np.fromiter(chain.from_iterable(scs), np.float64, total)
-        if not (np.isfinite(flat).all() and (flat == np.trunc(flat)).all()
-                and np.abs(flat).max() < 2**53):
-            return None
-        se = flat.astype(np.int64).reshape(-1, 2)
+        values = chain.from_iterable(chain.from_iterable(offs))
+        if types <= _INT_TYPES:  # integers read exactly, in one pass
+            se = np.fromiter(values, np.int64, 2 * total).reshape(-1, 2)
+        else:
+            # float64 holds every offset of a real text exactly; non-integral values are
+            # caught here and take the per-token path, which names them.
+            flat = np.fromiter(values, np.float64, 2 * total)
+            if not (np.isfinite(flat).all() and (flat == np.trunc(flat)).all()
+                    and np.abs(flat).max() < 2**53):
+                return None
+            se = flat.astype(np.int64).reshape(-1, 2)
     except (TypeError, ValueError, OverflowError):
         return None
     ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)
@@ -272,6 +277,32 @@ def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return owner, first[owner] + (np.arange(owner.size) - starts[owner])
 
 
+def _boundaries(base, gs, ge, rs, re_):
+    """The sorted distinct piece boundaries ``bp`` and the positions in ``bp`` of the
+    intervals' starts and ends. Tokens in order without overlap (a tokenizer's output)
+    are already sorted on the global axis: their endpoints merge with the few other
+    boundaries in one linear pass of a stable (run-detecting) sort, and their positions
+    come from that permutation, with no binary search."""
+    m = gs.size
+    tok = np.empty(2 * m, dtype=np.int64)
+    tok[0::2], tok[1::2] = gs, ge
+    if m and (tok[1:] >= tok[:-1]).all():
+        other = np.sort(np.concatenate([base, rs, re_]))
+        # Merge: each other boundary goes before the token endpoints not below it.
+        ins = np.searchsorted(tok, other)
+        at_tok = np.arange(2 * m) + np.cumsum(np.bincount(ins, minlength=2 * m + 1))[:-1]
+        merged = np.empty(2 * m + other.size, dtype=np.int64)
+        merged[at_tok] = tok
+        merged[ins + np.arange(other.size)] = other
+        new = np.ones(merged.size, dtype=bool)
+        new[1:] = merged[1:] != merged[:-1]
+        where = (np.cumsum(new) - 1)[at_tok]
+        return merged[new], where[0::2], where[1::2]
+    bp = np.sort(np.concatenate([base, gs, ge, rs, re_]))
+    bp = bp[np.concatenate([[True], bp[1:] != bp[:-1]])]
+    return bp, np.searchsorted(bp, gs), np.searchsorted(bp, ge)
+
+
 def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) -> ScoreRuns:
     """The pieces of constant score and label of every example (see the module docstring)."""
     n = scores.n
@@ -283,31 +314,35 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
         re_ = base[refs.example_ids] + refs.ends
     else:
         rs = re_ = np.empty(0, dtype=np.int64)
-    bp = np.sort(np.concatenate([base, gs, ge, rs, re_]))
-    bp = bp[np.concatenate([[True], bp[1:] != bp[:-1]])]
+    bp, i0, i1 = _boundaries(base, gs, ge, rs, re_)
     seg_start, seg_len = bp[:-1], np.diff(bp)
     # Attribute each interval to the pieces between its endpoints, then keep one writer
     # per piece: the last in list order (soft) or the highest score (token).
-    i0, i1 = np.searchsorted(bp, gs), np.searchsorted(bp, ge)
     owner, seg = _ragged(i0, i1 - i0)
-    if seg.size < 2 or (seg[1:] > seg[:-1]).all():
-        order = np.arange(seg.size)  # each piece has one writer (tokens in order, no overlap)
-    elif scores.form == "soft":
-        order = np.argsort(seg, kind="stable")  # owners already ascend within a piece
-    else:
-        order = np.lexsort((scores.scores[owner], seg))
-    seg_sorted = seg[order]
-    last = np.ones(seg_sorted.size, dtype=bool)
-    last[:-1] = seg_sorted[1:] != seg_sorted[:-1]
     seg_score = np.zeros(seg_start.size, dtype=np.float64)
-    seg_score[seg_sorted[last]] = scores.scores[owner[order][last]]
-    if rs.size:
-        reach = np.maximum.accumulate(re_)
-        idx = np.searchsorted(rs, seg_start, side="right") - 1
-        positive = (idx >= 0) & (reach[np.maximum(idx, 0)] > seg_start)
+    if seg.size < 2 or (seg[1:] > seg[:-1]).all():
+        # Each piece has one writer (tokens in order, no overlap).
+        seg_score[seg] = scores.scores[owner]
     else:
-        positive = np.zeros(seg_start.size, dtype=bool)
-    example = np.searchsorted(base, seg_start, side="right") - 1
+        if scores.form == "soft":
+            order = np.argsort(seg, kind="stable")  # owners already ascend within a piece
+        else:
+            order = np.lexsort((scores.scores[owner], seg))
+        seg_sorted = seg[order]
+        last = np.ones(seg_sorted.size, dtype=bool)
+        last[:-1] = seg_sorted[1:] != seg_sorted[:-1]
+        seg_score[seg_sorted[last]] = scores.scores[owner[order][last]]
+    # Reference spans and example ends are piece boundaries: a piece is positive when
+    # more spans have opened than closed before it (a difference array over the pieces),
+    # and belongs to the example whose boundaries enclose it.
+    k = seg_start.size
+    if rs.size:
+        depth = np.bincount(np.searchsorted(bp, rs), minlength=k + 1) \
+            - np.bincount(np.searchsorted(bp, re_), minlength=k + 1)
+        positive = np.cumsum(depth[:k]) > 0
+    else:
+        positive = np.zeros(k, dtype=bool)
+    example = np.repeat(np.arange(n, dtype=np.int64), np.diff(np.searchsorted(bp, base)))
     max_score = np.zeros(n, dtype=np.float64)
     if example.size:  # pieces are in example order: one reduceat, not ufunc.at
         first = np.flatnonzero(np.concatenate([[True], example[1:] != example[:-1]]))

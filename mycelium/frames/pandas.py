@@ -125,7 +125,8 @@ class MyceliumAccessor:
             ``token_offsets`` + ``token_scores``, needs ``text``) and a threshold
             whose spans replace ``pred_col``: the score metrics and ``response_level``
             are added (`mycelium.frames.scores`; each group is scored by
-            `mycelium.evaluate` on its rows; ``ci`` then needs ``id_col``).
+            `mycelium.evaluate` on its rows; with ``ci`` and no ``id_col`` a row is
+            keyed by its position in the frame, as for span columns).
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
         ci : float, optional

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SpanValidationError
-from ..evaluate import evaluate
+from ..evaluate import evaluate, evaluate_keyed
 from ..scoring import score_form_given
 from ..thresholds import sweep, tune_threshold
 
@@ -122,10 +122,14 @@ def _evaluate_rows(columns, pos, *, ref, pred, text, soft_ref, soft_pred, token_
     def col(name):
         return _take(columns.get(name) if name else None, pos)
 
-    return evaluate(col(ref), col(pred), ids=col(id_col), text=col(text),
-                    soft_references=col(soft_ref), soft_predictions=col(soft_pred),
-                    token_offsets=col(token_offsets), token_scores=col(token_scores),
-                    threshold=threshold, **options)
+    kwargs = dict(text=col(text), soft_references=col(soft_ref),
+                  soft_predictions=col(soft_pred), token_offsets=col(token_offsets),
+                  token_scores=col(token_scores), threshold=threshold, **options)
+    if id_col is None and options.get("ci") is not None:
+        # Without ids a row is keyed by its position in the whole frame, as the span
+        # engine keys it (`mycelium.frames.engine.with_intervals`).
+        return evaluate_keyed(pos.astype(np.uint64), col(ref), col(pred), **kwargs)
+    return evaluate(col(ref), col(pred), ids=col(id_col), **kwargs)
 
 
 def _score_kwargs(columns, text, soft_pred, token_offsets, token_scores) -> dict[str, Any]:
@@ -182,9 +186,6 @@ def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text
         "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
         "id_col": id_col, **{f"by[{i}]": b for i, b in enumerate(names)}})
     if kind == "evaluate":
-        if (options or {}).get("ci") is not None and id_col is None:
-            raise ValueError("Expected id_col with ci= and score columns, got none; fix by "
-                             "passing id_col=... (each group is resampled by its ids).")
         return evaluate_scores_frame(cols, ref=ref_col, pred=pred_col, text=text, by=names,
                                      soft_ref=soft_ref_col, soft_pred=soft_pred_col,
                                      token_offsets=token_offsets_col,

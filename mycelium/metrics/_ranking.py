@@ -44,8 +44,8 @@ def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) 
         group = np.zeros(score.size, dtype=np.int64)
         order = np.argsort(-score)  # the order inside a tie block does not matter
     else:
-        group = np.asarray(group)
-        order = np.lexsort((-score, group))
+        group = np.asarray(group, dtype=np.int64)
+        order = _by_group(np.argsort(-score), group, n_groups)
     s, g = score[order], group[order]
     new = np.ones(s.size, dtype=bool)
     new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
@@ -54,6 +54,21 @@ def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) 
     gnew = np.ones(first.size, dtype=bool)
     gnew[1:] = bg[1:] != bg[:-1]
     return Ranking(order, first, bg, np.flatnonzero(gnew), n_groups)
+
+
+def _by_group(order: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """``order`` made stable-sorted by ``group``: a least-significant-digit radix sort
+    on 16-bit digits of the group (numpy's stable sort of uint16 is a counting sort),
+    so grouping costs a few linear passes instead of a second comparison sort."""
+    g = group[order]
+    shift = 0
+    while True:
+        digit = ((g >> shift) & 0xFFFF).astype(np.uint16)
+        step = np.argsort(digit, kind="stable")
+        order, g = order[step], g[step]
+        shift += 16
+        if n_groups - 1 < (1 << shift):
+            return order
 
 
 @dataclass(frozen=True, eq=False)

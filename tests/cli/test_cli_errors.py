@@ -168,7 +168,9 @@ def test_debug_prints_the_traceback_then_the_line(capsys, tmp_path):
 @pytest.mark.parametrize("argv, fragment", [
     ([], "the following arguments are required: COMMAND"),
     (["score"], "invalid choice: 'score'"),
-    (["evaluate", "{data}"], "the following arguments are required: --ref-col, --pred-col"),
+    (["evaluate", "{data}"], "the following arguments are required: --ref-col"),
+    (["evaluate", "{data}", "--ref-col", "ref"], "give the predictions: --pred-col (predicted "
+                                                 "spans), or scores with --soft-pred-col"),
     (["evaluate", "{data}", *SPANS, "--metrics", "iuo"],
      "argument --metrics: Unknown metric 'iuo'. Did you mean 'iou'?"),
     (["evaluate", "{data}", *SPANS, "--profile", "shroom"], "argument --profile: invalid choice"),

@@ -82,8 +82,10 @@ def test_usage_exit_2(command, files):
     done = call(command, "evaluate", files["jsonl"], "--ref-col", "ref")
     assert done.returncode == 2
     assert done.stderr.startswith("usage: mycelium evaluate")
-    assert done.stderr.splitlines()[-1] == ("mycelium evaluate: error: the following "
-                                            "arguments are required: --pred-col")
+    assert done.stderr.splitlines()[-1] == (
+        "mycelium evaluate: error: give the predictions: --pred-col (predicted spans), or "
+        "scores with --soft-pred-col or --token-offsets-col and --token-scores-col "
+        "(optionally --threshold for spans at a threshold)")
     assert call(command).returncode == 2
 
 

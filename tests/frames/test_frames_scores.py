@@ -60,9 +60,6 @@ def test_frame_score_errors():
     with pytest.raises(KeyError, match="token_offsets_col column 'nope' not found"):
         DF.mycelium.evaluate("ref", text="text", token_offsets_col="nope",
                              token_scores_col="scores")
-    with pytest.raises(ValueError, match="Expected id_col with ci="):
-        DF.mycelium.evaluate("ref", text="text", token_offsets_col="offs",
-                             token_scores_col="scores", ci=0.9)
     with pytest.raises(TypeError, match="predictions is None"):
         DF.mycelium.evaluate("ref", metrics="iou", text="text")
 
@@ -93,3 +90,102 @@ def test_a_bad_score_is_told_at_its_frame_row():
         bad.mycelium.evaluate("ref", text="text", token_offsets_col="offs",
                               token_scores_col="scores", by="lang", threshold=0.5)
     assert info.value.example == 3
+
+
+# ------------------------------------------------- intervals without id_col
+
+CI = dict(ci=0.9, n_resamples=60, seed=3)
+SCORED = dict(text="text", token_offsets_col="offs", token_scores_col="scores")
+BIG = pd.DataFrame({
+    "lang": ["en", "fi", "en", "fi", "en", "fi", "en", "en"],
+    "text": ["abcdefghij", "klmnopqrst", "uvwxyz", "abcdef", "0123456789", "xyzxyz",
+             "hello world", "ab"],
+    "ref": [[[2, 6]], [], [[0, 3]], [[1, 2]], [[0, 4], [6, 9]], [[2, 6]], [[6, 11]], []],
+    "offs": [[[0, 3], [3, 6], [7, 10]], [[0, 5], [5, 10]], [[0, 2], [2, 6]], [[0, 6]],
+             [[0, 2], [2, 5], [5, 10]], [[0, 3], [3, 6]], [[0, 5], [6, 11]], [[0, 2]]],
+    "scores": [[0.2, 0.9, 0.4], [0.6, 0.1], [0.8, 0.3], [0.5], [0.7, 0.3, 0.6],
+               [0.1, 0.9], [0.2, 0.8], [0.4]],
+})
+METRICS = ["char_auroc", "char_ap", "response_auroc", "iou", "character",
+           "response_level"]
+
+
+def _faces(frame):
+    yield "pandas", frame
+    if pl is not None:
+        yield "polars", pl.DataFrame({c: frame[c].tolist() for c in frame.columns})
+
+
+def _records(out):
+    if not isinstance(out, pd.DataFrame):
+        out = out.to_pandas()
+    return out.to_dict("records")
+
+
+def _want(frame, rows, average, metrics=METRICS):
+    sub = frame.iloc[rows]
+    return mycelium.evaluate(sub["ref"].tolist(), text=sub["text"].tolist(),
+                             token_offsets=sub["offs"].tolist(),
+                             token_scores=sub["scores"].tolist(), threshold=0.5,
+                             metrics=metrics, average=average, **CI)
+
+
+@pytest.mark.parametrize("average", ["macro", "micro"])
+def test_whole_frame_intervals_without_id_col_equal_evaluate(average):
+    want = _want(BIG, list(range(len(BIG))), average)
+    for face, frame in _faces(BIG):
+        out = frame.mycelium.evaluate("ref", threshold=0.5, metrics=METRICS,
+                                      average=average, **SCORED, **CI)
+        got = _records(out)
+        assert len(got) == 10, face
+        for r in got:
+            ci = want["ci"][r["metric"]][r["measure"]]
+            assert (r["value"], r["ci_low"], r["ci_high"]) == (
+                want[r["metric"]][r["measure"]], ci["low"], ci["high"]), (face, r)
+        assert list(out.columns)[:5] == ["metric", "measure", "value", "ci_low", "ci_high"]
+
+
+def test_group_intervals_without_id_col_equal_evaluate_on_each_groups_rows():
+    # Rows are keyed by their frame positions (as the span engine keys them): a group
+    # at the top of the frame gets evaluate's intervals on its rows exactly, and the
+    # span metrics of every group equal the span engine's on the spans at 0.5.
+    top = pd.concat([BIG[BIG["lang"] == "en"], BIG[BIG["lang"] == "fi"]],
+                    ignore_index=True)
+    n_en = int((top["lang"] == "en").sum())
+    want = _want(top, list(range(n_en)), "macro")
+    spans = mycelium.spans_at(0.5, token_offsets=top["offs"].tolist(),
+                              token_scores=top["scores"].tolist())
+    engine = top.assign(pred=spans).mycelium.evaluate(
+        "ref", "pred", text="text", by="lang", metrics=["iou", "character"], **CI)
+    engine = {(r["lang"], r["metric"], r["measure"]): r for r in engine.to_dict("records")}
+    for face, frame in _faces(top):
+        got = _records(frame.mycelium.evaluate("ref", threshold=0.5, metrics=METRICS,
+                                               by="lang", **SCORED, **CI))
+        assert len(got) == 20, face
+        for r in got:
+            if r["lang"] == "en":
+                ci = want["ci"][r["metric"]][r["measure"]]
+                assert (r["ci_low"], r["ci_high"]) == (ci["low"], ci["high"]), (face, r)
+            if r["metric"] in ("iou", "character"):
+                e = engine[(r["lang"], r["metric"], r["measure"])]
+                assert (r["value"], r["ci_low"], r["ci_high"]) == (
+                    e["value"], e["ci_low"], e["ci_high"]), (face, r)
+
+
+def test_group_intervals_without_id_col_are_keyed_by_frame_position():
+    from mycelium.evaluate import evaluate_keyed
+
+    out = BIG.mycelium.evaluate("ref", threshold=0.5, metrics=["char_auroc", "char_ap"],
+                                by="lang", **SCORED, **CI)
+    for lang in ("en", "fi"):
+        pos = [i for i, v in enumerate(BIG["lang"]) if v == lang]
+        sub = BIG.iloc[pos]
+        want = evaluate_keyed(pos, sub["ref"].tolist(), text=sub["text"].tolist(),
+                              token_offsets=sub["offs"].tolist(),
+                              token_scores=sub["scores"].tolist(), threshold=0.5,
+                              metrics=["char_auroc", "char_ap"], **CI)
+        for r in out[out["lang"] == lang].to_dict("records"):
+            ci = want["ci"][r["metric"]]["score"]
+            assert (r["value"], r["ci_low"], r["ci_high"]) == (
+                want[r["metric"]]["score"], ci["low"], ci["high"])
+            assert ci["low"] < ci["high"]
