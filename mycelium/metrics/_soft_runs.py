@@ -61,8 +61,7 @@ def _runs(lengths, offsets, starts, ends, probs):
         ex, s, e, p = ex[keep], s[keep], e[keep], p[keep]
     if s.size == 0:
         return ex, s, e, p
-    order = np.lexsort((s, ex))
-    ex, s, e, p = ex[order], s[order], e[order], p[order]
+    ex, s, e, p = _sorted(ex, s, e, p)
     same = ex[1:] == ex[:-1]
     clash = same & (s[1:] < e[:-1])
     if not clash.any():
@@ -80,9 +79,23 @@ def _runs(lengths, offsets, starts, ends, probs):
         rs = np.concatenate(([0], cuts)).astype(np.int64)
         re = np.concatenate((cuts, [vec.size])).astype(np.int64)
         parts.append((np.full(rs.size, k, dtype=np.int64), rs, re, vec[rs]))
-    ex, s, e, p = (np.concatenate(col) for col in zip(*parts))
+    return _sorted(*(np.concatenate(col) for col in zip(*parts)))
+
+
+def _sorted(ex, s, e, p):
+    """The runs in (example, start) order; spans usually arrive so, and are kept."""
+    if ex.size < 2 or ((ex[1:] > ex[:-1]) | ((ex[1:] == ex[:-1]) & (s[1:] >= s[:-1]))).all():
+        return ex, s, e, p
     order = np.lexsort((s, ex))
     return ex[order], s[order], e[order], p[order]
+
+
+def _distinct(sorted_values: np.ndarray) -> np.ndarray:
+    if sorted_values.size == 0:
+        return sorted_values
+    head = np.ones(sorted_values.size, dtype=bool)
+    head[1:] = sorted_values[1:] != sorted_values[:-1]
+    return sorted_values[head]
 
 
 def _vector(runs, k: int, n: int) -> np.ndarray:
@@ -104,10 +117,10 @@ def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
     n = lengths[examples]
     width = int(n.max()) + 1
     # Elementary segments: between consecutive bounds of either side (and 0, len).
-    bounds = np.unique(np.concatenate([
+    bounds = _distinct(np.sort(np.concatenate([
         examples * width, examples * width + n,
         ra[0] * width + ra[1], ra[0] * width + ra[2],
-        rb[0] * width + rb[1], rb[0] * width + rb[2]]))
+        rb[0] * width + rb[1], rb[0] * width + rb[2]])))
     seg_ex = bounds[:-1] // width
     inside = seg_ex == bounds[1:] // width
     seg_start = bounds[:-1][inside]
@@ -152,10 +165,11 @@ def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
 def _twice_ranks(values, seg_ex, seg_len, first):
     """Twice the average rank of every segment's value within its example (an int64),
     and whether each example's vector is constant after Python ``round(x, 8)``."""
-    uniq, vid = np.unique(values, return_inverse=True)
-    vid = vid.reshape(-1)
+    values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
+    uniq = _distinct(np.sort(values))
+    vid = np.searchsorted(uniq, values)
     key = seg_ex * uniq.size + vid
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)
     skey, slen = key[order], seg_len[order]
     head = np.ones(skey.size, dtype=bool)
     head[1:] = skey[1:] != skey[:-1]
@@ -169,7 +183,6 @@ def _twice_ranks(values, seg_ex, seg_len, first):
     twice = np.empty(skey.size, dtype=np.int64)
     twice[order] = np.repeat(2 * before + count + 1, np.diff(np.append(heads, skey.size)))
     rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
-    _, cls = np.unique(rounded, return_inverse=True)
-    cls = cls.reshape(-1)[vid]
+    cls = np.searchsorted(_distinct(np.sort(rounded)), rounded)[vid]
     const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
     return twice, const

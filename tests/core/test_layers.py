@@ -30,7 +30,7 @@ LAYERS = [
     {"mycelium.evaluate", "mycelium.accumulator", "mycelium.scoring", "mycelium.thresholds",
      "mycelium.plot"},
     {"mycelium.frames"},
-    {"mycelium.io", "mycelium.mushroom"},
+    {"mycelium.io", "mycelium.mushroom", "mycelium._mushroom_fast"},
     {"mycelium.report"},
     {"mycelium.cli", "mycelium.__main__"},
 ]
