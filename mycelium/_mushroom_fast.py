@@ -24,7 +24,7 @@ import pyarrow.json as pj
 from .metrics._soft_runs import cor_runs
 from .metrics.soft_spearman import cor
 
-__all__ = ["score_columnar"]
+__all__ = ["score_columnar"]  # and helpers of mycelium.mushroom
 
 _SOFT = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
                             ("prob", pa.float64())]))
@@ -205,3 +205,58 @@ def _covered(ex, s, e, m: int) -> np.ndarray:
     tails = np.append(heads[1:], ks.size) - 1
     np.add.at(out, ex[heads], reach[tails] - ks[heads])
     return out
+
+
+# ------------------------------------------------- shared with the record path
+
+def _official_order(ids: list[str]) -> list[str]:
+    # Quirk of the official Mu-SHROOM scorer: pandas reads integer-looking ids as int64,
+    # so they sort numerically; other ids sort as strings. Only the order of the mean's
+    # summation depends on this.
+    if ids and all(_is_int(i) for i in ids):
+        return sorted(ids, key=int)
+    return sorted(ids)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _hard_batch(pairs: list, lengths: list[int]) -> tuple[int, list | None]:
+    """Every prediction's hard labels converted at once, and the position of the first
+    record whose labels are invalid (``len(pairs)`` when none is). From that record on
+    (or for every record, when the batch is not plain integer pairs) each is checked
+    alone, so errors still come in record order, with the record's own message."""
+    labels = [p["hard_labels"] for _, p in pairs]
+    if not all(isinstance(x, list) for x in labels):
+        return 0, None
+    try:
+        arr = pa.array(labels)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return 0, None
+    if pa.types.is_list(arr.type) and pa.types.is_null(arr.type.value_type):
+        return len(pairs), [[] for _ in labels]  # no spans at all
+    if arr.type != _INT_PAIRS:
+        return 0, None
+    inner = arr.flatten()
+    if inner.null_count or (len(inner) and pc.min_max(pc.list_value_length(inner)).as_py()
+                            != {"min": 2, "max": 2}) or inner.flatten().null_count:
+        return 0, None
+    flat = inner.flatten().to_numpy().reshape(-1, 2)
+    counts = np.array([len(x) for x in labels], dtype=np.int64)
+    s, e = flat[:, 0], flat[:, 1]
+    bad = (s < 0) | (s > e) | (e > np.repeat(np.array(lengths, dtype=np.int64), counts))
+    first = len(pairs)
+    if bad.any():
+        first = int(np.searchsorted(np.cumsum(counts), int(np.flatnonzero(bad)[0]),
+                                    side="right"))
+    pairs_list = flat.tolist()
+    ends = np.cumsum(counts).tolist()
+    return first, [pairs_list[b - c:b] for b, c in zip(ends, counts.tolist())]
+
+
+_INT_PAIRS = pa.list_(pa.list_(pa.int64()))

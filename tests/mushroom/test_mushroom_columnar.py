@@ -158,3 +158,20 @@ def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars):
     want = [cor(soft_vector(a, n, "a", 0), soft_vector(b, n, "b", 0))
             for a, b, n in zip(refs, preds, lengths)]
     assert np.array_equal(got, np.array(want), equal_nan=True)
+
+
+def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
+    # The record path converts all hard labels at once; errors still come record by
+    # record: 'a' (soft past the text) before 'b' (hard past the text).
+    ref, pred = _files(tmp_path, REFS, [
+        {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
+        {"id": "a", "hard_labels": [[0, 2]], "soft_labels": [
+            {"start": 0, "end": 40, "prob": 0.5}]}])
+    with pytest.raises(MushroomInputError, match="id 'a', field 'soft_labels'"):
+        score_files(ref, pred)
+    ref, pred = _files(tmp_path, REFS, [
+        {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
+        {"id": "a", "hard_labels": [[0, 2], [3, 4]], "soft_labels": []}])
+    with pytest.raises(MushroomInputError, match=r"id 'b', field 'hard_labels': end 99 is "
+                                                 r"past the end of the text \(len\(text\) = 7\)"):
+        score_files(ref, pred)
