@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
+from .io._records import object_lines
 from .metrics._soft_runs import cor_runs
 from .metrics.soft_spearman import cor
 
@@ -28,7 +29,6 @@ __all__ = ["score_columnar"]  # and helpers of mycelium.mushroom
 
 _SOFT = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
                             ("prob", pa.float64())]))
-_SPACE = np.frombuffer(b" \t\r\n", dtype=np.uint8)
 _HARD = pa.list_(pa.list_(pa.int64()))
 _FIELDS = {"id": pa.string(), "model_output_text": pa.string(), "hard_labels": _HARD,
            "soft_labels": _SOFT}
@@ -53,8 +53,9 @@ def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool
     schema = pa.schema([(f, _FIELDS[f]) for f in fields])
     table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"))
+    table.validate(full=True)  # Arrow's JSON reader leaves bad UTF-8 to be found
     rows = table.num_rows
-    if rows == 0 or rows != _object_lines(data):
+    if rows == 0 or rows != object_lines(data):
         raise _Decline
     present = {}
     for f in fields:
@@ -66,16 +67,6 @@ def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool
         else:
             raise _Decline
     return table, present
-
-
-def _object_lines(data: bytes) -> int:
-    """Non-blank lines: each must hold exactly one object, as the record reader wants."""
-    raw = np.frombuffer(data, dtype=np.uint8)
-    heads = np.flatnonzero(raw == 10) + 1
-    heads = np.concatenate(([0], heads[heads < raw.size]))
-    if not np.isin(raw[heads], _SPACE).any():
-        return heads.size  # no blank line: rows == lines means one object per line
-    return sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
 
 
 def _score(ref_path: Path, pred_path: Path, order):

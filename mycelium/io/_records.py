@@ -83,6 +83,22 @@ def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueEr
 _JSON_SPACE = " \t\r\n"  # JSON's whitespace (str.strip would also take U+2028 and others)
 
 
+def object_lines(data: bytes) -> int:
+    """The number of non-blank lines of JSON-lines ``data`` (as `json_objects` counts
+    them): a columnar reader that returns this many rows read one object per line."""
+    if not data:
+        return 0
+    raw = np.frombuffer(data, dtype=np.uint8)
+    heads = np.flatnonzero(raw == 10) + 1
+    heads = np.concatenate(([0], heads[heads < raw.size]))
+    if not np.isin(raw[heads], _SPACE).any():
+        return heads.size  # no blank line: rows == lines means one object per line
+    return sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
+
+
+_SPACE = np.frombuffer(b" \t\r\n", dtype=np.uint8)
+
+
 def decode_line(raw: bytes, at: str, *, error: type[ValueError] = ValueError,
                 first: bool = False) -> str:
     """One line of a UTF-8 file as text (a leading byte order mark dropped on the first)."""

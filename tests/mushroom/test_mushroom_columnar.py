@@ -175,3 +175,13 @@ def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
     with pytest.raises(MushroomInputError, match=r"id 'b', field 'hard_labels': end 99 is "
                                                  r"past the end of the text \(len\(text\) = 7\)"):
         score_files(ref, pred)
+
+
+def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path):
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(b'{"id": "a", "model_output_text": "ab\xffc", "hard_labels": [], '
+                    b'"soft_labels": []}\n')
+    pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a", "hard_labels": []}'])
+    assert score_columnar(ref, pred, _official_order) is None
+    with pytest.raises(MushroomInputError, match="line 1: not valid UTF-8"):
+        score_files(ref, pred)
