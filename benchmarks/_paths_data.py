@@ -74,7 +74,8 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 
 def span_lists(n: int, seed: int = 0, dicts: bool = False):
-    """``n`` examples of 0-6 random spans each (tuples or dicts), texts up to 2,000."""
+    """``n`` examples of 0-6 random spans each (tuples or dicts), texts up to 2,000,
+    in text order as detectors write them (some overlap)."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -82,8 +83,9 @@ def span_lists(n: int, seed: int = 0, dicts: bool = False):
         for _ in range(rng.randint(0, 6)):
             s = rng.randrange(0, 2000)
             e = s + rng.randint(1, 60)
-            spans.append({"start": s, "end": e} if dicts else (s, e))
-        out.append(spans)
+            spans.append((s, e))
+        spans.sort()
+        out.append([{"start": s, "end": e} for s, e in spans] if dicts else spans)
     return out
 
 
