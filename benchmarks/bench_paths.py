@@ -85,13 +85,16 @@ sys.stdout.write(f"IoU: {np.mean(ious):.8f}\nCor: {np.mean(cors):.8f}\n")
 '''
 
 
-def _run(argv, **kw) -> tuple[float, str, int]:
-    """Wall time, stdout and peak RSS (MiB) of a fresh process."""
+def _run(argv, **kw) -> tuple[float, str, int, float]:
+    """Wall time, stdout, peak RSS (MiB) and CPU seconds (user + system, all threads)
+    of a fresh process. On a loaded machine the CPU times are the steadier ratio."""
     wrapper = ("import resource, subprocess, sys\n"
                "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                "sys.stderr.write(p.stderr)\n"
                "sys.stdout.write(p.stdout)\n"
-               "r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+               "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+               "r = u.ru_maxrss\n"
+               "sys.stderr.write(f'@@CPU {u.ru_utime + u.ru_stime}\\n')\n"
                "sys.stderr.write(f'@@RSS {r}\\n')\n"
                "sys.exit(p.returncode)\n")
     t0 = time.perf_counter()
@@ -101,7 +104,8 @@ def _run(argv, **kw) -> tuple[float, str, int]:
     if done.returncode:
         raise SystemExit(f"{argv[:3]} failed:\n{done.stderr}")
     rss = int(done.stderr.rsplit("@@RSS ", 1)[1]) // 1024
-    return elapsed, done.stdout, rss
+    cpu = float(done.stderr.rsplit("@@CPU ", 1)[1].split()[0])
+    return elapsed, done.stdout, rss, cpu
 
 
 def bench_mushroom(n: int, tmp: Path, repeat: int) -> bool:
@@ -111,15 +115,16 @@ def bench_mushroom(n: int, tmp: Path, repeat: int) -> bool:
     del refs, preds
     official = tmp / "official.py"
     official.write_text(OFFICIAL, encoding="utf-8")
-    t_off, out_off, rss_off = _run([sys.executable, str(official), str(ref), str(pred)])
+    t_off, out_off, rss_off, c_off = _run([sys.executable, str(official), str(ref),
+                                           str(pred)])
     best = min((_run([sys.executable, "-m", "mycelium", "mushroom", str(ref), str(pred)])
                 for _ in range(repeat)), key=lambda r: r[0])
-    t_my, out_my, rss_my = best
+    t_my, out_my, rss_my, c_my = best
     print(f"mushroom, {n:,} examples ({ref.stat().st_size / 2**20:.0f} + "
-          f"{pred.stat().st_size / 2**20:.0f} MiB)")
-    print(f"  official procedure   {t_off:8.2f} s   {rss_off:6d} MiB")
-    print(f"  mycelium mushroom    {t_my:8.2f} s   {rss_my:6d} MiB   "
-          f"{t_off / t_my:6.1f}x faster")
+          f"{pred.stat().st_size / 2**20:.0f} MiB)               wall      cpu     peak")
+    print(f"  official procedure              {t_off:8.2f} s {c_off:7.2f} s {rss_off:6d} MiB")
+    print(f"  mycelium mushroom               {t_my:8.2f} s {c_my:7.2f} s {rss_my:6d} MiB   "
+          f"{t_off / t_my:6.1f}x faster (cpu {c_off / c_my:.1f}x)")
     same = out_my == out_off
     print(f"  output identical: {same}  ({out_my.strip()!r})")
     return same

@@ -18,7 +18,7 @@ import pyarrow.json as pj
 table = pj.read_json(sys.argv[1])
 r = mycelium.evaluate(table.column("ref"), table.column("pred"), metrics=["iou", "character"],
                       average="micro")
-print(r["iou"]["score"], r["character"]["f1"])
+print(repr(r["iou"]["score"]), repr(r["character"]["f1"]))
 '''
 
 
@@ -72,7 +72,9 @@ def _run(argv):
     wrapper = ("import resource, subprocess, sys\n"
                "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
-               "r = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+               "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+               "r = u.ru_maxrss\n"
+               "sys.stderr.write(f'@@CPU {u.ru_utime + u.ru_stime}\\n')\n"
                "sys.stderr.write(f'@@RSS {r}\\n'); sys.exit(p.returncode)\n")
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True,
@@ -80,7 +82,8 @@ def _run(argv):
     elapsed = time.perf_counter() - t0
     if done.returncode:
         raise SystemExit(f"{argv[:4]} failed:\n{done.stderr}")
-    return elapsed, done.stdout, int(done.stderr.rsplit("@@RSS ", 1)[1]) // 1024
+    cpu = float(done.stderr.rsplit("@@CPU ", 1)[1].split()[0])
+    return elapsed, done.stdout, int(done.stderr.rsplit("@@RSS ", 1)[1]) // 1024, cpu
 
 
 def bench_cli(n: int, big: int, tmp: Path, repeat: int) -> bool:
@@ -89,21 +92,23 @@ def bench_cli(n: int, big: int, tmp: Path, repeat: int) -> bool:
     floor_py.write_text(FLOOR, encoding="utf-8")
     for rows in [n] + ([big] if big else []):
         path = data.evaluate_rows(tmp / f"rows_{rows}.jsonl", rows)
-        t_floor, out_floor, rss_floor = min(
+        t_floor, out_floor, rss_floor, c_floor = min(
             (_run([sys.executable, str(floor_py), str(path)]) for _ in range(repeat)),
             key=lambda r: r[0])
-        t_cli, out_cli, rss_cli = min(
+        t_cli, out_cli, rss_cli, c_cli = min(
             (_run([sys.executable, "-m", "mycelium", "evaluate", str(path), "--ref-col",
-                   "ref", "--pred-col", "pred", "--metrics", "iou", "character", "--average", "micro",
+                   "ref", "--pred-col", "pred", "--metrics", "iou,character", "--average", "micro",
                    "--format", "json"]) for _ in range(repeat)), key=lambda r: r[0])
-        got = json.loads(out_cli)
+        got = {(r["metric"], r["measure"]): r["value"] for r in json.loads(out_cli)["records"]}
         want = [float(x) for x in out_floor.split()]
-        same = (abs(got["iou"]["score"] - want[0]) < 1e-12
-                and abs(got["character"]["f1"] - want[1]) < 1e-12)
+        same = got[("iou", "score")] == want[0] and got[("character", "f1")] == want[1]
         ok &= same
-        print(f"cli, {rows:,} JSON-lines rows ({path.stat().st_size / 2**20:.0f} MiB)")
-        print(f"  floor (import + pyarrow.json + evaluate)  {t_floor:7.2f} s  {rss_floor:6d} MiB")
-        print(f"  mycelium evaluate                         {t_cli:7.2f} s  {rss_cli:6d} MiB"
-              f"   {t_cli / t_floor:4.2f}x the floor   agree: {same}")
+        print(f"cli, {rows:,} JSON-lines rows ({path.stat().st_size / 2**20:.0f} MiB)"
+              "                wall      cpu     peak")
+        print(f"  floor (import + pyarrow.json + evaluate) {t_floor:6.2f} s {c_floor:6.2f} s "
+              f"{rss_floor:6d} MiB")
+        print(f"  mycelium evaluate                        {t_cli:6.2f} s {c_cli:6.2f} s "
+              f"{rss_cli:6d} MiB   {t_cli / t_floor:4.2f}x the floor (cpu "
+              f"{c_cli / c_floor:.2f}x)   agree: {same}")
         path.unlink()
     return ok

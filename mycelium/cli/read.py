@@ -23,7 +23,7 @@ import pyarrow.json as pa_json
 
 from ..errors import MyceliumError
 from ..io import read_parquet
-from ..io._records import decode_text, json_objects, object_lines
+from ..io._records import decode_text, json_objects, object_lines, object_lines_in
 
 __all__ = ["READERS", "FileError", "read_frame"]
 
@@ -63,6 +63,10 @@ def read_frame(path: str, *, infer_types: bool = False) -> pd.DataFrame:
     opener = gzip.open if packed else open
 
     def read() -> pd.DataFrame:
+        if kind == "jsonl" and not packed:
+            frame = _read_jsonl_file_arrow(p)
+            if frame is not None:
+                return frame
         with opener(p, "rb") as fh:
             if kind == "jsonl":
                 data = fh.read()
@@ -108,15 +112,35 @@ def _read_jsonl_arrow(data: bytes) -> pd.DataFrame | None:
         return None
 
 
-def _arrow_frame(table: pa.Table, data: bytes) -> pd.DataFrame | None:
-    if table.num_rows == 0 or table.num_rows != object_lines(data):
+def _read_jsonl_file_arrow(path: Path) -> pd.DataFrame | None:
+    """`_read_jsonl_arrow` of a file read in blocks: neither the file nor Arrow's parse
+    buffers are ever held whole (2,000,000 rows stay well under 2 GB)."""
+    try:
+        reader = pa_json.open_json(path)
+        table = pa.Table.from_batches(list(reader), schema=reader.schema)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        try:  # a block that disagrees with the first one's types: read it whole
+            table = pa_json.read_json(path)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            return None
+    try:
+        table.validate(full=True)
+        if table.num_rows == 0 or table.num_rows != object_lines_in(path):
+            return None
+        return _arrow_frame(table)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _arrow_frame(table: pa.Table, data: bytes | None = None) -> pd.DataFrame | None:
+    if data is not None and (table.num_rows == 0 or table.num_rows != object_lines(data)):
         return None
     columns = {}
     for name in table.column_names:
-        col = table.column(name).combine_chunks()
-        if _span_column(col):
+        col = table.column(name)
+        if all(_span_column(c) for c in col.chunks):
             columns[name] = pd.Series(pd.arrays.ArrowExtensionArray(col))
-        elif _exact_in_python(col.type, col):
+        elif all(_exact_in_python(col.type, c) for c in col.chunks):
             columns[name] = _json_column(col.to_pylist())
         else:
             return None

@@ -99,6 +99,24 @@ def object_lines(data: bytes) -> int:
 _SPACE = np.frombuffer(b" \t\r\n", dtype=np.uint8)
 
 
+def object_lines_in(path, chunk: int = 1 << 24) -> int:
+    """`object_lines` of a file, read in chunks (the file is never held whole)."""
+    lines, at_start = 0, True
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            raw = np.frombuffer(block, dtype=np.uint8)
+            heads = np.flatnonzero(raw == 10) + 1
+            heads = heads[heads < raw.size]
+            if at_start:
+                heads = np.concatenate(([0], heads))
+            if np.isin(raw[heads], _SPACE).any():
+                fh.seek(0)
+                return sum(1 for line in fh if line.strip(b" \t\r\n"))
+            lines += heads.size
+            at_start = block.endswith(b"\n")
+    return lines
+
+
 def decode_line(raw: bytes, at: str, *, error: type[ValueError] = ValueError,
                 first: bool = False) -> str:
     """One line of a UTF-8 file as text (a leading byte order mark dropped on the first)."""
