@@ -56,3 +56,31 @@ def test_other_shapes_come_back_as_python_values():
     assert fast["ref"].tolist() == slow["ref"].tolist() == [[[0, 1, 2]], [[1, 2]]]
     assert fast["p"].tolist() == slow["p"].tolist() == [[{"start": 0}], []]
     assert fast["ref"].dtype == object
+
+
+@pytest.mark.parametrize("data", [b'{"a": 1}\n{"a": 2}\n', b'{"a": 1}\n{"a": 2}',
+                                  b'{"a": 1}\n\n{"a": 2}\n', b'{"a": 1}\n \n{"a": 2}',
+                                  b'\n{"a": 1}', b'{"a": 1}{"a": 2}\n', b''])
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_object_lines_in_a_file_read_in_chunks(tmp_path, data, chunk):
+    from mycelium.io._records import object_lines, object_lines_in
+
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data)
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    assert object_lines_in(path, chunk) == object_lines(data) == len(lines)
+
+
+def test_file_reader_in_blocks_is_the_bytes_reader(tmp_path):
+    from mycelium.cli.read import _read_jsonl_file_arrow
+
+    path = tmp_path / "f.jsonl"
+    rows = ROWS * 3000  # several Arrow blocks
+    path.write_bytes(_data(rows))
+    fast, whole = _read_jsonl_file_arrow(path), _read_jsonl_arrow(path.read_bytes())
+    assert fast is not None and list(fast.columns) == list(whole.columns)
+    for name in fast.columns:
+        assert fast[name].tolist() == whole[name].tolist()
+    # A later block that changes a column's type: read whole, or by lines if need be.
+    path.write_bytes(_data(rows) + b'{"id": "x", "ref": []}\n')
+    assert _read_jsonl_file_arrow(path) is None
