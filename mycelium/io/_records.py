@@ -88,33 +88,33 @@ def object_lines(data: bytes) -> int:
     them): a columnar reader that returns this many rows read one object per line."""
     if not data:
         return 0
-    raw = np.frombuffer(data, dtype=np.uint8)
-    heads = np.flatnonzero(raw == 10) + 1
-    heads = np.concatenate(([0], heads[heads < raw.size]))
-    if not np.isin(raw[heads], _SPACE).any():
-        return heads.size  # no blank line: rows == lines means one object per line
+    if not _may_have_blank_lines(data):  # a raw newline is never inside a JSON string
+        return data.count(b"\n") + (not data.endswith(b"\n"))
     return sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
 
 
-_SPACE = np.frombuffer(b" \t\r\n", dtype=np.uint8)
+def _may_have_blank_lines(data: bytes) -> bool:
+    """Whether some line starts with whitespace (substring searches, at memchr speed)."""
+    return data[:1] in _SPACES or any(b"\n" + c in data for c in _SPACES)
+
+
+_SPACES = (b" ", b"\t", b"\r", b"\n")
 
 
 def object_lines_in(path, chunk: int = 1 << 24) -> int:
     """`object_lines` of a file, read in chunks (the file is never held whole)."""
-    lines, at_start = 0, True
+    newlines, last = 0, b"\n"
     with open(path, "rb") as fh:
         while block := fh.read(chunk):
-            raw = np.frombuffer(block, dtype=np.uint8)
-            heads = np.flatnonzero(raw == 10) + 1
-            heads = heads[heads < raw.size]
-            if at_start:
-                heads = np.concatenate(([0], heads))
-            if np.isin(raw[heads], _SPACE).any():
+            if _may_have_blank_lines(last[-1:] + block[:1]) or \
+                    _may_have_blank_lines(b"x" + block):
                 fh.seek(0)
                 return sum(1 for line in fh if line.strip(b" \t\r\n"))
-            lines += heads.size
-            at_start = block.endswith(b"\n")
-    return lines
+            newlines += block.count(b"\n")
+            last = block
+    if last == b"\n":
+        return 0
+    return newlines + (not last.endswith(b"\n"))
 
 
 def decode_line(raw: bytes, at: str, *, error: type[ValueError] = ValueError,
