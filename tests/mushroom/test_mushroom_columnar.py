@@ -177,10 +177,11 @@ def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
         score_files(ref, pred)
 
 
-def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path):
+@pytest.mark.parametrize("field", [b"model_output_text", b"model_input"])
+def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path, field):
     ref = tmp_path / "ref.jsonl"
-    ref.write_bytes(b'{"id": "a", "model_output_text": "ab\xffc", "hard_labels": [], '
-                    b'"soft_labels": []}\n')
+    ref.write_bytes(b'{"id": "a", "model_output_text": "abc", "hard_labels": [], '
+                    b'"soft_labels": [], "' + field + b'": "ab\xffc"}\n')
     pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a", "hard_labels": []}'])
     assert score_columnar(ref, pred, _official_order) is None
     with pytest.raises(MushroomInputError, match="line 1: not valid UTF-8"):
