@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ._mushroom_fast import _hard_batch, _official_order, score_columnar
 from .core.inputs import from_python
 from .core.spans import validate
 from .errors import MyceliumError, SpanValidationError
@@ -231,6 +232,10 @@ def score_files(ref_path: str | os.PathLike[str],
     IoU: 0.62500000
     Cor: 0.69337525
     """
+    fast = score_columnar(ref_path, pred_path, _official_order)
+    if fast is not None:
+        ids, iou, cor = fast
+        return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
     refs = read_jsonl(ref_path)
     preds = read_jsonl(pred_path)
     return score_records(refs, preds, ref_name=str(ref_path), pred_name=str(pred_path))
@@ -283,10 +288,12 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     ids = _official_order(list(ref_by_id))
     pairs = [(ref_by_id[i], pred_by_id[i]) for i in ids]
     pred_hard, pred_soft = [], []
-    for r, p in pairs:
-        n = len(r["model_output_text"])
+    lengths = [len(r["model_output_text"]) for r, _ in pairs]
+    first_bad, converted = _hard_batch(pairs, lengths) if hard else (0, None)
+    for k, (r, p) in enumerate(pairs):
+        n = lengths[k]
         if hard:
-            h = _checked_hard(p, n, pred_name)
+            h = converted[k] if k < first_bad else _checked_hard(p, n, pred_name)
             so = _checked_soft(p, n, pred_name) if soft else derive_soft_labels(h)
         else:  # _label_fields: a file without hard labels has soft labels
             so = _checked_soft(p, n, pred_name)
@@ -406,23 +413,6 @@ def _same_ids(refs: dict, preds: dict, ref_name: str, pred_name: str) -> None:
     if extra:
         raise MushroomInputError(f"{pred_name}: id {extra[0]!r} is not in {ref_name} "
                                  f"({len(extra)} extra); remove predictions for unknown ids.")
-
-
-def _official_order(ids: list[str]) -> list[str]:
-    # Quirk of the official Mu-SHROOM scorer: pandas reads integer-looking ids as int64,
-    # so they sort numerically; other ids sort as strings. Only the order of the mean's
-    # summation depends on this.
-    if ids and all(_is_int(i) for i in ids):
-        return sorted(ids, key=int)
-    return sorted(ids)
-
-
-def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _soft(p: dict, name: str) -> list:

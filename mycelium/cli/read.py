@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pa_json
 
 from ..errors import MyceliumError
 from ..io import read_parquet
-from ..io._records import decode_text, json_objects
+from ..io._records import decode_text, json_objects, object_lines, object_lines_in
 
 __all__ = ["READERS", "FileError", "read_frame"]
 
@@ -61,9 +63,15 @@ def read_frame(path: str, *, infer_types: bool = False) -> pd.DataFrame:
     opener = gzip.open if packed else open
 
     def read() -> pd.DataFrame:
+        if kind == "jsonl" and not packed:
+            frame = _read_jsonl_file_arrow(p)
+            if frame is not None:
+                return frame
         with opener(p, "rb") as fh:
             if kind == "jsonl":
-                return _read_jsonl(fh, path)
+                data = fh.read()
+                frame = _read_jsonl_arrow(data)
+                return _read_jsonl(io.BytesIO(data), path) if frame is None else frame
             return _read_csv(decode_text(fh.read(), path), path, infer_types)
 
     return _guarded(read, path)
@@ -84,6 +92,104 @@ def _guarded(read, name: str) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- JSON lines
+
+def _read_jsonl_arrow(data: bytes) -> pd.DataFrame | None:
+    """The frame `_read_jsonl` makes, read by ``pyarrow.json`` (C, threaded), or None.
+
+    Scalar columns go through `_json_column` as Python values, so they are exactly
+    `_read_jsonl`'s; a column of ``[start, end]`` pairs or ``{start, end}`` structs
+    stays in Arrow (the span conversion reads it zero-copy) when every span is a
+    well-formed pair. Anything whose Python values Arrow could alter (floats, which may
+    have been integers; structs with missing fields; ragged or mixed types) or that is not
+    one object per line returns None, and the line-by-line reader decides, with its
+    file:line errors.
+    """
+    try:
+        table = pa_json.read_json(io.BytesIO(data))
+        table.validate(full=True)  # Arrow's JSON reader leaves bad UTF-8 to be found
+        return _arrow_frame(table, data)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _read_jsonl_file_arrow(path: Path) -> pd.DataFrame | None:
+    """`_read_jsonl_arrow` of a file read in blocks: neither the file nor Arrow's parse
+    buffers are ever held whole (2,000,000 rows stay well under 2 GB)."""
+    try:
+        reader = pa_json.open_json(path)
+        table = pa.Table.from_batches(list(reader), schema=reader.schema)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        try:  # a block that disagrees with the first one's types: read it whole
+            table = pa_json.read_json(path)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            return None
+    try:
+        table.validate(full=True)
+        if table.num_rows == 0 or table.num_rows != object_lines_in(path):
+            return None
+        return _arrow_frame(table)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return None
+
+
+def _arrow_frame(table: pa.Table, data: bytes | None = None) -> pd.DataFrame | None:
+    if data is not None and (table.num_rows == 0 or table.num_rows != object_lines(data)):
+        return None
+    columns = {}
+    for name in table.column_names:
+        col = table.column(name)
+        if all(_span_column(c) for c in col.chunks):
+            columns[name] = pd.Series(pd.arrays.ArrowExtensionArray(col))
+        elif all(_exact_in_python(col.type, c) for c in col.chunks):
+            columns[name] = _json_column(col.to_pylist())
+        else:
+            return None
+    return pd.DataFrame(columns)
+
+
+def _span_column(col: pa.Array) -> bool:
+    t = col.type
+    if not pa.types.is_list(t):
+        return False
+    items = col.flatten()
+    if items.null_count:
+        return False
+    if t.value_type == pa.list_(pa.int64()):
+        return not items.flatten().null_count and (len(items) == 0 or pc.min_max(
+            pc.list_value_length(items)).as_py() == {"min": 2, "max": 2})
+    if t.value_type == _SPAN_STRUCT:
+        return not (items.field("start").null_count or items.field("end").null_count)
+    return False
+
+
+_SPAN_STRUCT = pa.struct([("start", pa.int64()), ("end", pa.int64())])
+_SCALARS = (pa.int64(), pa.bool_(), pa.string(), pa.null())
+
+
+def _exact_in_python(t: pa.DataType, col: pa.Array) -> bool:
+    """Whether ``col.to_pylist()`` gives what ``json.loads`` gave for every value."""
+    if t in _SCALARS:
+        return True
+    if pa.types.is_list(t):
+        return _exact_in_python(t.value_type, col.flatten())
+    if pa.types.is_struct(t):  # a missing key would come back as None: refuse it
+        for i in range(t.num_fields):
+            field, values = t.field(i), col.field(i)
+            if values.null_count or not (
+                    _exact_in_python(field.type, values)
+                    or (field.name == "prob" and field.type == pa.float64()
+                        and _probabilities(values))):
+                return False
+        return True
+    return False
+
+
+def _probabilities(values: pa.Array) -> bool:
+    """Probabilities in [0, 1]: the soft-label checks then never show one (a JSON 1
+    read as 1.0 changes nothing else)."""
+    p = values.to_numpy(zero_copy_only=False)
+    return bool(((p >= 0.0) & (p <= 1.0)).all())
+
 
 def _read_jsonl(lines, name: str) -> pd.DataFrame:
     records = [record for _, record in json_objects(lines, name, error=FileError)]

@@ -83,6 +83,40 @@ def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueEr
 _JSON_SPACE = " \t\r\n"  # JSON's whitespace (str.strip would also take U+2028 and others)
 
 
+def object_lines(data: bytes) -> int:
+    """The number of non-blank lines of JSON-lines ``data`` (as `json_objects` counts
+    them): a columnar reader that returns this many rows read one object per line."""
+    if not data:
+        return 0
+    if not _may_have_blank_lines(data):  # a raw newline is never inside a JSON string
+        return data.count(b"\n") + (not data.endswith(b"\n"))
+    return sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
+
+
+def _may_have_blank_lines(data: bytes) -> bool:
+    """Whether some line starts with whitespace (substring searches, at memchr speed)."""
+    return data[:1] in _SPACES or any(b"\n" + c in data for c in _SPACES)
+
+
+_SPACES = (b" ", b"\t", b"\r", b"\n")
+
+
+def object_lines_in(path, chunk: int = 1 << 24) -> int:
+    """`object_lines` of a file, read in chunks (the file is never held whole)."""
+    newlines, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            if _may_have_blank_lines(last[-1:] + block[:1]) or \
+                    _may_have_blank_lines(b"x" + block):
+                fh.seek(0)
+                return sum(1 for line in fh if line.strip(b" \t\r\n"))
+            newlines += block.count(b"\n")
+            last = block
+    if last == b"\n":
+        return 0
+    return newlines + (not last.endswith(b"\n"))
+
+
 def decode_line(raw: bytes, at: str, *, error: type[ValueError] = ValueError,
                 first: bool = False) -> str:
     """One line of a UTF-8 file as text (a leading byte order mark dropped on the first)."""

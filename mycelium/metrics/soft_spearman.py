@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..errors import SpanValidationError
+from ._soft_runs import cor_runs
 
 MEASURES = ("score",)
 
@@ -53,12 +54,13 @@ def soft_statistics(soft_references, soft_predictions, prepared, *, text) -> dic
     refs = _examples(soft_references, "soft_references", prepared)
     preds = _examples(soft_predictions, "soft_predictions", prepared)
     positions = np.flatnonzero(prepared.kept).tolist()
-    scores = np.empty(len(positions), dtype=np.float64)
+    flat_a: tuple[list, list, list, list] = ([0], [], [], [])
+    flat_b: tuple[list, list, list, list] = ([0], [], [], [])
     for i, pos in enumerate(positions):
         n = int(lengths[i])
-        a = soft_vector(refs[pos], n, "soft_references", pos)
-        b = soft_vector(preds[pos], n, "soft_predictions", pos)
-        scores[i] = cor(a, b)
+        _collect(refs[pos], n, "soft_references", pos, flat_a)
+        _collect(preds[pos], n, "soft_predictions", pos, flat_b)
+    scores = cor_runs(lengths, _arrays(flat_a), _arrays(flat_b), slow=cor)
     return {"score": scores}
 
 
@@ -80,6 +82,13 @@ def _examples(obj, side: str, prepared) -> list:
 def soft_vector(spans, n: int, side: str, k: int) -> np.ndarray:
     """The per-character probability vector of one example (last writer wins)."""
     vec = np.zeros(n, dtype=np.float64)
+    for s, e, p in _checked(spans, n, side, k):
+        vec[s:e] = p
+    return vec
+
+
+def _checked(spans, n: int, side: str, k: int):
+    """``(start, end, prob)`` of every span of one example, in list order, validated."""
     if spans is None:
         raise SpanValidationError(f"{side} example {k} is None; expected a list of "
                                   "{start, end, prob} (use [] for no soft labels).",
@@ -102,8 +111,22 @@ def soft_vector(spans, n: int, side: str, k: int) -> np.ndarray:
                 or not 0.0 <= float(p) <= 1.0:
             raise SpanValidationError(f"{where}: prob {p!r} is not a probability in "
                                       "[0, 1].", side=side, example=k, span=j)
-        vec[s:e] = float(p)
-    return vec
+        yield int(s), int(e), float(p)
+
+
+def _collect(spans, n: int, side: str, k: int, out) -> None:
+    offsets, starts, ends, probs = out
+    for s, e, p in _checked(spans, n, side, k):
+        starts.append(s)
+        ends.append(e)
+        probs.append(p)
+    offsets.append(len(starts))
+
+
+def _arrays(flat) -> tuple[np.ndarray, ...]:
+    offsets, starts, ends, probs = flat
+    return (np.array(offsets, dtype=np.int64), np.array(starts, dtype=np.int64),
+            np.array(ends, dtype=np.int64), np.array(probs, dtype=np.float64))
 
 
 def cor(a: np.ndarray, b: np.ndarray) -> float:

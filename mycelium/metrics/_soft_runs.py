@@ -1,0 +1,188 @@
+"""Cor (`soft_spearman`) of many examples at once, on runs of equal probability.
+
+A soft-label vector is constant between span bounds, so its average ranks and the
+Pearson correlation of those ranks are sums over the *elementary segments* of an example
+(the pieces between the bounds of both sides), each weighted by its length. Twice an
+average rank is an integer (``2 * before + count + 1``), so every sum is exact in int64;
+the last steps repeat ``numpy.corrcoef``'s own float operations on these exact sums.
+``corrcoef``'s sums over per-character ranks are exact too (multiples of 1/4 far below
+2**53), so the scores are bit for bit those of `mycelium.metrics.soft_spearman.cor` on
+the per-character vectors, at a cost proportional to the spans, not the characters.
+
+Texts longer than `EXACT_CHARS` (where the per-character float sums could round) and
+examples whose spans overlap (last writer wins: their runs come from the vector) take
+the per-character path of one example.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["EXACT_CHARS", "cor_runs"]
+
+#: Above this text length, sums of products of centred ranks may pass 2**53 / 4.
+EXACT_CHARS = 100_000
+
+
+def cor_runs(lengths: np.ndarray, ref: tuple, pred: tuple, *, slow=None) -> np.ndarray:
+    """Cor per example from flat soft spans.
+
+    ``lengths`` is ``len(text)`` per example; ``ref`` and ``pred`` are ``(offsets,
+    starts, ends, probs)``: example k owns spans ``offsets[k]:offsets[k+1]`` in list
+    order, already validated (``0 <= start <= end <= len``, probabilities in [0, 1]).
+    ``slow(a, b)`` scores two per-character vectors (`soft_spearman.cor`).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    m = lengths.size
+    scores = np.full(m, np.nan)
+    runs_a = _runs(lengths, *ref)
+    runs_b = _runs(lengths, *pred)
+    big = np.flatnonzero(lengths > EXACT_CHARS)
+    for k in big.tolist():
+        scores[k] = slow(_vector(runs_a, k, int(lengths[k])), _vector(runs_b, k, int(lengths[k])))
+    fast = (lengths > 0) & (lengths <= EXACT_CHARS)
+    if fast.any():
+        scores[fast] = _cor_fast(lengths, fast, runs_a, runs_b)
+    return scores
+
+
+# ------------------------------------------------------------------------ runs
+
+def _runs(lengths, offsets, starts, ends, probs):
+    """Non-overlapping runs ``(example, start, end, prob)`` sorted by (example, start):
+    the vector each example's spans write, last writer winning."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    p = np.asarray(probs, dtype=np.float64)
+    ex = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    keep = s < e  # an empty span writes nothing
+    if not keep.all():
+        ex, s, e, p = ex[keep], s[keep], e[keep], p[keep]
+    if s.size == 0:
+        return ex, s, e, p
+    ex, s, e, p = _sorted(ex, s, e, p)
+    same = ex[1:] == ex[:-1]
+    clash = same & (s[1:] < e[:-1])
+    if not clash.any():
+        return ex, s, e, p
+    dirty = np.unique(ex[1:][clash])
+    bad = np.zeros(offsets.size - 1, dtype=bool)
+    bad[dirty] = True
+    ok = ~bad[ex]
+    parts = [(ex[ok], s[ok], e[ok], p[ok])]
+    for k in dirty.tolist():
+        vec = np.zeros(int(lengths[k]), dtype=np.float64)
+        for j in range(int(offsets[k]), int(offsets[k + 1])):
+            vec[int(starts[j]):int(ends[j])] = float(probs[j])
+        cuts = np.flatnonzero(vec[1:] != vec[:-1]) + 1
+        rs = np.concatenate(([0], cuts)).astype(np.int64)
+        re = np.concatenate((cuts, [vec.size])).astype(np.int64)
+        parts.append((np.full(rs.size, k, dtype=np.int64), rs, re, vec[rs]))
+    return _sorted(*(np.concatenate(col) for col in zip(*parts)))
+
+
+def _sorted(ex, s, e, p):
+    """The runs in (example, start) order; spans usually arrive so, and are kept."""
+    if ex.size < 2 or ((ex[1:] > ex[:-1]) | ((ex[1:] == ex[:-1]) & (s[1:] >= s[:-1]))).all():
+        return ex, s, e, p
+    order = np.lexsort((s, ex))
+    return ex[order], s[order], e[order], p[order]
+
+
+def _distinct(sorted_values: np.ndarray) -> np.ndarray:
+    if sorted_values.size == 0:
+        return sorted_values
+    head = np.ones(sorted_values.size, dtype=bool)
+    head[1:] = sorted_values[1:] != sorted_values[:-1]
+    return sorted_values[head]
+
+
+def _vector(runs, k: int, n: int) -> np.ndarray:
+    ex, s, e, p = runs
+    lo, hi = np.searchsorted(ex, [k, k + 1])
+    vec = np.zeros(n, dtype=np.float64)
+    for a, b, v in zip(s[lo:hi].tolist(), e[lo:hi].tolist(), p[lo:hi].tolist()):
+        vec[a:b] = v
+    return vec
+
+
+# ----------------------------------------------------------------- the scores
+
+def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
+    keep_a, keep_b = fast[runs_a[0]], fast[runs_b[0]]
+    ra = tuple(c[keep_a] for c in runs_a)
+    rb = tuple(c[keep_b] for c in runs_b)
+    examples = np.flatnonzero(fast)
+    n = lengths[examples]
+    width = int(n.max()) + 1
+    # Elementary segments: between consecutive bounds of either side (and 0, len).
+    bounds = _distinct(np.sort(np.concatenate([
+        examples * width, examples * width + n,
+        ra[0] * width + ra[1], ra[0] * width + ra[2],
+        rb[0] * width + rb[1], rb[0] * width + rb[2]])))
+    seg_ex = bounds[:-1] // width
+    inside = seg_ex == bounds[1:] // width
+    seg_start = bounds[:-1][inside]
+    seg_len = (bounds[1:] - bounds[:-1])[inside]
+    seg_ex = seg_ex[inside]
+    # Segments are grouped by example (in example order): where each example's begin.
+    first = np.searchsorted(seg_ex, examples)
+    va = _values(ra, width, seg_start)
+    vb = _values(rb, width, seg_start)
+    twice_a, const_a = _twice_ranks(va, seg_ex, seg_len, first)
+    twice_b, const_b = _twice_ranks(vb, seg_ex, seg_len, first)
+    centre = np.repeat(n + 1, np.diff(np.append(first, seg_ex.size)))
+    da, db = twice_a - centre, twice_b - centre
+    # Sums of products of centred ranks, times 4: exact integers.
+    s_ab = np.add.reduceat(seg_len * da * db, first).astype(np.float64) / 4.0
+    s_aa = np.add.reduceat(seg_len * da * da, first).astype(np.float64) / 4.0
+    s_bb = np.add.reduceat(seg_len * db * db, first).astype(np.float64) / 4.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # numpy.corrcoef's operations, in its order, on the same (exact) sums.
+        inv = np.true_divide(1, (n - 1).astype(np.float64))
+        rho = (s_ab * inv) / np.sqrt(s_aa * inv)
+        rho = rho / np.sqrt(s_bb * inv)
+    rho = np.clip(rho, -1, 1)
+    # Quirk of the official Mu-SHROOM scorer: either vector constant after Python
+    # round(x, 8) scores 1.0 when both are, else 0.0.
+    either = const_a | const_b
+    return np.where(either, (const_a & const_b).astype(np.float64), rho)
+
+
+def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
+    """The probability of the run covering each segment's start (0.0 in a gap)."""
+    ex, s, e, p = runs
+    if s.size == 0:
+        return np.zeros(seg_start.size)
+    keys_s, keys_e = ex * width + s, ex * width + e
+    i = np.searchsorted(keys_s, seg_start, side="right") - 1
+    ic = np.maximum(i, 0)
+    covered = (i >= 0) & (keys_e[ic] > seg_start)
+    return np.where(covered, p[ic], 0.0)
+
+
+def _twice_ranks(values, seg_ex, seg_len, first):
+    """Twice the average rank of every segment's value within its example (an int64),
+    and whether each example's vector is constant after Python ``round(x, 8)``."""
+    values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
+    uniq = _distinct(np.sort(values))
+    vid = np.searchsorted(uniq, values)
+    key = seg_ex * uniq.size + vid
+    order = np.argsort(key)
+    skey, slen = key[order], seg_len[order]
+    head = np.ones(skey.size, dtype=bool)
+    head[1:] = skey[1:] != skey[:-1]
+    heads = np.flatnonzero(head)
+    count = np.add.reduceat(slen, heads)
+    before_all = np.concatenate(([0], np.cumsum(slen)[:-1]))
+    ex_of_group = seg_ex[order][heads]
+    start_of_ex = np.zeros(int(seg_ex[-1]) + 1 if seg_ex.size else 0, dtype=np.int64)
+    start_of_ex[seg_ex[first]] = before_all[first]  # `first` is the same in sorted order
+    before = before_all[heads] - start_of_ex[ex_of_group]
+    twice = np.empty(skey.size, dtype=np.int64)
+    twice[order] = np.repeat(2 * before + count + 1, np.diff(np.append(heads, skey.size)))
+    rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
+    cls = np.searchsorted(_distinct(np.sort(rounded)), rounded)[vid]
+    const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
+    return twice, const

@@ -1,0 +1,188 @@
+"""The columnar path of ``score_files`` (pyarrow.json + all examples at once) against the
+record path (``read_jsonl`` + ``score_records``): the same ids, the same per-example IoU
+and Cor to the bit, the same printed text, on every official data file (when
+``MYCELIUM_MUSHROOM_DIR`` is set) and on synthetic files; files the columnar path must
+not serve get the record path's result or error."""
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+
+import mycelium.metrics._soft_runs as soft_runs
+from _mushroom_support import env_dir, write_lines
+from mycelium._mushroom_fast import score_columnar
+from mycelium.metrics.soft_spearman import cor, soft_vector
+from mycelium.mushroom import (MushroomInputError, _official_order, read_jsonl,
+                               score_files, score_records)
+
+DATA_DIR, REASON = env_dir("MYCELIUM_MUSHROOM_DIR")
+FILES = sorted(DATA_DIR.glob("splits/*/*/*.jsonl")) if DATA_DIR else []
+
+
+def _same(a, b):
+    return [x for x in a] == [y for y in b] or all(
+        x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+
+
+def _both_paths(ref, pred):
+    fast = score_columnar(ref, pred, _official_order)
+    assert fast is not None, "the columnar path declined a valid file"
+    slow = score_records(read_jsonl(ref), read_jsonl(pred), ref_name=str(ref),
+                         pred_name=str(pred))
+    ids, iou, cor_ = fast
+    assert [str(i) for i in ids] == [str(i) for i in slow.ids]
+    assert iou == slow.iou  # exact: the same integer ratios
+    assert len(cor_) == len(slow.cor) and _same(cor_, slow.cor)
+    assert np.float64(np.mean(cor_)).tobytes() == np.float64(slow.cor_mean).tobytes()
+    assert score_files(ref, pred).printed == slow.printed
+    return slow
+
+
+def _predictions(records, rng, fields):
+    """Noisy predictions: another record's soft labels, clipped to this text and
+    perturbed (probabilities, an overlapping span written last), in shuffled order."""
+    out = []
+    for i, r in enumerate(records):
+        n = len(r["model_output_text"])
+        other = records[(i * 7 + 3) % len(records)]["soft_labels"]
+        soft = []
+        for s in other + r["soft_labels"][:1]:
+            a, b = min(s["start"], n), min(s["end"], n)
+            soft.append({"start": a, "end": b, "prob": rng.choice(
+                [s["prob"], round(rng.random(), 3), 0.5, 1.0])})
+        if n > 4 and rng.random() < 0.3:
+            soft.append({"start": 1, "end": n // 2, "prob": 0.75})
+        hard = [[s["start"], s["end"]] for s in soft if s["prob"] > 0.5]
+        rec = {"id": r["id"], "hard_labels": hard, "soft_labels": soft}
+        out.append({k: v for k, v in rec.items() if k in fields})
+    rng.shuffle(out)
+    return out
+
+
+@pytest.mark.skipif(DATA_DIR is None, reason=REASON or "")
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_columnar_equals_record_path_on_official_files(path, tmp_path):
+    assert len(FILES) == 34
+    records = read_jsonl(path)
+    rng = random.Random(path.name)
+    assert _both_paths(path, path).iou_mean == 1.0
+    for fields in (("id", "hard_labels", "soft_labels"), ("id", "soft_labels"),
+                   ("id", "hard_labels")):
+        pred = write_lines(tmp_path / ("pred_%d.jsonl" % len(fields)),
+                           [json.dumps(p, ensure_ascii=False)
+                            for p in _predictions(records, rng, fields)])
+        _both_paths(path, pred)
+
+
+def _files(tmp_path, refs, preds):
+    ref = write_lines(tmp_path / "ref.jsonl", [json.dumps(r) for r in refs])
+    pred = write_lines(tmp_path / "pred.jsonl",
+                       [p if isinstance(p, str) else json.dumps(p) for p in preds])
+    return ref, pred
+
+
+REFS = [{"id": "a", "model_output_text": "Paris is in Italy.", "hard_labels": [[12, 17]],
+         "soft_labels": [{"start": 12, "end": 17, "prob": 0.6667},
+                         {"start": 0, "end": 5, "prob": 0.3333}]},
+        {"id": "b", "model_output_text": "The sky", "hard_labels": [],
+         "soft_labels": []}]
+
+
+def test_columnar_serves_soft_only_overlapping_and_constant_examples(tmp_path):
+    preds = [{"id": "b", "soft_labels": [{"start": 0, "end": 7, "prob": 0.2}]},
+             {"id": "a", "soft_labels": [{"start": 9, "end": 12, "prob": 0.9},
+                                         {"start": 0, "end": 14, "prob": 0.4},
+                                         {"start": 12, "end": 12, "prob": 0.9},
+                                         {"start": 12, "end": 17, "prob": 0.6}]}]
+    result = _both_paths(*_files(tmp_path, REFS, preds))
+    assert result.iou == [5 / 8, 1.0] and result.cor[1] == 1.0
+
+
+@pytest.mark.parametrize("pred_b, message", [
+    ('{"id": "b", "hard_labels": []} {"id": "c", "hard_labels": []}', "line 2: not valid JSON"),
+    ('{"id": "b", "hard_labels": null}', "id 'b', field 'hard_labels': expected a list"),
+    ('{"id": "b"}', "record id 'b' has no 'hard_labels' field although other records"),
+    ('{"id": "b", "hard_labels": [[0, 9]]}', "id 'b', field 'hard_labels'"),
+    ('{"id": "a", "hard_labels": []}', "id 'a' appears more than once"),
+    ('{"id": "b", "hard_labels": [[0, 1.5]]}', "id 'b', field 'hard_labels'"),
+])
+def test_declined_files_get_the_record_paths_errors(tmp_path, pred_b, message):
+    ref, pred = _files(tmp_path, REFS, [{"id": "a", "hard_labels": [[12, 17]]}, pred_b])
+    assert score_columnar(ref, pred, _official_order) is None
+    with pytest.raises(MushroomInputError, match="^%s.*%s" % (pred, message)):
+        score_files(ref, pred)
+
+
+def test_declined_but_valid_files_score_as_the_record_path(tmp_path):
+    # Blank lines, integer ids, a key inside a text: the record path decides, same result.
+    refs = [dict(r, id=i) for i, r in enumerate(REFS)]
+    refs[1]["model_output_text"] = 'a "soft_labels" b'
+    ref, pred = _files(tmp_path, refs, ['{"id": 1, "hard_labels": [[0, 2]]}', " ",
+                                        '{"id": 0, "hard_labels": [[10, 17]]}'])
+    assert score_columnar(ref, pred, _official_order) is None
+    result = score_files(ref, pred)
+    assert result.ids == ["0", "1"] and result.iou == [5 / 7, 0.0]
+
+
+def _random_side(rng, n):
+    spans = []
+    for _ in range(rng.randint(0, 6)):
+        s = rng.randint(0, n)
+        e = rng.randint(s, n)
+        spans.append({"start": s, "end": e, "prob": rng.choice(
+            [0.0, 1 / 3, 0.5, 1.0, 0.3, 0.30000000000000004, rng.random(), 1e-9, 2e-8])})
+    return spans
+
+
+def _flat(sides):
+    offsets, s, e, p = [0], [], [], []
+    for spans in sides:
+        for x in spans:
+            s.append(x["start"]), e.append(x["end"]), p.append(x["prob"])
+        offsets.append(len(s))
+    return (np.array(offsets), np.array(s, dtype=np.int64), np.array(e, dtype=np.int64),
+            np.array(p, dtype=np.float64))
+
+
+@pytest.mark.parametrize("exact_chars", [soft_runs.EXACT_CHARS, 20])
+def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars):
+    monkeypatch.setattr(soft_runs, "EXACT_CHARS", exact_chars)
+    rng = random.Random(7)
+    lengths = [rng.choice([0, 1, 2, 3, 5, 10, 50, 300]) for _ in range(3000)]
+    refs = [_random_side(rng, n) for n in lengths]
+    preds = [_random_side(rng, n) for n in lengths]
+    got = soft_runs.cor_runs(np.array(lengths), _flat(refs), _flat(preds), slow=cor)
+    want = [cor(soft_vector(a, n, "a", 0), soft_vector(b, n, "b", 0))
+            for a, b, n in zip(refs, preds, lengths)]
+    assert np.array_equal(got, np.array(want), equal_nan=True)
+
+
+def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
+    # The record path converts all hard labels at once; errors still come record by
+    # record: 'a' (soft past the text) before 'b' (hard past the text).
+    ref, pred = _files(tmp_path, REFS, [
+        {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
+        {"id": "a", "hard_labels": [[0, 2]], "soft_labels": [
+            {"start": 0, "end": 40, "prob": 0.5}]}])
+    with pytest.raises(MushroomInputError, match="id 'a', field 'soft_labels'"):
+        score_files(ref, pred)
+    ref, pred = _files(tmp_path, REFS, [
+        {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
+        {"id": "a", "hard_labels": [[0, 2], [3, 4]], "soft_labels": []}])
+    with pytest.raises(MushroomInputError, match=r"id 'b', field 'hard_labels': end 99 is "
+                                                 r"past the end of the text \(len\(text\) = 7\)"):
+        score_files(ref, pred)
+
+
+@pytest.mark.parametrize("field", [b"model_output_text", b"model_input"])
+def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path, field):
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(b'{"id": "a", "model_output_text": "abc", "hard_labels": [], '
+                    b'"soft_labels": [], "' + field + b'": "ab\xffc"}\n')
+    pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a", "hard_labels": []}'])
+    assert score_columnar(ref, pred, _official_order) is None
+    with pytest.raises(MushroomInputError, match="line 1: not valid UTF-8"):
+        score_files(ref, pred)
