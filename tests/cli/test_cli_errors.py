@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROWS, write_jsonl
+from cli_data import ROWS, write_jsonl
 
 import mycelium
 from mycelium.cli.app import main

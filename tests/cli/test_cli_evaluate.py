@@ -10,7 +10,7 @@ import random
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROWS, WRITERS, canonical, frame_records, write_jsonl
+from cli_data import ROWS, WRITERS, canonical, frame_records, write_jsonl
 
 from mycelium.cli.app import main
 from mycelium.frames.engine import SIGNATURE_KEY

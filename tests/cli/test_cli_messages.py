@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import ROWS, write_jsonl
+from cli_data import ROWS, write_jsonl
 from test_cli_errors import SPANS, data_error, run
 
 SOFT = ["--soft-ref-col", "soft", "--soft-pred-col", "soft"]

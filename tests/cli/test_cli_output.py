@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import write_jsonl
+from cli_data import write_jsonl
 from test_cli_errors import SPANS, run
 
 from mycelium.cli.output import format_table, key_cells

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import canonical, frame_records
+from cli_data import canonical, frame_records
 
 import mycelium
 from mycelium.cli.app import main

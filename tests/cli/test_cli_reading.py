@@ -7,7 +7,7 @@ import gzip
 import json
 
 import pandas as pd
-from conftest import write_jsonl
+from cli_data import write_jsonl
 from test_cli_errors import SPANS, data_error, run
 
 from mycelium.cli.app import read_frame

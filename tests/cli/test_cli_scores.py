@@ -11,7 +11,7 @@ import pytest
 
 import mycelium
 from mycelium.cli.app import main
-from conftest import write_csv, write_jsonl
+from cli_data import write_csv, write_jsonl
 
 ROWS = [
     {"id": "a", "lang": "en", "text": "abcdefgh", "ref": [[2, 6]],
