@@ -125,8 +125,9 @@ def _add_evaluate(commands) -> None:
                    help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
                         "(columns ci_low, ci_high; resampled within each group, examples "
                         "keyed by --id-col when given, else by row position)")
-    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
-                   help="bootstrap resamples with --ci (default: 1000)")
+    p.add_argument("--n-resamples", "--resamples", type=_resamples, default=1000,
+                   metavar="N", help="bootstrap resamples with --ci (default: 1000; "
+                                     "--resamples is an alias)")
     p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="bootstrap seed with --ci (default: 0; recorded in the signature)")
     p.add_argument("--format", choices=FORMATS,

@@ -48,7 +48,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             profile=args.profile, metrics=args.metrics, average=args.average,
             zero_division=args.zero_division, params=args.params, missing=args.missing,
             soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
-            granularity=args.granularity, ci=args.ci, n_resamples=args.resamples,
+            granularity=args.granularity, ci=args.ci, n_resamples=args.n_resamples,
             seed=args.seed, id_col=names.get("id"))
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc

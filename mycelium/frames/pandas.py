@@ -23,6 +23,7 @@ from ._options import (
     Missing,
     Params,
     ProfileArg,
+    TrimSpans,
     Test,
     ZeroDivision,
 )
@@ -91,7 +92,8 @@ class MyceliumAccessor:
                  progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None,
-                 threshold: float | None = None) -> pd.DataFrame:
+                 threshold: float | None = None,
+                 trim_spans: TrimSpans = None) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -118,6 +120,10 @@ class MyceliumAccessor:
             `mycelium.evaluate` on its rows; ``ci`` then needs ``id_col``).
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Strip whitespace (or whitespace and punctuation) from both ends of every span
+            before scoring (needs ``text``; recorded in the signature), as in
+            `mycelium.evaluate`. Not combined with ``type_field``.
         ci : float, optional
             Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
             ``value`` (which stays the full-data estimate): percentile-bootstrap
@@ -191,7 +197,7 @@ class MyceliumAccessor:
                              zero_division=zero_division, params=params, missing=missing,
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
                              seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching))
+                             typed_matching=typed_matching, trim_spans=trim_spans))
         if pred_col is None:
             raise TypeError("pred_col is None; expected a span column name (or score "
                             "columns with threshold=).")
@@ -207,7 +213,7 @@ class MyceliumAccessor:
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress,
-            type_field=type_field, typed_matching=typed_matching)
+            type_field=type_field, typed_matching=typed_matching, trim_spans=trim_spans)
         return _to_pandas(table, self._key_dtypes(by))
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
@@ -238,7 +244,8 @@ class MyceliumAccessor:
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None,
-              granularity: Granularity = "char") -> pd.DataFrame:
+              granularity: Granularity = "char",
+              trim_spans: TrimSpans = None) -> pd.DataFrame:
         """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
 
         Parameters
@@ -253,6 +260,8 @@ class MyceliumAccessor:
             Soft-label columns (both or neither): add ``soft_spearman_score``.
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
 
         Returns
         -------
@@ -295,7 +304,7 @@ class MyceliumAccessor:
             profile=profile, metrics=metrics, zero_division=zero_division, params=params,
             missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity)
+            granularity=granularity, trim_spans=trim_spans)
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)

@@ -23,6 +23,7 @@ from ._options import (
     Missing,
     Params,
     ProfileArg,
+    TrimSpans,
     Test,
     ZeroDivision,
 )
@@ -90,7 +91,8 @@ class MyceliumFrame:
                  progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False, with_signature: bool = False,
                  token_offsets_col: str | None = None, token_scores_col: str | None = None,
-                 threshold: float | None = None) -> pl.DataFrame:
+                 threshold: float | None = None,
+                 trim_spans: TrimSpans = None) -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -113,6 +115,8 @@ class MyceliumFrame:
             each group, examples keyed by ``id_col`` ids or else by their row position
             in the whole frame; ``type_field`` gives the per-type rows with a ``type``
             key column after the ``by`` keys.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            As in `mycelium.evaluate` (needs ``text``; recorded in the signature).
         with_signature : bool
             Add a last column ``signature`` holding the settings signature (Polars frames
             have no ``attrs``; `mycelium.parse_signature` reads it back).
@@ -163,7 +167,8 @@ class MyceliumFrame:
                                   zero_division=zero_division, params=params,
                                   missing=missing, granularity=granularity, ci=ci,
                                   n_resamples=n_resamples, seed=seed, progress=progress,
-                                  type_field=type_field, typed_matching=typed_matching))
+                                  type_field=type_field, typed_matching=typed_matching,
+                                  trim_spans=trim_spans))
             return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
         names = frames.normalize_by(by)
         keys = self._keys(names)
@@ -177,7 +182,7 @@ class MyceliumFrame:
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
-            typed_matching=typed_matching)
+            typed_matching=typed_matching, trim_spans=trim_spans)
         return self._with_key_types(_to_polars(table, with_signature), names)
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
@@ -209,7 +214,7 @@ class MyceliumFrame:
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None, granularity: Granularity = "char",
-              with_signature: bool = False) -> pl.DataFrame:
+              with_signature: bool = False, trim_spans: TrimSpans = None) -> pl.DataFrame:
         """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
 
         Parameters
@@ -224,6 +229,8 @@ class MyceliumFrame:
             Soft-label columns (both or neither): add ``soft_spearman_score``.
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
         with_signature : bool
             Add a last column ``signature`` holding the settings signature.
 
@@ -261,7 +268,7 @@ class MyceliumFrame:
             zero_division=zero_division, params=params, missing=missing,
             soft_references=self._optional(soft_ref_col, "soft_ref_col"),
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity)
+            granularity=granularity, trim_spans=trim_spans)
         return _to_polars(table, with_signature)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
