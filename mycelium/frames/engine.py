@@ -35,6 +35,9 @@ TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
 TYPE_COLUMN = "type"
 COUNTS_METRIC, COUNTS_MEASURE, COUNTS_AVERAGE = "counts", "n_ref", "sum"
 SIGNATURE_KEY = b"mycelium.signature"
+#: The last column of every tidy ``evaluate`` result: the settings signature of its row,
+#: so that results concatenated from several calls (``pd.concat``) keep theirs.
+SIGNATURE_COLUMN = "signature"
 #: `mycelium.evaluate`'s refusal of trim_spans with type_field, for every face.
 TRIM_TYPED = ("trim_spans and type_field cannot be combined yet (the per-type breakdown "
               "would score untrimmed spans); fix by scoring the breakdown in a separate "

@@ -27,7 +27,7 @@ from ._options import (
     Test,
     ZeroDivision,
 )
-from .to_pandas import SIGNATURE_ATTR, _to_pandas, with_index_label
+from .to_pandas import SIGNATURE_ATTR, _to_pandas, with_index_label, with_signature_column
 
 __all__ = ["MyceliumAccessor"]
 
@@ -45,7 +45,8 @@ class MyceliumAccessor:
     >>> df = pd.DataFrame({"model": ["a", "a", "b"],
     ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
     ...                    "pred": [[[2, 8]], [[4, 7]], []]})
-    >>> df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+    >>> out = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+    >>> out.drop(columns="signature")  # the last column: the settings signature, per row
       model metric measure  value  examples average profile
     0     a    iou   score    0.8         2   macro    None
     1     b    iou   score    0.0         1   macro    None
@@ -93,7 +94,7 @@ class MyceliumAccessor:
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None,
                  threshold: float | None = None,
-                 trim_spans: TrimSpans = None) -> pd.DataFrame:
+                 trim_spans: TrimSpans = None, with_signature: bool = True) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -142,19 +143,23 @@ class MyceliumAccessor:
             is then the per-type breakdown only (see Returns).
         typed_matching : bool
             With ``type_field``, restrict predictions to each type too.
+        with_signature : bool
+            Add the last column ``signature`` (default): the settings signature on every
+            row, which ``pd.concat`` of several results keeps (``attrs`` it drops);
+            `mycelium.parse_signature` reads it back from the frame or a value.
 
         Returns
         -------
         pandas.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when ``ci`` is
-            given; ``attrs["mycelium_signature"]`` holds the settings signature. Each
+            "profile", "signature"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when
+            ``ci`` is given; ``attrs["mycelium_signature"]`` holds the signature too. Each
             group's values equal `mycelium.evaluate` on that group's rows, bit for bit,
             and so do its intervals with the same example keys
             (`mycelium.evaluate.intervals`).
 
             With ``type_field``: columns ``[*by, "type", "metric", "measure", "value",
-            "examples", "average", "profile"]``, the entries of ``evaluate(...,
+            "examples", "average", "profile", "signature"]``, the entries of ``evaluate(...,
             type_field=...)["by_type"]`` on each group's rows: per type the measures
             `mycelium.views.typology` defines per type, then a row with metric ``"counts"``,
             measure ``"n_ref"`` (the type's reference spans) and average ``"sum"``;
@@ -180,8 +185,9 @@ class MyceliumAccessor:
         ...                    "pred": [[[2, 8]], [[4, 7]], [], [[1, 3]]]})
         >>> out = df.mycelium.evaluate("ref", "pred", metrics="iou", ci=0.9,
         ...                            n_resamples=200)
-        >>> out.columns.tolist()
-        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile']
+        >>> out.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile',
+         'signature']
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
@@ -189,7 +195,7 @@ class MyceliumAccessor:
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics):
-            return self._labelled(scores.call, self._column, "evaluate", by,
+            out = self._labelled(scores.call, self._column, "evaluate", by,
                 ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
                 soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
                 token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
@@ -198,6 +204,7 @@ class MyceliumAccessor:
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
                              seed=seed, progress=progress, type_field=type_field,
                              typed_matching=typed_matching, trim_spans=trim_spans))
+            return with_signature_column(out) if with_signature else out
         if pred_col is None:
             raise TypeError("pred_col is None; expected a span column name (or score "
                             "columns with threshold=).")
@@ -214,7 +221,7 @@ class MyceliumAccessor:
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress,
             type_field=type_field, typed_matching=typed_matching, trim_spans=trim_spans)
-        return _to_pandas(table, self._key_dtypes(by))
+        return _to_pandas(table, self._key_dtypes(by), signature_column=with_signature)
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
               token_offsets_col: str | None = None, token_scores_col: str | None = None,

@@ -56,7 +56,7 @@ class MyceliumFrame:
     ...                   schema_overrides={"ref": SPAN_DTYPE, "pred": SPAN_DTYPE})
     >>> out = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
     >>> out.columns
-    ['model', 'metric', 'measure', 'value', 'examples', 'average', 'profile']
+    ['model', 'metric', 'measure', 'value', 'examples', 'average', 'profile', 'signature']
     >>> out.select("model", "value", "examples").rows()
     [('a', 0.8, 2), ('b', 0.0, 1)]
     >>> df.mycelium.score("ref", "pred", metrics="iou")["iou_score"].to_list()
@@ -89,7 +89,7 @@ class MyceliumFrame:
                  granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
                  progress: bool | None = None, type_field: str | None = None,
-                 typed_matching: bool = False, with_signature: bool = False,
+                 typed_matching: bool = False, with_signature: bool = True,
                  token_offsets_col: str | None = None, token_scores_col: str | None = None,
                  threshold: float | None = None,
                  trim_spans: TrimSpans = None) -> pl.DataFrame:
@@ -118,15 +118,16 @@ class MyceliumFrame:
         trim_spans : {"whitespace", "punctuation"}, optional
             As in `mycelium.evaluate` (needs ``text``; recorded in the signature).
         with_signature : bool
-            Add a last column ``signature`` holding the settings signature (Polars frames
-            have no ``attrs``; `mycelium.parse_signature` reads it back).
+            Add the last column ``signature`` (default): the settings signature on every
+            row (Polars frames have no ``attrs``; ``pl.concat`` of several results keeps
+            it; `mycelium.parse_signature` reads it back from the frame or a value).
 
         Returns
         -------
         polars.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]`` (``"ci_low", "ci_high"`` after ``"value"`` with ``ci``). Each
-            group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
+            "profile", "signature"]`` (``"ci_low", "ci_high"`` after ``"value"`` with
+            ``ci``). Each group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
             ``examples`` sums to the rows scored.
 
         Raises
@@ -147,7 +148,7 @@ class MyceliumFrame:
         ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
         ...                    "pred": [[[2, 8]], [[4, 7]], [[0, 5]]]})
         >>> out = df.mycelium.evaluate("ref", "pred", by="lang", metrics="character",
-        ...                            average="micro", with_signature=True)
+        ...                            average="micro")
         >>> out.filter(pl.col("measure") == "recall").select("lang", "value").rows()
         [('en', 0.6923076923076923), ('fr', 1.0)]
         >>> mycelium.parse_signature(out["signature"][0])["average"]
@@ -169,7 +170,11 @@ class MyceliumFrame:
                                   n_resamples=n_resamples, seed=seed, progress=progress,
                                   type_field=type_field, typed_matching=typed_matching,
                                   trim_spans=trim_spans))
-            return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
+            frame = pl.from_pandas(out)
+            if with_signature:
+                frame = frame.with_columns(signature=pl.lit(out.attrs["mycelium_signature"],
+                                                            pl.String))
+            return self._with_key_types(frame, frames.normalize_by(by))
         names = frames.normalize_by(by)
         keys = self._keys(names)
         table = frames.evaluate_table(

@@ -82,7 +82,7 @@ class MyceliumLazyFrame:
                  progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None, threshold: float | None = None,
-                 with_signature: bool = False) -> pl.LazyFrame:
+                 with_signature: bool = True) -> pl.LazyFrame:
         """Tidy results as a LazyFrame; arguments and result as `MyceliumFrame.evaluate`.
 
         Parameters
@@ -107,7 +107,7 @@ class MyceliumLazyFrame:
             ``collect()`` it gathers the columns it reads (only those) and scores them
             with the eager face, which gives the same numbers.
         with_signature : bool
-            Add a last column ``signature`` holding the settings signature.
+            Add the last column ``signature`` (default), as the eager face does.
 
         Returns
         -------

@@ -116,7 +116,8 @@ def tidy_rows(frame, by):
     else:
         records = list(frame.itertuples(index=False, name=None))
     names = list(frame.columns)
-    assert names == [*by, "metric", "measure", "value", "examples", "average", "profile"]
+    assert names == [*by, "metric", "measure", "value", "examples", "average", "profile",
+                     "signature"]
     k = len(by)
     return [tuple(null_key(v) for v in r[:k]) + tuple(r[k:]) for r in records]
 
@@ -147,7 +148,7 @@ def truth_rows(rows, by, form=list, **options):
                 continue
             for measure, value in measures.items():
                 out.append(key + (metric, measure, value, meta["examples"], meta["average"],
-                                  meta["profile"]))
+                                  meta["profile"], meta["signature"]))
     return out
 
 
@@ -161,7 +162,7 @@ def same_float(a, b) -> bool:
 def assert_same_rows(got, want, face=""):
     assert len(got) == len(want), f"{face}: {len(got)} rows, expected {len(want)}"
     for g, w in zip(got, want):
-        k = len(g) - 6
+        k = len(g) - 7  # after the keys: metric ... profile, signature
         assert g[:k] == w[:k] and g[k:k + 2] == w[k:k + 2], f"{face}: {g} != {w}"
         assert same_float(g[k + 2], w[k + 2]), f"{face}: value {g} != {w}"
         assert g[k + 3:] == w[k + 3:], f"{face}: {g} != {w}"

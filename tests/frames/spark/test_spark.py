@@ -249,7 +249,7 @@ def test_the_docstring_example(spark):
         example.options.clear()  # run the lines marked +SKIP too
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
-    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=3)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=4)
 
 
 # ------------------------------------------------------------------------ group keys
