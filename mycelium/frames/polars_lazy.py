@@ -214,7 +214,8 @@ class MyceliumLazyFrame:
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
               zero_division: ZeroDivision = None, params: Params = None,
-              missing: Missing = "error") -> pl.LazyFrame:
+              missing: Missing = "error", granularity: Granularity = "char",
+              trim_spans: TrimSpans = None) -> pl.LazyFrame:
         """Per-row measures as a LazyFrame, computed batch by batch (streamable).
 
         Parameters
@@ -223,7 +224,7 @@ class MyceliumLazyFrame:
             Span columns of the plan.
         text : str, optional
             Column of output texts; spans must end within them.
-        profile, metrics, zero_division, params, missing
+        profile, metrics, zero_division, params, missing, granularity, trim_spans
             As in `mycelium.evaluate` (no ``average``: every row is one example).
 
         Returns
@@ -247,7 +248,8 @@ class MyceliumLazyFrame:
         """
         options: dict[str, Any] = dict(profile=profile, metrics=metrics,
                                        zero_division=zero_division, params=params,
-                                       missing=missing)
+                                       missing=missing, granularity=granularity,
+                                       trim_spans=trim_spans)
         settings = resolve_settings(**options)
         _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]

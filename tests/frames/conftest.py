@@ -1,4 +1,5 @@
-"""The local Spark session of the Spark tests (one per test run: starting one is slow)."""
+"""The local Spark session of the frame tests (one per test run: starting one is slow),
+for `tests/frames/spark` and the option × face table."""
 
 from __future__ import annotations
 
