@@ -110,7 +110,7 @@ def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = N
         if settings is not None and (settings.granularity != "char"
                                      or settings.trim_spans is not None):
             return prepare_units(batch.struct.field("ref"), batch.struct.field("pred"),
-                                 text=text, missing=missing,
+                                 text=text, missing=settings.missing,
                                  granularity=settings.granularity,
                                  trim_spans=settings.trim_spans)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,

@@ -286,10 +286,10 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
                      seed=options["seed"], granularity=options["granularity"],
                      trim_spans=options["trim_spans"])  # the option checks, now
     names = frames.normalize_by(options["by"])
-    out_schema = {n: schema[n] for n in names}
+    out_schema: dict[str, Any] = {n: schema[n] for n in names}
     if options["type_field"] is not None:
         out_schema["type"] = pl.String
-    tidy = dict(_TIDY)
+    tidy: dict[str, Any] = dict(_TIDY)
     if options["ci"] is not None:
         tidy = {k: v for k, v in tidy.items() if k in ("metric", "measure", "value")} | {
             "ci_low": pl.Float64, "ci_high": pl.Float64} | {
@@ -299,7 +299,10 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
         out_schema["signature"] = pl.String
 
     def run(df: pl.DataFrame) -> pl.DataFrame:
-        return df.mycelium.evaluate(ref_col, pred_col, **options).cast(out_schema)
+        from .polars import MyceliumFrame  # the eager face (registered beside this one)
+
+        return MyceliumFrame(df).evaluate(ref_col, pred_col, **options).cast(
+            pl.Schema(out_schema))
 
     return lf.select(columns).map_batches(run, schema=out_schema)
 
