@@ -127,8 +127,8 @@ class MyceliumFrame:
         polars.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
             "profile", "signature"]`` (``"ci_low", "ci_high"`` after ``"value"`` with
-            ``ci``). Each group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
-            ``examples`` sums to the rows scored.
+            ``ci``). Each group's values equal `mycelium.evaluate` on that group's rows,
+            bit for bit; ``examples`` sums to the rows scored.
 
         Raises
         ------

@@ -199,7 +199,8 @@ class MyceliumLazyFrame:
                        | {_COUNT: pl.Int64, _ROW: pl.get_index_type()})
         batch_sums = (self._lf.with_row_index(_ROW).select(inputs).map_batches(
             partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
-                    soft=(soft_ref_col, soft_pred_col) if soft else None, names=names, settings=settings, layout=layout, schema=sums_schema),
+                    soft=(soft_ref_col, soft_pred_col) if soft else None, names=names,
+                    settings=settings, layout=layout, schema=sums_schema),
             streamable=True, schema=sums_schema))
         sums = _sums(layout)
         partials = (batch_sums.group_by(names).agg(sums) if names
