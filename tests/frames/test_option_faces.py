@@ -6,8 +6,10 @@ intervals, per-type rows, examples and the signature column) or is a documented 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,6 +17,15 @@ import pytest
 import mycelium
 from _optional import pl
 from mycelium.cli.app import main
+
+# The Spark tests' session fixture (``local[1]``; skips without pyspark or Java), loaded
+# from their conftest by path: a second ``conftest`` module name would clash with others.
+_SPEC = importlib.util.spec_from_file_location(
+    "_spark_session_conftest", Path(__file__).resolve().parent / "spark" / "conftest.py")
+assert _SPEC is not None and _SPEC.loader is not None
+_SESSION = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_SESSION)
+spark = _SESSION.spark
 
 TEXTS = ["Alpha beta, gamma. Delta!", "  one two  three.", "x y z", "Hello, world; again."]
 REF = [[{"start": 6, "end": 11, "label_type": "A"}, {"start": 19, "end": 25,

@@ -1,5 +1,4 @@
-"""The local Spark session of the frame tests (one per test run: starting one is slow),
-for `tests/frames/spark` and the option × face table."""
+"""The local Spark session of the Spark tests (one per test run: starting one is slow)."""
 
 from __future__ import annotations
 
