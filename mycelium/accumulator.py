@@ -20,16 +20,24 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from . import scoring
+from .accumulator_parts import (_arrow, _concat, _concat_runs, _ipc, _json_default, _numpy,
+                                _plan_key, _plan_of, _said)
 from .core.pipeline import Prepared, compute_statistics, soft_given
-from .core.settings import Settings, resolve_settings
+from .core.score_rules import rules_of
+from .core.scores import ScoreRuns, score_runs
+from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
 from .evaluate import build_report, intervals, prepare
+from .scoring import split_metrics
 from .stats.bootstrap import example_keys
 
 __all__ = ["Accumulator"]
 
 _FORMAT = b"mycelium.accumulator/1"
+_RUNS = b"mycelium.accumulator/runs"  # the pieces of `ScoreRuns`, an Arrow IPC stream
+_PIECES = ("example", "score", "length", "positive")
 
 
 @dataclass
@@ -40,6 +48,8 @@ class _Part:
     kept: np.ndarray
     ids: list | None = None  # the kept examples' ids, when given (and still known)
     keys: np.ndarray | None = None  # their resampling keys (`example_keys`)
+    pooled: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # response_level
+    runs: ScoreRuns | None = None  # the kept examples' pieces of constant score and label
 
 
 @dataclass
@@ -48,8 +58,9 @@ class Accumulator:
 
     Parameters
     ----------
-    profile, metrics, average, zero_division, params, missing, granularity
-        As in `mycelium.evaluate`: the settings every batch is scored with.
+    profile, metrics, average, zero_division, params, missing, granularity, trim_spans
+        As in `mycelium.evaluate`: the settings every batch is scored with (``metrics``
+        may name the score metrics and ``response_level``).
     ci, n_resamples, seed
         Bootstrap intervals in `compute`, as in `mycelium.evaluate`. Identical to
         `evaluate`'s on the concatenated data when every batch gave ``ids``; without ids
@@ -65,6 +76,16 @@ class Accumulator:
     Either every batch gives ``ids`` or none does; `to_bytes` keeps their resampling
     keys (hashes of the ids), not the ids. Soft labels (``soft_spearman``) are
     accepted when every batch gives both sides.
+
+    Scores (``soft_predictions`` alone, or ``token_offsets`` with ``token_scores``, and
+    a ``threshold``) are accepted as by `mycelium.evaluate`, in the same form and with
+    the same threshold in every batch. Memory: the span metrics and ``response_level``
+    keep a few numbers per example and metric; ``char_auroc`` and ``char_ap`` are not
+    functions of per-example sums (micro ranks every character of every example
+    together), so with scores the accumulator also keeps each example's pieces of
+    constant score and label (`mycelium.core.scores.ScoreRuns`: four numbers per piece,
+    at most about twice the example's tokens or soft spans plus its reference spans,
+    never a number per character) and its highest score (``response_auroc``).
 
     Examples
     --------
@@ -91,36 +112,49 @@ class Accumulator:
     ci: float | None = None
     n_resamples: int = 1000
     seed: int = 0
+    trim_spans: str | None = None
     _parts: list[_Part] = field(default_factory=list, repr=False)
     _soft: bool | None = field(default=None, repr=False)
     _keyed: bool | None = field(default=None, repr=False)
+    _plan: tuple | None = field(default=None, repr=False)  # `_plan_key` of the batches
 
     def __post_init__(self) -> None:
         # Check the options now, not at compute (soft_spearman asks for soft labels).
         names = [self.metrics] if isinstance(self.metrics, str) else self.metrics or []
-        self._settings(soft="soft_spearman" in names, ids=False)
+        rest, _ = split_metrics(self.metrics)
+        self._settings(soft="soft_spearman" in names, ids=False,
+                       names=rest or None if rest is not None else None)
 
     def _options(self) -> dict[str, Any]:
         return dict(profile=self.profile, metrics=self.metrics, average=self.average,
                     zero_division=self.zero_division, params=self.params,
                     missing=self.missing, granularity=self.granularity, ci=self.ci,
-                    n_resamples=self.n_resamples, seed=self.seed)
+                    n_resamples=self.n_resamples, seed=self.seed,
+                    trim_spans=self.trim_spans)
 
-    def _settings(self, *, soft: bool, ids: bool) -> Settings:
-        return resolve_settings(soft=soft, ids=ids, **self._options())
+    def _settings(self, *, soft: bool, ids: bool, names: Any = ...) -> Settings:
+        """The settings of the span metrics (``names``: those of the score plan)."""
+        options = self._options()
+        if names is ...:
+            plan = _plan_of(self._plan)
+            names = plan.span_names if plan is not None else (
+                split_metrics(self.metrics)[0] or None)
+        options["metrics"] = names
+        return resolve_settings(soft=soft, ids=ids, **options)
 
     # ------------------------------------------------------------------ adding data
 
-    def update(self, references, predictions, *, text=None, ids=None,
-               soft_references=None, soft_predictions=None) -> None:
+    def update(self, references, predictions=None, *, text=None, ids=None,
+               soft_references=None, soft_predictions=None, token_offsets=None,
+               token_scores=None, threshold=None) -> None:
         """Score one batch (any form `mycelium.evaluate` accepts) and keep its statistics.
 
         Parameters
         ----------
         references, predictions
             One example or a batch, as in `mycelium.evaluate`.
-        text, soft_references, soft_predictions
-            As in `mycelium.evaluate`.
+        text, soft_references, soft_predictions, token_offsets, token_scores, threshold
+            As in `mycelium.evaluate` (the same score form and threshold in every batch).
         ids : sequence, optional
             One id per example, unique over everything accumulated: the resampling keys
             of the intervals. Give them in every batch or in none.
@@ -131,14 +165,51 @@ class Accumulator:
             As `mycelium.evaluate` for the batch; ``ValueError`` when this batch gives ids
             or soft labels and earlier ones did not (or the other way round).
         """
+        plan = None
+        metrics = self.metrics
+        if metrics is None and predictions is not None and threshold is None \
+                and not scoring.score_form_given(soft_references, soft_predictions,
+                                                 token_offsets, token_scores):
+            # a profile's extra metrics (ragtruth: response_level), as `evaluate` adds them
+            metrics = profile_default_metrics(
+                self.profile, soft=soft_given(soft_references, soft_predictions))
+        if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
+                          token_scores, threshold, predictions):
+            plan = scoring.score_plan(
+                metrics, predictions, soft_references=soft_references,
+                soft_predictions=soft_predictions, token_offsets=token_offsets,
+                token_scores=token_scores, threshold=threshold,
+                granularity=self.granularity)
+        key = _plan_key(plan)
+        if self._parts and key != self._plan:
+            raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
+                             f"), got a batch with {_said(key)}; fix by giving every batch "
+                             "the same score form and threshold (or predictions in all).")
+        self._plan = key
+        if soft_references is None:  # soft predictions alone are scores, not soft labels
+            soft_predictions = None
         soft = soft_given(soft_references, soft_predictions)
         self._agree("soft labels", "_soft", soft)
         self._agree("ids", "_keyed", ids is not None)
         settings = self._settings(soft=soft, ids=ids is not None)
+        si = lengths = None
+        if plan is not None:
+            si, lengths, predictions = scoring.scored_inputs(
+                plan, references, predictions, text=text,
+                rules=rules_of(settings.profile))
         prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                           granularity=settings.granularity)
+                           granularity=settings.granularity, trim_spans=settings.trim_spans)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
+        pooled: dict = {}
+        runs = None
+        if plan is not None:
+            pooled = scoring.pooled_statistics(prepared, scoring.pooled_names(plan), {},
+                                               settings.params)
+            if si is not None and lengths is not None:
+                kept = prepared.kept
+                runs = score_runs(si if kept.all() else si.take(kept), lengths[kept],
+                                  prepared.refs)
         if soft:
             from .metrics.soft_spearman import soft_statistics
 
@@ -153,9 +224,9 @@ class Accumulator:
                                  "giving ids in the examples' order.")
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
-        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys))
+        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs))
 
-    def add_batch(self, *, references, predictions, **kwargs) -> None:
+    def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""
         self.update(references, predictions, **kwargs)
 
@@ -186,6 +257,12 @@ class Accumulator:
         for what, attr in (("soft labels", "_soft"), ("ids", "_keyed")):
             if getattr(other, attr) is not None:
                 self._agree(what, attr, getattr(other, attr))
+        if self._parts and other._parts and self._plan != other._plan:
+            raise ValueError(f"Expected accumulators scored alike, got {_said(self._plan)} "
+                             f"and {_said(other._plan)}; fix by giving both the same score "
+                             "form and threshold.")
+        if other._parts:
+            self._plan = other._plan
         self._parts.extend(other._parts)
         return self
 
@@ -216,11 +293,25 @@ class Accumulator:
         kept = np.concatenate([p.kept for p in self._parts])
         prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None)
         report = build_report(stats, settings, prepared, False)
+        keys = self._keys()
         if settings.bootstrap is not None:
             report["ci"] = intervals(stats, settings, np.flatnonzero(kept),
-                                     keys=self._keys(), estimates=report,
+                                     keys=keys, estimates=report,
                                      meta=report["meta"]["ci"])
-        return report
+        plan = _plan_of(self._plan)
+        if plan is None:
+            return report
+        if plan.placeholder:
+            report.pop("iou")
+        pooled = {m: {k: _concat([p.pooled[m][k] for p in self._parts])
+                      for k in self._parts[0].pooled[m]} for m in self._parts[0].pooled}
+        runs = _concat_runs([p.runs for p in self._parts])
+        if keys is None:
+            keys = np.flatnonzero(kept).astype(np.uint64)
+        values, ci, per = scoring.report_from_runs(
+            runs, pooled, plan.extra, settings, include_per_example=False,
+            keys=keys) if (runs is not None or pooled) else ({}, None, {})
+        return scoring.assemble(report, values, ci, per, prepared, settings, plan)
 
     def _keys(self) -> np.ndarray | None:
         """The resampling keys of every kept example (None when keyed by position); an id
@@ -256,13 +347,26 @@ class Accumulator:
             assert kept_keys is not None  # keyed
             keys[kept_rows] = kept_keys
             columns["__key"] = pa.array(keys)
+        schema_meta = {}
+        if self._parts and self._parts[0].pooled:
+            for m, st in self._parts[0].pooled.items():
+                for k in st:
+                    columns[f"__pooled.{m}.{k}"] = _arrow(_concat([p.pooled[m][k]
+                                                                  for p in self._parts]))
+        runs = _concat_runs([p.runs for p in self._parts]) if self._parts else None
+        if runs is not None:  # per kept example, then the pieces (another Arrow stream)
+            kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
+            for name in ("max_score", "gold"):
+                full = np.zeros(len(columns["__kept"]), dtype=getattr(runs, name).dtype)
+                full[kept_rows] = getattr(runs, name)
+                columns[f"__{name}"] = pa.array(full)
+            schema_meta[_RUNS] = _ipc(pa.table({a: getattr(runs, a) for a in _PIECES}))
         meta = {"options": json.dumps(self._options(), default=_json_default),
-                "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed)}
-        table = pa.table(columns).replace_schema_metadata({_FORMAT: json.dumps(meta)})
-        sink = io.BytesIO()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
-        return sink.getvalue()
+                "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
+                "plan": json.dumps(self._plan)}
+        table = pa.table(columns).replace_schema_metadata({_FORMAT: json.dumps(meta),
+                                                           **schema_meta})
+        return _ipc(table)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Accumulator:
@@ -281,40 +385,30 @@ class Accumulator:
         info = json.loads(meta)
         acc = cls(**json.loads(info["options"]))
         acc._soft, acc._keyed = json.loads(info["soft"]), json.loads(info["keyed"])
+        plan = json.loads(info.get("plan", "null"))
+        acc._plan = None if plan is None else tuple(
+            tuple(v) if isinstance(v, list) else v for v in plan)
         if table.num_rows or any(n != "__kept" for n in table.column_names):
             kept = table.column("__kept").to_numpy(zero_copy_only=False).astype(bool)
             stats: dict[str, dict[str, np.ndarray]] = {}
+            pooled: dict[str, dict[str, np.ndarray]] = {}
             for name in table.column_names:
-                if "." in name and not name.startswith("__"):
+                if name.startswith("__pooled."):
+                    m, k = name[len("__pooled."):].split(".", 1)
+                    pooled.setdefault(m, {})[k] = _numpy(table.column(name))
+                elif "." in name and not name.startswith("__"):
                     m, k = name.split(".", 1)
                     stats.setdefault(m, {})[k] = _numpy(table.column(name))
             keys = None
             if acc._keyed:
                 keys = table.column("__key").to_numpy()[kept]
-            acc._parts.append(_Part(stats, kept, None, keys))
+            runs = None
+            pieces = (table.schema.metadata or {}).get(_RUNS)
+            if pieces is not None:
+                t = pa.ipc.open_stream(io.BytesIO(pieces)).read_all()
+                runs = ScoreRuns(int(kept.sum()), *(t.column(a).to_numpy() for a in _PIECES[:1]),
+                                 *(t.column(a).to_numpy() for a in _PIECES[1:]),
+                                 *(table.column(f"__{a}").to_numpy(zero_copy_only=False)[kept]
+                                   for a in ("max_score", "gold")))
+            acc._parts.append(_Part(stats, kept, None, keys, pooled, runs))
         return acc
-
-
-def _concat(arrays: list[np.ndarray]) -> np.ndarray:
-    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
-
-
-def _arrow(values: np.ndarray) -> pa.Array:
-    """int64 and float64 columns as they are; exact Python ints beyond int64 as strings."""
-    if values.dtype == object:
-        return pa.array([str(v) for v in values.tolist()], pa.string()).cast(pa.large_string())
-    return pa.array(values)
-
-
-def _numpy(column: pa.ChunkedArray) -> np.ndarray:
-    if pa.types.is_large_string(column.type):
-        return np.array([int(v) for v in column.to_pylist()], dtype=object)
-    return column.to_numpy()
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "name") and hasattr(value, "version"):  # a Profile
-        raise TypeError("Expected a built-in profile name to write an accumulator, got a "
-                        f"custom Profile {value.name!r}; fix by passing its settings "
-                        "(average, zero_division, params) as options instead.")
-    raise TypeError(f"Expected JSON-writable options, got {type(value).__name__}.")

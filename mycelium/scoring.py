@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,8 +22,8 @@ import pyarrow as pa
 from .core.inputs import text_lengths
 from .core.profiles import get_profile
 from .core.score_rules import ScoreRules, rules_of
-from .core.score_metrics import pooled_values, score_values
-from .core.scores import ScoreInput, score_input, score_runs, spans_at_threshold
+from .core.scores import ScoreInput, score_input, spans_at_threshold
+from .score_report import report_from_runs, score_report
 from .core.spans import SpanBatch
 from .metrics import POOLED_METRICS, SCORE_METRICS
 
@@ -216,63 +217,6 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
     return si, lengths
 
 
-def score_report(si: ScoreInput | None, lengths, prepared, stats, names, settings, *,
-                 include_per_example: bool, keys=None) -> tuple[dict, dict | None, dict]:
-    """(values, intervals or None, per-example values) of the extra metrics."""
-    kept = prepared.kept
-    runs: Any = None
-    if si is not None:
-        si_k = si if kept.all() else si.take(kept)
-        runs = score_runs(si_k, lengths[kept], prepared.refs)
-    scored = [m for m in names if m in SCORE_METRICS]
-    values: dict[str, Any] = {}
-    undefined = rules_of(settings.profile).char_ap_undefined
-    est = score_values(runs, scored, average=settings.average,
-                       ap_undefined=undefined) if scored else {}
-    for m in names:
-        if m in SCORE_METRICS:
-            values[m] = {"score": float(est[m][0, 0])}
-        else:
-            v = pooled_values(stats[m], m, zero_division=settings.zero_division)
-            values[m] = {k: float(a[0]) for k, a in v.items()}
-    per: dict[str, list] = {}
-    if include_per_example and scored:
-        pe = score_values(runs, [m for m in scored if SCORE_METRICS[m].UNIT == "char"],
-                          average="macro", groups=np.arange(runs.n), n_groups=runs.n,
-                          ap_undefined=undefined)
-        per = {m: a[0].tolist() for m, a in pe.items()}
-    ci = None
-    if settings.bootstrap is not None:
-        ci = _intervals(runs, stats, names, settings, keys, values)
-    return values, ci, per
-
-
-def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
-    from .stats.bootstrap import _chunks, percentile_interval, poisson_weights
-
-    b = settings.bootstrap
-    scored = [m for m in names if m in SCORE_METRICS]
-    draws: dict[str, dict[str, list]] = {m: {} for m in names}
-    for chunk in _chunks(b.n_resamples):
-        w = poisson_weights(keys, b.seed, chunk)
-        empty = w.sum(axis=1) == 0
-        sv = score_values(runs, scored, average=settings.average, weights=w,
-                          ap_undefined=rules_of(settings.profile).char_ap_undefined) \
-            if scored else {}
-        for m in names:
-            got = {"score": sv[m][:, 0]} if m in SCORE_METRICS else pooled_values(
-                stats[m], m, zero_division=settings.zero_division, weights=w)
-            for k, a in got.items():
-                draws[m].setdefault(k, []).append(np.where(empty, np.nan, a))
-    out: dict = {}
-    for m in names:
-        out[m] = {}
-        for k, parts in draws[m].items():
-            low, high = percentile_interval(np.concatenate(parts), b.ci, estimates[m][k])
-            out[m][k] = {"low": low, "high": high}
-    return out
-
-
 def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
                    threshold, params=None) -> str:
     """The signature with every metric named, the extra metrics' parameters
@@ -312,10 +256,26 @@ def _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
     return None
 
 
-def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
-                    soft_references, soft_predictions, token_offsets, token_scores,
-                    threshold, options) -> dict[str, Any]:
-    """`mycelium.evaluate` with scores, a threshold or an extra metric (module docstring)."""
+@dataclass(frozen=True)
+class ScorePlan:
+    """What a call with scores computes: the score form, the threshold, the extra
+    metrics and the span metrics run beside them (``iou`` as a placeholder, left out)."""
+
+    form: dict | None
+    threshold: Any  # the value given (a `Tuned` keeps its metric), or None
+    has_spans: bool
+    extra: list
+    span_names: list | None  # None: the default span metrics
+    placeholder: bool
+
+    @property
+    def form_name(self) -> str | None:
+        return None if self.form is None else _form_name(self.form)
+
+
+def score_plan(metrics, predictions, *, soft_references, soft_predictions, token_offsets,
+               token_scores, threshold, granularity) -> ScorePlan:
+    """The `ScorePlan` of a call, with every check of the option combination."""
     rest, extra = split_metrics(metrics)
     form = _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
     if predictions is not None and threshold is not None:
@@ -334,30 +294,15 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
         raise TypeError("predictions is None; expected predicted spans, or scores "
                         "(soft_predictions / token_offsets + token_scores) with or "
                         "without a threshold.")
-    if form is not None and options["granularity"] != "char":
+    if form is not None and granularity != "char":
         raise ValueError(f"Expected granularity='char' with scores, got "
-                         f"{options['granularity']!r}; fix by scoring units in a separate "
+                         f"{granularity!r}; fix by scoring units in a separate "
                          "call (the score metrics rank characters).")
     t = None if threshold is None else check_threshold(threshold)
-    rules = rules_of(get_profile(options["profile"]))
     has_spans = predictions is not None or t is not None
     if metrics is None:
         extra = ([m for m in SCORE_METRICS] if form is not None else []) + \
             (list(POOLED_METRICS) if has_spans else [])
-    from .core.inputs import convert
-
-    single = convert(references, "references").single
-    n_input = len(references) if not single and hasattr(references, "__len__") else 1
-    si = lengths = None
-    if form is not None:
-        si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
-                                     token_overlap=rules.token_overlap,
-                                     **{"soft_predictions": None, "token_offsets": None,
-                                        "token_scores": None, **form})
-    if t is not None:
-        assert si is not None and lengths is not None
-        predictions = as_predictions(spans_at_threshold(si, lengths, t,
-                                                        inclusive=rules.inclusive), single)
     # A call with only the extra metrics still runs the span pipeline (validation, meta,
     # signature) with one metric, whose values are then left out.
     placeholder = rest == [] or (not has_spans and not (rest and set(rest) <= {
@@ -366,22 +311,67 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
         bad = sorted(set(rest) - {"soft_spearman"})
         raise ValueError(f"Expected predictions or a threshold for {', '.join(bad)}, got "
                          "neither; fix by passing predictions=... or threshold=....")
-    span_names = ["iou"] if placeholder else rest
+    return ScorePlan(form, threshold if t is not None else None, has_spans, extra,
+                     ["iou"] if placeholder else rest, placeholder)
+
+
+def scored_inputs(plan: ScorePlan, references, predictions, *, text,
+                  rules: ScoreRules | None = None):
+    """(score input or None, text lengths or None, the predictions to score: the spans
+    at the threshold when there is one, the references when there are no spans), the
+    scores read by ``rules`` (a profile's `ScoreRules`; SPEC section 9's by default)."""
+    from .core.inputs import convert
+
+    rules = rules or ScoreRules()
+    single = convert(references, "references").single
+    n_input = len(references) if not single and hasattr(references, "__len__") else 1
+    si = lengths = None
+    if plan.form is not None:
+        si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
+                                     token_overlap=rules.token_overlap,
+                                     **{"soft_predictions": None, "token_offsets": None,
+                                        "token_scores": None, **plan.form})
+    if plan.threshold is not None:
+        assert si is not None and lengths is not None
+        predictions = as_predictions(spans_at_threshold(
+            si, lengths, float(plan.threshold), inclusive=rules.inclusive), single)
+    return si, lengths, predictions if plan.has_spans else references
+
+
+def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
+                    soft_references, soft_predictions, token_offsets, token_scores,
+                    threshold, options) -> dict[str, Any]:
+    """`mycelium.evaluate` with scores, a threshold or an extra metric (module docstring)."""
+    plan = score_plan(metrics, predictions, soft_references=soft_references,
+                      soft_predictions=soft_predictions, token_offsets=token_offsets,
+                      token_scores=token_scores, threshold=threshold,
+                      granularity=options["granularity"])
+    si, lengths, predictions = scored_inputs(plan, references, predictions, text=text,
+                                             rules=rules_of(get_profile(options["profile"])))
     report, prepared, settings = evaluate_spans(
-        references, predictions if has_spans else references, text=text, metrics=span_names,
+        references, predictions, text=text, metrics=plan.span_names,
         soft_references=soft_references,
         soft_predictions=soft_predictions if soft_references is not None else None,
         **options)
-    if placeholder:
+    if plan.placeholder:
         report.pop("iou")
-    stats = pooled_statistics(prepared, [m for m in extra if m in POOLED_METRICS], {},
-                              settings.params)
+    stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params)
     keys = _keys(prepared, options["ids"], options.get("keys"))
-    values, ci, per = score_report(si, lengths, prepared, stats, extra, settings,
+    values, ci, per = score_report(si, lengths, prepared, stats, plan.extra, settings,
                                    include_per_example=options["include_per_example"],
                                    keys=keys) if (si is not None or stats) else ({}, None, {})
-    return _assemble(report, values, ci, per, prepared, settings, placeholder=placeholder,
-                     extra=extra, form=form, threshold=threshold if t is not None else None)
+    return assemble(report, values, ci, per, prepared, settings, plan)
+
+
+def pooled_names(plan: ScorePlan) -> list[str]:
+    return [m for m in plan.extra if m in POOLED_METRICS]
+
+
+def assemble(report, values, ci, per, prepared, settings, plan: ScorePlan) -> dict:
+    """The report of a call with scores (`_assemble` under the plan)."""
+    return _assemble(report, values, ci, per, prepared, settings,
+                     placeholder=plan.placeholder, extra=plan.extra, form=plan.form,
+                     threshold=plan.threshold)
 
 
 def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from .._version import __version__
 from ..core.profiles import PROFILES
-from ..core.settings import GRANULARITIES
+from ..core.settings import GRANULARITIES, TRIM_SPANS
 from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
@@ -125,6 +125,10 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--granularity", choices=GRANULARITIES, default="char",
                    help="unit of scoring (needs --text-col): spans mark the words or "
                         "sentences they touch (default: char)")
+    p.add_argument("--trim-spans", choices=TRIM_SPANS,
+                   help="strip whitespace (or whitespace and punctuation) from both ends of "
+                        "every span before scoring (needs --text-col; recorded in the "
+                        "signature; default: off)")
     p.add_argument("--soft-ref-col", metavar="COLUMN",
                    help="column of reference soft labels, lists of {start, end, prob} (in "
                         "REFS); with --soft-pred-col adds soft_spearman (needs --text-col)")
@@ -140,8 +144,9 @@ def _add_evaluate(commands) -> None:
                    help="add percentile-bootstrap intervals at this level, e.g. 0.95 "
                         "(columns ci_low, ci_high; resampled within each group, examples "
                         "keyed by --id-col when given, else by row position)")
-    p.add_argument("--resamples", type=_resamples, default=1000, metavar="N",
-                   help="bootstrap resamples with --ci (default: 1000)")
+    p.add_argument("--n-resamples", "--resamples", type=_resamples, default=1000,
+                   metavar="N", help="bootstrap resamples with --ci (default: 1000; "
+                                     "--resamples is an alias)")
     p.add_argument("--seed", type=_seed, default=0, metavar="S",
                    help="bootstrap seed with --ci (default: 0; recorded in the signature)")
     p.add_argument("--format", choices=FORMATS,
@@ -278,9 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ...     with open(path, "w", encoding="utf-8") as fh:
     ...         _ = fh.write(json.dumps({"ref": [[0, 10]], "pred": [[2, 8]]}) + "\\n")
     ...     main(["evaluate", path, "--ref-col", "ref", "--pred-col", "pred",
-    ...           "--metrics", "iou", "--format", "csv"])
-    metric,measure,value,examples,average,profile
-    iou,score,0.6,1,macro,
+    ...           "--metrics", "iou", "--format", "csv"])  # doctest: +ELLIPSIS
+    metric,measure,value,examples,average,profile,signature
+    iou,score,0.6,1,macro,,mycelium:0.1.0|profile:none|average:macro|...|granularity:char
     0
     """
     parser = build_parser()

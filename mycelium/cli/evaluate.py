@@ -51,8 +51,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
             token_offsets_col=names.get("token_offsets"),
             token_scores_col=names.get("token_scores"), threshold=args.threshold,
-            granularity=args.granularity, ci=args.ci, n_resamples=args.resamples,
-            seed=args.seed, id_col=names.get("id"))
+            granularity=args.granularity, ci=args.ci, n_resamples=args.n_resamples,
+            seed=args.seed, id_col=names.get("id"), trim_spans=args.trim_spans)
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
     write_result(result, fmt, args.output, by=args.by)
@@ -93,6 +93,10 @@ def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if args.granularity != "char" and args.text_col is None:
         parser.error(f"--granularity {args.granularity} needs --text-col: the units are "
                      "found in the texts")
+    trim = getattr(args, "trim_spans", None)  # evaluate's flag (sweep shares these checks)
+    if trim is not None and args.text_col is None:
+        parser.error(f"--trim-spans {trim} needs --text-col: the characters at "
+                     "the span edges are read from the texts")
     if soft and args.text_col is None:
         parser.error("--soft-ref-col and --soft-pred-col need --text-col: soft_spearman "
                      "compares per-character probability vectors")

@@ -62,7 +62,7 @@ def add_parser(commands) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL",
                    help="bootstrap interval level (default 0.95; 0 for none)")
-    p.add_argument("--resamples", type=int, metavar="N",
+    p.add_argument("--n-resamples", "--resamples", type=int, metavar="N",
                    help=f"bootstrap resamples (default {RESAMPLES}; {LARGE_RESAMPLES} above "
                         f"{MAX_VIEW_ROWS:,} rows)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
@@ -133,7 +133,7 @@ def run_report(args: argparse.Namespace) -> int:
         args.parser.error(f"--ci: expected a level in (0, 1), or 0 for none, got {args.ci}")
     frame = report_frame(args)
     options = ReportOptions(title=args.title, ci=args.ci or None,
-                            n_resamples=args.resamples, seed=args.seed,
+                            n_resamples=args.n_resamples, seed=args.seed,
                             examples=args.examples, profile=args.profile,
                             progress=args.progress)
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",

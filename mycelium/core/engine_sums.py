@@ -93,6 +93,8 @@ def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
     prepared = prepare(empty, empty)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
+    if "soft_spearman" in settings.metrics:  # per-row scores (`soft_statistics`)
+        stats["soft_spearman"] = {"score": np.zeros(0, dtype=np.float64)}
     out: list[EngineColumn] = []
     for name, col in row_columns(stats, settings).items():
         parts: tuple[str, ...]

@@ -58,14 +58,17 @@ def param_fields(params) -> list[str]:
             for key, value in values.items()]
 
 
-def parse_signature(signature: str) -> dict[str, Any]:
+def parse_signature(signature: Any) -> dict[str, Any]:
     """Parse a signature back into the settings it records.
 
     Parameters
     ----------
-    signature : str
-        A ``meta["signature"]`` string (or a DataFrame's
-        ``attrs["mycelium_signature"]``).
+    signature : str or DataFrame
+        A ``meta["signature"]`` string, a value of a result frame's ``signature``
+        column, or the result frame itself (pandas or Polars): its ``signature`` column
+        (which must hold one signature: pass one value, or split the frame by that
+        column, for a concatenation of results with different settings), else its
+        ``attrs["mycelium_signature"]``.
 
     Returns
     -------
@@ -84,7 +87,8 @@ def parse_signature(signature: str) -> dict[str, Any]:
     Raises
     ------
     ValueError
-        If the string is not a mycelium signature.
+        If the string is not a mycelium signature, or a frame has no signature or
+        several different ones.
 
     Examples
     --------
@@ -92,7 +96,21 @@ def parse_signature(signature: str) -> dict[str, Any]:
     ...                     "zero_division:0.0|metrics:character|missing:error|offsets:half-open")
     >>> s["profile"], s["average"], s["metrics"], s["zero_division"]
     ('ragtruth', 'micro', ['character'], 0.0)
+
+    Results concatenated from several calls keep their signatures in the column:
+
+    >>> import pandas as pd, mycelium
+    >>> df = pd.DataFrame({"ref": [[[0, 10]], [[4, 7]]], "pred": [[[2, 8]], [[4, 7]]]})
+    >>> both = pd.concat([df.mycelium.evaluate("ref", "pred", metrics="iou"),
+    ...                   df.mycelium.evaluate("ref", "pred", metrics="iou",
+    ...                                        average="micro")], ignore_index=True)
+    >>> [parse_signature(s)["average"] for s in both["signature"]]
+    ['macro', 'micro']
+    >>> parse_signature(both[both["average"] == "micro"])["average"]
+    'micro'
     """
+    if hasattr(signature, "columns") and not isinstance(signature, str):
+        signature = _frame_signature(signature)
     if not isinstance(signature, str) or not signature.startswith("mycelium:"):
         raise ValueError(f"{signature!r} is not a mycelium signature; expected a string "
                          "starting with 'mycelium:' as found in meta['signature'].")
@@ -145,3 +163,23 @@ def _parse_value(text: str):
         return int(text) if text.lstrip("-").isdigit() else float(text)
     except ValueError:
         return text
+
+
+def _frame_signature(frame: Any) -> Any:
+    """The one signature of a result frame: its ``signature`` column, else its attrs."""
+    if "signature" in list(frame.columns):
+        column = frame["signature"]
+        values = column.to_list() if hasattr(column, "to_list") else list(column)
+        distinct = list(dict.fromkeys(v for v in values if v is not None))
+        if len(distinct) != 1:
+            raise ValueError(f"Expected one signature in the frame's 'signature' column, "
+                             f"got {len(distinct)} different ones; fix by passing one "
+                             "value (frame['signature'][i]) or the rows of one call "
+                             "(split the frame by its 'signature' column).")
+        return distinct[0]
+    attrs = getattr(frame, "attrs", None) or {}
+    if "mycelium_signature" in attrs:
+        return attrs["mycelium_signature"]
+    raise ValueError(f"Expected a result frame with a 'signature' column, got columns "
+                     f"{list(frame.columns)}; fix by scoring with with_signature=True (the "
+                     "default) or passing meta['signature'].")

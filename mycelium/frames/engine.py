@@ -35,6 +35,13 @@ TIDY_COLUMNS = ("metric", "measure", "value", "examples", "average", "profile")
 TYPE_COLUMN = "type"
 COUNTS_METRIC, COUNTS_MEASURE, COUNTS_AVERAGE = "counts", "n_ref", "sum"
 SIGNATURE_KEY = b"mycelium.signature"
+#: The last column of every tidy ``evaluate`` result: the settings signature of its row,
+#: so that results concatenated from several calls (``pd.concat``) keep theirs.
+SIGNATURE_COLUMN = "signature"
+#: `mycelium.evaluate`'s refusal of trim_spans with type_field, for every face.
+TRIM_TYPED = ("trim_spans and type_field cannot be combined yet (the per-type breakdown "
+              "would score untrimmed spans); fix by scoring the breakdown in a separate "
+              "call without trim_spans.")
 
 
 def evaluate_table(references, predictions, *, text=None, groups: Groups | None = None,
@@ -42,7 +49,7 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
                    params=None, missing="error", soft_references=None,
                    soft_predictions=None, granularity="char", ci=None, n_resamples=1000,
                    seed=0, ids=None, progress=None, type_field=None,
-                   typed_matching=False) -> pa.Table:
+                   typed_matching=False, trim_spans=None) -> pa.Table:
     """One row per (group, metric, measure): ``[*keys, metric, measure, value, examples,
     average, profile]``, with the settings signature in the schema metadata.
 
@@ -50,19 +57,23 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
     any form `soft_lists` reads) add ``soft_spearman``; ``ci`` adds ``ci_low`` and
     ``ci_high`` after ``value`` (`with_intervals`; ``ids``, one per row, key the
     resamples instead of the row positions); ``type_field`` gives the per-type rows
-    instead (`typed_table`). Every option is that of `mycelium.evaluate`.
+    instead (`typed_table`); ``trim_spans`` trims span edges before scoring. Every
+    option is that of `mycelium.evaluate`.
     """
     soft = soft_given(soft_references, soft_predictions)
     if type_field is not None and (soft or ci is not None):
         raise ValueError("type_field gives the per-type rows of mycelium.evaluate's "
                          "'by_type', which have no soft_spearman and no intervals; drop "
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
+    if type_field is not None and trim_spans is not None:
+        raise ValueError(TRIM_TYPED)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
                                 soft=soft, ci=ci, n_resamples=n_resamples, seed=seed,
-                                granularity=granularity, ids=ids is not None)
+                                granularity=granularity, ids=ids is not None,
+                                trim_spans=trim_spans)
     prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity)
+                       granularity=settings.granularity, trim_spans=settings.trim_spans)
     if groups is None:
         groups = group_codes(None, prepared.n_input)
     if ids is not None:
@@ -163,18 +174,19 @@ def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
 
 def score_table(references, predictions, *, text=None, profile=None, metrics=None,
                 zero_division=None, params=None, missing="error", soft_references=None,
-                soft_predictions=None, granularity="char") -> pa.Table:
+                soft_predictions=None, granularity="char", trim_spans=None) -> pa.Table:
     """Per-row measures, one column ``<metric>_<measure>`` each, rows in input order.
 
     Rows left out by ``missing="drop"`` get nulls. Soft labels add ``soft_spearman_score``;
-    ``granularity`` scores words or sentences (as in `mycelium.evaluate`).
+    ``granularity`` scores words or sentences and ``trim_spans`` trims span edges (as in
+    `mycelium.evaluate`).
     """
     settings = resolve_settings(profile=profile, metrics=metrics, zero_division=zero_division,
                                 params=params, missing=missing,
                                 soft=soft_given(soft_references, soft_predictions),
-                                granularity=granularity)
+                                granularity=granularity, trim_spans=trim_spans)
     prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity)
+                       granularity=settings.granularity, trim_spans=settings.trim_spans)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
     values = per_example(stats, zero_division=settings.zero_division, params=settings.params)

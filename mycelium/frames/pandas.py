@@ -24,10 +24,11 @@ from ._options import (
     Missing,
     Params,
     ProfileArg,
+    TrimSpans,
     Test,
     ZeroDivision,
 )
-from .to_pandas import SIGNATURE_ATTR, _to_pandas, with_index_label
+from .to_pandas import SIGNATURE_ATTR, _to_pandas, with_index_label, with_signature_column
 
 __all__ = ["MyceliumAccessor"]
 
@@ -45,7 +46,8 @@ class MyceliumAccessor:
     >>> df = pd.DataFrame({"model": ["a", "a", "b"],
     ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
     ...                    "pred": [[[2, 8]], [[4, 7]], []]})
-    >>> df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+    >>> out = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
+    >>> out.drop(columns="signature")  # the last column: the settings signature, per row
       model metric measure  value  examples average profile
     0     a    iou   score    0.8         2   macro    None
     1     b    iou   score    0.0         1   macro    None
@@ -101,7 +103,8 @@ class MyceliumAccessor:
                  progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None,
-                 threshold: float | None = None) -> pd.DataFrame:
+                 threshold: float | None = None,
+                 trim_spans: TrimSpans = None, with_signature: bool = True) -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -129,6 +132,10 @@ class MyceliumAccessor:
             keyed by its position in the frame, as for span columns).
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `mycelium.evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Strip whitespace (or whitespace and punctuation) from both ends of every span
+            before scoring (needs ``text``; recorded in the signature), as in
+            `mycelium.evaluate`. Not combined with ``type_field``.
         ci : float, optional
             Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
             ``value`` (which stays the full-data estimate): percentile-bootstrap
@@ -147,19 +154,23 @@ class MyceliumAccessor:
             is then the per-type breakdown only (see Returns).
         typed_matching : bool
             With ``type_field``, restrict predictions to each type too.
+        with_signature : bool
+            Add the last column ``signature`` (default): the settings signature on every
+            row, which ``pd.concat`` of several results keeps (``attrs`` it drops);
+            `mycelium.parse_signature` reads it back from the frame or a value.
 
         Returns
         -------
         pandas.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when ``ci`` is
-            given; ``attrs["mycelium_signature"]`` holds the settings signature. Each
+            "profile", "signature"]``, with ``"ci_low", "ci_high"`` after ``"value"`` when
+            ``ci`` is given; ``attrs["mycelium_signature"]`` holds the signature too. Each
             group's values equal `mycelium.evaluate` on that group's rows, bit for bit,
             and so do its intervals with the same example keys
             (`mycelium.evaluate.intervals`).
 
             With ``type_field``: columns ``[*by, "type", "metric", "measure", "value",
-            "examples", "average", "profile"]``, the entries of ``evaluate(...,
+            "examples", "average", "profile", "signature"]``, the entries of ``evaluate(...,
             type_field=...)["by_type"]`` on each group's rows: per type the measures
             `mycelium.views.typology` defines per type, then a row with metric ``"counts"``,
             measure ``"n_ref"`` (the type's reference spans) and average ``"sum"``;
@@ -185,16 +196,17 @@ class MyceliumAccessor:
         ...                    "pred": [[[2, 8]], [[4, 7]], [], [[1, 3]]]})
         >>> out = df.mycelium.evaluate("ref", "pred", metrics="iou", ci=0.9,
         ...                            n_resamples=200)
-        >>> out.columns.tolist()
-        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile']
+        >>> out.columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+        ['metric', 'measure', 'value', 'ci_low', 'ci_high', 'examples', 'average', 'profile',
+         'signature']
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
         from . import scores
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                         token_scores_col, threshold, metrics):
-            return self._stamped(self._labelled(scores.call, self._column, "evaluate", by,
+                         token_scores_col, threshold, metrics, profile=profile):
+            out = self._stamped(self._labelled(scores.call, self._column, "evaluate", by,
                 ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
                 soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
                 token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
@@ -202,7 +214,8 @@ class MyceliumAccessor:
                              zero_division=zero_division, params=params, missing=missing,
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
                              seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching)))
+                             typed_matching=typed_matching, trim_spans=trim_spans)))
+            return with_signature_column(out) if with_signature else out
         if pred_col is None:
             raise TypeError("pred_col is None; expected a span column name (or score "
                             "columns with threshold=).")
@@ -218,8 +231,9 @@ class MyceliumAccessor:
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress,
-            type_field=type_field, typed_matching=typed_matching)
-        return self._stamped(_to_pandas(table, self._key_dtypes(by)))
+            type_field=type_field, typed_matching=typed_matching, trim_spans=trim_spans)
+        out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
+        return with_signature_column(out) if with_signature else out
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
               token_offsets_col: str | None = None, token_scores_col: str | None = None,
@@ -249,7 +263,8 @@ class MyceliumAccessor:
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None,
-              granularity: Granularity = "char") -> pd.DataFrame:
+              granularity: Granularity = "char",
+              trim_spans: TrimSpans = None) -> pd.DataFrame:
         """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
 
         Parameters
@@ -264,6 +279,8 @@ class MyceliumAccessor:
             Soft-label columns (both or neither): add ``soft_spearman_score``.
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
 
         Returns
         -------
@@ -306,7 +323,7 @@ class MyceliumAccessor:
             profile=profile, metrics=metrics, zero_division=zero_division, params=params,
             missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity)
+            granularity=granularity, trim_spans=trim_spans)
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)

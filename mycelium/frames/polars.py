@@ -23,6 +23,7 @@ from ._options import (
     Missing,
     Params,
     ProfileArg,
+    TrimSpans,
     Test,
     ZeroDivision,
 )
@@ -55,7 +56,7 @@ class MyceliumFrame:
     ...                   schema_overrides={"ref": SPAN_DTYPE, "pred": SPAN_DTYPE})
     >>> out = df.mycelium.evaluate("ref", "pred", by="model", metrics="iou")
     >>> out.columns
-    ['model', 'metric', 'measure', 'value', 'examples', 'average', 'profile']
+    ['model', 'metric', 'measure', 'value', 'examples', 'average', 'profile', 'signature']
     >>> out.select("model", "value", "examples").rows()
     [('a', 0.8, 2), ('b', 0.0, 1)]
     >>> df.mycelium.score("ref", "pred", metrics="iou")["iou_score"].to_list()
@@ -88,9 +89,10 @@ class MyceliumFrame:
                  granularity: Granularity = "char", ci: float | None = None,
                  n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
                  progress: bool | None = None, type_field: str | None = None,
-                 typed_matching: bool = False, with_signature: bool = False,
+                 typed_matching: bool = False, with_signature: bool = True,
                  token_offsets_col: str | None = None, token_scores_col: str | None = None,
-                 threshold: float | None = None) -> pl.DataFrame:
+                 threshold: float | None = None,
+                 trim_spans: TrimSpans = None) -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -113,17 +115,20 @@ class MyceliumFrame:
             each group, examples keyed by ``id_col`` ids or else by their row position
             in the whole frame; ``type_field`` gives the per-type rows with a ``type``
             key column after the ``by`` keys.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            As in `mycelium.evaluate` (needs ``text``; recorded in the signature).
         with_signature : bool
-            Add a last column ``signature`` holding the settings signature (Polars frames
-            have no ``attrs``; `mycelium.parse_signature` reads it back).
+            Add the last column ``signature`` (default): the settings signature on every
+            row (Polars frames have no ``attrs``; ``pl.concat`` of several results keeps
+            it; `mycelium.parse_signature` reads it back from the frame or a value).
 
         Returns
         -------
         polars.DataFrame
             Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile"]`` (``"ci_low", "ci_high"`` after ``"value"`` with ``ci``). Each
-            group's values equal `mycelium.evaluate` on that group's rows, bit for bit;
-            ``examples`` sums to the rows scored.
+            "profile", "signature"]`` (``"ci_low", "ci_high"`` after ``"value"`` with
+            ``ci``). Each group's values equal `mycelium.evaluate` on that group's rows,
+            bit for bit; ``examples`` sums to the rows scored.
 
         Raises
         ------
@@ -143,7 +148,7 @@ class MyceliumFrame:
         ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
         ...                    "pred": [[[2, 8]], [[4, 7]], [[0, 5]]]})
         >>> out = df.mycelium.evaluate("ref", "pred", by="lang", metrics="character",
-        ...                            average="micro", with_signature=True)
+        ...                            average="micro")
         >>> out.filter(pl.col("measure") == "recall").select("lang", "value").rows()
         [('en', 0.6923076923076923), ('fr', 1.0)]
         >>> mycelium.parse_signature(out["signature"][0])["average"]
@@ -152,7 +157,7 @@ class MyceliumFrame:
         from . import scores
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                         token_scores_col, threshold, metrics):
+                         token_scores_col, threshold, metrics, profile=profile):
             # Scores, a threshold or score metrics: `mycelium.frames.scores`, as on pandas.
             out = scores.call(self._column, "evaluate", by, ref_col=ref_col,
                               pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
@@ -163,8 +168,13 @@ class MyceliumFrame:
                                   zero_division=zero_division, params=params,
                                   missing=missing, granularity=granularity, ci=ci,
                                   n_resamples=n_resamples, seed=seed, progress=progress,
-                                  type_field=type_field, typed_matching=typed_matching))
-            return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
+                                  type_field=type_field, typed_matching=typed_matching,
+                                  trim_spans=trim_spans))
+            frame = pl.from_pandas(out)
+            if with_signature:
+                frame = frame.with_columns(signature=pl.lit(out.attrs["mycelium_signature"],
+                                                            pl.String))
+            return self._with_key_types(frame, frames.normalize_by(by))
         names = frames.normalize_by(by)
         keys = self._keys(names)
         table = frames.evaluate_table(
@@ -177,7 +187,7 @@ class MyceliumFrame:
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
             granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
             ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
-            typed_matching=typed_matching)
+            typed_matching=typed_matching, trim_spans=trim_spans)
         return self._with_key_types(_to_polars(table, with_signature), names)
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
@@ -209,7 +219,7 @@ class MyceliumFrame:
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None, granularity: Granularity = "char",
-              with_signature: bool = False) -> pl.DataFrame:
+              with_signature: bool = False, trim_spans: TrimSpans = None) -> pl.DataFrame:
         """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
 
         Parameters
@@ -224,6 +234,8 @@ class MyceliumFrame:
             Soft-label columns (both or neither): add ``soft_spearman_score``.
         granularity : {"char", "word", "sentence"}
             Unit of scoring (needs ``text``), as in `evaluate`.
+        trim_spans : {"whitespace", "punctuation"}, optional
+            Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
         with_signature : bool
             Add a last column ``signature`` holding the settings signature.
 
@@ -261,7 +273,7 @@ class MyceliumFrame:
             zero_division=zero_division, params=params, missing=missing,
             soft_references=self._optional(soft_ref_col, "soft_ref_col"),
             soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity)
+            granularity=granularity, trim_spans=trim_spans)
         return _to_polars(table, with_signature)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,

@@ -66,11 +66,15 @@ def _expr(x, role: str) -> pl.Expr:
                     "polars expression.")
 
 
-def _inputs(ref, pred, text, *, row: bool = False) -> pl.Expr:
+def _inputs(ref, pred, text, *, row: bool = False, soft_ref=None, soft_pred=None
+            ) -> pl.Expr:
     """One Struct expression holding what a batch of rows needs."""
     parts = {"ref": _expr(ref, "references"), "pred": _expr(pred, "predictions")}
     if text is not None:
         parts["text"] = _expr(text, "text")
+    if soft_ref is not None:
+        parts["soft_ref"] = _expr(soft_ref, "soft references")
+        parts["soft_pred"] = _expr(soft_pred, "soft predictions")
     if row:
         parts["row"] = pl.col(_ROW)
     return pl.struct(*(expr.alias(name) for name, expr in parts.items()))
@@ -95,11 +99,20 @@ def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
             for m, st in stats.items() for k, v in st.items()]
 
 
-def _prepare_batch(batch: pl.Series, missing: str):
-    """Validate and canonicalise one batch; errors name the row's frame position."""
+def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
+    """Validate and canonicalise one batch (in the units and with the span edges of
+    ``settings``: `mycelium.evaluate.prepare`); errors name the row's frame position."""
+    from ..evaluate import prepare as prepare_units
+
     fields = batch.struct.fields
     text = batch.struct.field("text") if "text" in fields else None
     try:
+        if settings is not None and (settings.granularity != "char"
+                                     or settings.trim_spans is not None):
+            return prepare_units(batch.struct.field("ref"), batch.struct.field("pred"),
+                                 text=text, missing=settings.missing,
+                                 granularity=settings.granularity,
+                                 trim_spans=settings.trim_spans)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
                        missing=missing)
     except SpanValidationError as exc:

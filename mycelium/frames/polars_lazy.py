@@ -18,12 +18,13 @@ import polars as pl
 import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
-from ..core.pipeline import compute_statistics
+from ..core.pipeline import compute_statistics, soft_given
 from ..core.reduce import group_sums
 from ..core.settings import Settings, resolve_settings
 from ..metrics import METRICS
 from . import engine as frames
-from ._options import Average, By, Metrics, Missing, Params, ProfileArg, ZeroDivision
+from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
+                       TrimSpans, ZeroDivision)
 from .polars_batches import (
     _COUNT,
     _ROW,
@@ -70,11 +71,18 @@ class MyceliumLazyFrame:
     def __init__(self, lf: pl.LazyFrame) -> None:
         self._lf = lf
 
-    def evaluate(self, ref_col: str, pred_col: str, *, text: str | None = None,
-                 by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
-                 average: Average | None = None, zero_division: ZeroDivision = None,
-                 params: Params = None, missing: Missing = "error",
-                 with_signature: bool = False) -> pl.LazyFrame:
+    def evaluate(self, ref_col: str, pred_col: str | None = None, *,
+                 text: str | None = None, by: By = None, profile: ProfileArg = None,
+                 metrics: Metrics = None, average: Average | None = None,
+                 zero_division: ZeroDivision = None, params: Params = None,
+                 missing: Missing = "error", soft_ref_col: str | None = None,
+                 soft_pred_col: str | None = None, granularity: Granularity = "char",
+                 trim_spans: TrimSpans = None, ci: float | None = None,
+                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+                 progress: bool | None = None, type_field: str | None = None,
+                 typed_matching: bool = False, token_offsets_col: str | None = None,
+                 token_scores_col: str | None = None, threshold: float | None = None,
+                 with_signature: bool = True) -> pl.LazyFrame:
         """Tidy results as a LazyFrame; arguments and result as `MyceliumFrame.evaluate`.
 
         Parameters
@@ -87,8 +95,19 @@ class MyceliumLazyFrame:
             Group key columns, grouped and ordered as by the eager faces.
         profile, metrics, average, zero_division, params, missing
             As in `mycelium.evaluate`.
+        soft_ref_col, soft_pred_col, granularity, trim_spans
+            As in the eager face (`mycelium.frames.polars.MyceliumFrame.evaluate`):
+            streamed, batch by batch.
+        ci, n_resamples, seed, id_col, progress, type_field, typed_matching
+        token_offsets_col, token_scores_col, threshold
+            As in the eager face. These are not sums of per-row statistics (intervals
+            resample each group's examples; the per-type rows and the score metrics
+            rank or filter all of a group's rows), so with any of them — or with
+            ``soft_pred_col`` alone, a score column — the plan does not stream: on
+            ``collect()`` it gathers the columns it reads (only those) and scores them
+            with the eager face, which gives the same numbers.
         with_signature : bool
-            Add a last column ``signature`` holding the settings signature.
+            Add the last column ``signature`` (default), as the eager face does.
 
         Returns
         -------
@@ -144,22 +163,44 @@ class MyceliumLazyFrame:
         >>> plan.collect().select("metric", "value", "examples").rows()
         [('iou', 0.5, 3)]
         """
+        from . import scores
+
+        eager = dict(text=text, by=by, profile=profile, metrics=metrics, average=average,
+                     zero_division=zero_division, params=params, missing=missing,
+                     soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
+                     granularity=granularity, trim_spans=trim_spans, ci=ci,
+                     n_resamples=n_resamples, seed=seed, id_col=id_col, progress=progress,
+                     type_field=type_field, typed_matching=typed_matching,
+                     token_offsets_col=token_offsets_col,
+                     token_scores_col=token_scores_col, threshold=threshold,
+                     with_signature=with_signature)
+        if ci is not None or type_field is not None or scores.wanted(
+                pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
+                threshold, metrics, profile=profile):
+            return _collected(self._lf, ref_col, pred_col, eager)
+        soft = soft_given(soft_ref_col, soft_pred_col)
         settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                     zero_division=zero_division, params=params,
-                                    missing=missing)
+                                    missing=missing, soft=soft, granularity=granularity,
+                                    trim_spans=trim_spans)
         names = frames.normalize_by(by)
         schema = self._lf.collect_schema()
         _check_columns(schema.names(), ref_col, pred_col, text, names)
+        for role, name in (("soft_ref_col", soft_ref_col), ("soft_pred_col", soft_pred_col)):
+            if name is not None:
+                frames.check_column(name, role, schema.names())
         frames.key_table({n: pl.Series(n, [], dtype=schema[n]) for n in names})  # types
         layout = engine_layout(settings)
         inputs = list(dict.fromkeys([*names, _ROW, ref_col, pred_col]
-                                    + ([text] if text is not None else [])))
+                                    + ([text] if text is not None else [])
+                                    + ([soft_ref_col, soft_pred_col] if soft else [])))
         sums_schema = ({name: schema[name] for name in names}
                        | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
                        | {_COUNT: pl.Int64, _ROW: pl.get_index_type()})
         batch_sums = (self._lf.with_row_index(_ROW).select(inputs).map_batches(
             partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
-                    names=names, settings=settings, layout=layout, schema=sums_schema),
+                    soft=(soft_ref_col, soft_pred_col) if soft else None, names=names,
+                    settings=settings, layout=layout, schema=sums_schema),
             streamable=True, schema=sums_schema))
         sums = _sums(layout)
         partials = (batch_sums.group_by(names).agg(sums) if names
@@ -174,7 +215,8 @@ class MyceliumLazyFrame:
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
               zero_division: ZeroDivision = None, params: Params = None,
-              missing: Missing = "error") -> pl.LazyFrame:
+              missing: Missing = "error", granularity: Granularity = "char",
+              trim_spans: TrimSpans = None) -> pl.LazyFrame:
         """Per-row measures as a LazyFrame, computed batch by batch (streamable).
 
         Parameters
@@ -183,7 +225,7 @@ class MyceliumLazyFrame:
             Span columns of the plan.
         text : str, optional
             Column of output texts; spans must end within them.
-        profile, metrics, zero_division, params, missing
+        profile, metrics, zero_division, params, missing, granularity, trim_spans
             As in `mycelium.evaluate` (no ``average``: every row is one example).
 
         Returns
@@ -207,7 +249,8 @@ class MyceliumLazyFrame:
         """
         options: dict[str, Any] = dict(profile=profile, metrics=metrics,
                                        zero_division=zero_division, params=params,
-                                       missing=missing)
+                                       missing=missing, granularity=granularity,
+                                       trim_spans=trim_spans)
         settings = resolve_settings(**options)
         _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
@@ -216,6 +259,53 @@ class MyceliumLazyFrame:
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
         return (self._lf.with_row_index(_ROW).select(scores.alias(_STATS))
                 .unnest(_STATS))
+
+
+def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: dict
+               ) -> pl.LazyFrame:
+    """The plan of an option that does not stream: on ``collect()``, the columns it reads
+    are gathered and scored by the eager face (`MyceliumFrame.evaluate`), so the numbers
+    are the eager face's. Columns and options are checked now, on an empty frame."""
+    schema = lf.collect_schema()
+    roles = {"ref_col": ref_col, "pred_col": pred_col, "text": options["text"],
+             "soft_ref_col": options["soft_ref_col"],
+             "soft_pred_col": options["soft_pred_col"], "id_col": options["id_col"],
+             "token_offsets_col": options["token_offsets_col"],
+             "token_scores_col": options["token_scores_col"],
+             **{f"by[{i}]": b for i, b in enumerate(frames.normalize_by(options["by"]))}}
+    for role, name in roles.items():
+        if name is not None:
+            frames.check_column(name, role, schema.names())
+    columns = list(dict.fromkeys(n for n in roles.values() if n is not None))
+    from ..scoring import split_metrics
+
+    rest, _ = split_metrics(options["metrics"])
+    resolve_settings(profile=options["profile"], metrics=rest or None,
+                     average=options["average"], zero_division=options["zero_division"],
+                     params=options["params"], missing=options["missing"],
+                     ci=options["ci"], n_resamples=options["n_resamples"],
+                     seed=options["seed"], granularity=options["granularity"],
+                     trim_spans=options["trim_spans"])  # the option checks, now
+    names = frames.normalize_by(options["by"])
+    out_schema: dict[str, Any] = {n: schema[n] for n in names}
+    if options["type_field"] is not None:
+        out_schema["type"] = pl.String
+    tidy: dict[str, Any] = dict(_TIDY)
+    if options["ci"] is not None:
+        tidy = {k: v for k, v in tidy.items() if k in ("metric", "measure", "value")} | {
+            "ci_low": pl.Float64, "ci_high": pl.Float64} | {
+            k: v for k, v in tidy.items() if k in ("examples", "average", "profile")}
+    out_schema |= tidy
+    if options["with_signature"]:
+        out_schema["signature"] = pl.String
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        from .polars import MyceliumFrame  # the eager face (registered beside this one)
+
+        return MyceliumFrame(df).evaluate(ref_col, pred_col, **options).cast(
+            pl.Schema(out_schema))
+
+    return lf.select(columns).map_batches(run, schema=out_schema)
 
 
 # ----------------------------------------------------------------------- Expr
@@ -230,8 +320,8 @@ def _sums(layout) -> list[pl.Expr]:
 _SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scratch memory
 
 
-def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
-                layout, schema) -> pl.DataFrame:
+def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
+                settings: Settings, layout, schema) -> pl.DataFrame:
     """One batch of rows → its per-group sums (`_sums`): one row per group in the batch.
 
     Each row is scored by the core and becomes `mycelium.core.engine_sums.engine_columns`
@@ -240,7 +330,8 @@ def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: S
     Rows are scored `_SLICE` at a time, so memory does not grow with the batch size.
     """
     parts = [_slice_sums(df.slice(start, _SLICE), ref_col=ref_col, pred_col=pred_col,
-                         text=text, names=names, settings=settings, layout=layout)
+                         text=text, soft=soft, names=names, settings=settings,
+                         layout=layout)
              for start in range(0, max(df.height, 1), _SLICE)]
     out = parts[0] if len(parts) == 1 else pl.concat(parts)
     if len(parts) > 1:
@@ -248,12 +339,20 @@ def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: S
     return out.select(list(schema))
 
 
-def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, names, settings: Settings,
-                layout) -> pl.DataFrame:
-    batch = df.select(_inputs(ref_col, pred_col, text, row=True).alias(_STATS)).to_series()
-    prepared = _prepare_batch(batch, settings.missing)
-    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
-                               settings.params)
+def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
+                settings: Settings, layout) -> pl.DataFrame:
+    soft_ref, soft_pred = soft if soft is not None else (None, None)
+    batch = df.select(_inputs(ref_col, pred_col, text, row=True, soft_ref=soft_ref,
+                              soft_pred=soft_pred).alias(_STATS)).to_series()
+    prepared = _prepare_batch(batch, settings.missing, settings)
+    if soft is None:
+        stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                                   settings.params)
+    else:
+        stats = frames.all_statistics(
+            prepared, settings, text=batch.struct.field("text") if text else None,
+            soft_references=batch.struct.field("soft_ref"),
+            soft_predictions=batch.struct.field("soft_pred"))
     columns = engine_columns(stats, settings, layout)
     kept = prepared.kept
     columns[_COUNT] = np.ones(int(kept.sum()), dtype=np.int64)

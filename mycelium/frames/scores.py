@@ -28,12 +28,17 @@ POOLED = {"response_level": "micro", "response_auroc": "micro", "soft_spearman":
 
 
 def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
-           threshold, metrics) -> bool:
-    """Does a frame ``evaluate`` call involve scores, a threshold or an extra metric?"""
+           threshold, metrics, profile=None) -> bool:
+    """Does a frame ``evaluate`` call involve scores, a threshold or an extra metric
+    (asked for, or a profile's default one: ragtruth's ``response_level``, which
+    `mycelium.evaluate` then adds on each group's rows as it does for a dict)?"""
+    from ..core.profiles import get_profile
     from ..scoring import split_metrics
 
+    prof = get_profile(profile)
     return pred_col is None or threshold is not None or bool(split_metrics(metrics)[1]) \
-        or score_form_given(soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col)
+        or score_form_given(soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col) \
+        or (metrics is None and prof is not None and bool(prof.extra_metrics))
 
 
 def rows_of(series) -> list:

@@ -18,30 +18,27 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
-from ..core.pipeline import compute_statistics, prepare
+from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
+from ..core.pipeline import soft_given
 from ..core.settings import Settings, resolve_settings
 from ..errors import SpanValidationError
 from ..stats.bootstrap import (CHUNK, combine_limbs, example_keys, leave_out_empty,
                                limb_matrix, percentile_interval, poisson_weights, reweight)
 from . import engine as frames
-from ._options import Average, By, Metrics, Missing, Params, ProfileArg, ZeroDivision
+from ..evaluate import prepare
+from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
+                       TrimSpans, ZeroDivision)
 from .spark_checks import check_inputs, for_driver, from_worker
+from .spark_io import (_ID, _N, _PRED, _R, _REF, _SOFT_PRED, _SOFT_REF, _TEXT, _collect,
+                       _mapped_schema, _select, _to_spark, collected)
+from .spark_io import spark_names as _spark_names
 
 if TYPE_CHECKING:  # pyspark is imported only when `evaluate` runs
     import pandas as pd
     import pyspark.sql
 
 __all__ = ["evaluate"]
-
-_REF, _PRED, _TEXT, _ID, _N, _R = "__ref", "__pred", "__text", "__id", "__n", "__r"
-
-
-def _spark_names(layout) -> list[tuple[str, str, bool]]:
-    """``(Spark column, engine label, is int64)`` of each `engine_sums` column: plain
-    Spark names, as labels hold ``|`` and ``#``."""
-    return [(f"c{i}", col.label, col.integer) for i, col in enumerate(layout)]
-
 
 def _columns(stats, settings: Settings, layout, kept: np.ndarray) -> list[np.ndarray]:
     """The engine columns of one batch, zeros for rows left out by ``missing="drop"``."""
@@ -64,11 +61,17 @@ def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarra
     text = batch.column(_TEXT) if _TEXT in batch.schema.names else None
     try:
         prepared = prepare(batch.column(_REF), batch.column(_PRED), text=text,
-                           missing=settings.missing)
+                           missing=settings.missing, granularity=settings.granularity,
+                           trim_spans=settings.trim_spans)
+        if _SOFT_REF in batch.schema.names:
+            stats = frames.all_statistics(prepared, settings, text=text,
+                                          soft_references=batch.column(_SOFT_REF),
+                                          soft_predictions=batch.column(_SOFT_PRED))
+        else:
+            stats = compute_statistics(prepared.refs, prepared.preds,
+                                       settings.span_metrics, settings.params)
     except SpanValidationError as exc:
         raise _located(exc, batch) from None
-    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
-                               settings.params)
     return prepared.kept, _columns(stats, settings, layout, prepared.kept)
 
 
@@ -221,8 +224,12 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
              metrics: Metrics = None, average: Average | None = None,
              zero_division: ZeroDivision = None, params: Params = None,
              missing: Missing = "error", as_spark: bool = False, ci: float | None = None,
-             n_resamples: int = 1000, seed: int = 0, id_col: str | None = None
-             ) -> pd.DataFrame | pyspark.sql.DataFrame:
+             n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
+             soft_ref_col: str | None = None, soft_pred_col: str | None = None,
+             granularity: Granularity = "char", trim_spans: TrimSpans = None,
+             type_field: str | None = None, typed_matching: bool = False,
+             token_offsets_col: str | None = None, token_scores_col: str | None = None,
+             threshold: float | None = None) -> pd.DataFrame | pyspark.sql.DataFrame:
     """Tidy results of a PySpark DataFrame: one row per (group, metric, measure).
 
     Parameters
@@ -252,13 +259,23 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     id_col : str, optional
         Column of unique example ids: the resampling key of each example, and the name
         of a bad example in error messages.
+    soft_ref_col, soft_pred_col, granularity, trim_spans
+        As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`),
+        scored on the workers like the spans (soft labels:
+        ``array<struct<start, end, prob>>`` or JSON strings; they add ``soft_spearman``).
+    type_field, typed_matching, token_offsets_col, token_scores_col, threshold
+        As in the pandas accessor, and so is ``soft_pred_col`` alone (a score column).
+        The per-type rows and the score metrics are not sums of per-row statistics,
+        so these are not reduced on the workers: the columns they read (only those)
+        are gathered on the driver and scored by the pandas accessor (mind the
+        driver's memory for large inputs); ``ci`` still needs ``id_col``.
 
     Returns
     -------
     pandas.DataFrame or pyspark.sql.DataFrame
         Columns ``[*by, "metric", "measure", "value", "examples", "average",
-        "profile"]`` (with ``ci``: ``ci_low``, ``ci_high`` after ``value``); the pandas
-        frame is the one
+        "profile", "signature"]`` (with ``ci``: ``ci_low``, ``ci_high`` after ``value``;
+        ``signature``: the settings signature on every row); the pandas frame is the one
         ``pdf.mycelium.evaluate`` returns on the same rows, with the signature in
         ``attrs["mycelium_signature"]``.
 
@@ -309,77 +326,69 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     ...     [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
     ...     "model string, ref array<struct<start: bigint, end: bigint>>, "
     ...     "pred array<struct<start: bigint, end: bigint>>")
-    >>> myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")  # doctest: +SKIP
+    >>> out = myspark.evaluate(sdf, "ref", "pred", by="model", metrics="iou")  # doctest: +SKIP
+    >>> out.drop(columns="signature")  # doctest: +SKIP
       model metric measure  value  examples average profile
     0     a    iou   score    0.8         2   macro    None
     1     b    iou   score    0.0         1   macro    None
     """
+    from . import scores
+    from .spark_checks import check_columns
+
+    if type_field is not None or scores.wanted(pred_col, soft_ref_col, soft_pred_col,
+                                                token_offsets_col, token_scores_col,
+                                                threshold, metrics, profile=profile):
+        check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
+                            "id_col": id_col, "soft_ref_col": soft_ref_col,
+                            "soft_pred_col": soft_pred_col,
+                            "token_offsets_col": token_offsets_col,
+                            "token_scores_col": token_scores_col,
+                            **{f"by[{i}]": b for i, b in enumerate(frames.normalize_by(by))}},
+                      ci=ci)
+        return collected(sdf, ref_col, pred_col, by=by, as_spark=as_spark, columns=dict(
+            text=text, id_col=id_col, soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
+            token_offsets_col=token_offsets_col, token_scores_col=token_scores_col),
+            options=dict(profile=profile, metrics=metrics, average=average,
+                         zero_division=zero_division, params=params, missing=missing,
+                         ci=ci, n_resamples=n_resamples, seed=seed,
+                         granularity=granularity, trim_spans=trim_spans,
+                         type_field=type_field, typed_matching=typed_matching,
+                         threshold=threshold))
+    soft = soft_given(soft_ref_col, soft_pred_col)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
                                 ci=ci, n_resamples=n_resamples, seed=seed,
-                                ids=id_col is not None)
+                                ids=id_col is not None, soft=soft, granularity=granularity,
+                                trim_spans=trim_spans)
     names = frames.normalize_by(by)
     check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings)
+    if soft:
+        check_columns(sdf, {"soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col})
     from pyspark.sql import functions as F
 
     layout = engine_layout(settings)
     keys = [f"__k{i}" for i in range(len(names))]
     boot = settings.bootstrap is not None
     worker = partial(_group_batches, settings=settings, layout=layout, keys=keys)
-    mapped = _select(sdf, ref_col, pred_col, text, names, id_col).mapInArrow(
+    mapped = _select(sdf, ref_col, pred_col, text, names, id_col,
+                     (soft_ref_col, soft_pred_col) if soft else None).mapInArrow(
         worker, _mapped_schema(sdf, names, keys, layout, boot))
     values = [_N] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
         *[F.sum(name).alias(name) for name in values])
     try:
-        collected = _collect(summed)
+        sums_table = _collect(summed)
     except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
         raised = from_worker(exc)
         if raised is None:
             raise
         raise raised from None
-    tidy = _finish(collected, settings, layout, names, keys)
+    tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
         return _to_spark(sdf, tidy, names)
     from .to_pandas import _to_pandas
 
-    return _to_pandas(tidy, dict.fromkeys(names))
-
-
-def _quoted(name: str):
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
-
-
-def _select(sdf, ref_col, pred_col, text, names, id_col):
-    cols = [_quoted(ref_col).alias(_REF), _quoted(pred_col).alias(_PRED)]
-    cols += [_quoted(c).alias(a) for c, a in ((text, _TEXT), (id_col, _ID))
-             if c is not None]
-    cols += [_quoted(n).alias(f"__k{i}") for i, n in enumerate(names)]
-    return sdf.select(*cols)
-
-
-def _mapped_schema(sdf, names, keys, layout, boot: bool):
-    from pyspark.sql import types as T
-
-    fields = [T.StructField(k, sdf.schema[n].dataType, True) for k, n in zip(keys, names)]
-    if boot:
-        fields.append(T.StructField(_R, T.IntegerType(), False))
-    fields.append(T.StructField(_N, T.LongType(), False))
-    fields += [T.StructField(name, T.LongType() if integer else T.DoubleType(), False)
-               for name, _, integer in _spark_names(layout)]
-    return T.StructType(fields)
-
-
-def _collect(df) -> pa.Table:
-    """The summed rows as an Arrow table (``toArrow`` from Spark 4; 3.5's collector)."""
-    if hasattr(df, "toArrow"):
-        return df.toArrow()
-    from pyspark.sql.pandas.types import to_arrow_schema  # pragma: no cover - Spark 3.5
-
-    return pa.Table.from_batches(df._collect_as_arrow(),  # pragma: no cover
-                                 schema=to_arrow_schema(df.schema))
+    return _to_pandas(tidy, dict.fromkeys(names), signature_column=True)
 
 
 def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Table:
@@ -434,17 +443,3 @@ def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: 
     at = tidy.schema.get_field_index("value") + 1
     tidy = tidy.add_column(at, "ci_low", pa.array(low, pa.float64()))
     return tidy.add_column(at + 1, "ci_high", pa.array(high, pa.float64()))
-
-
-def _to_spark(sdf, tidy: pa.Table, names):
-    from pyspark.sql import types as T
-
-    signature = frames.signature_of(tidy)
-    fields = [T.StructField(n, sdf.schema[n].dataType, True) for n in names]
-    types = {"value": T.DoubleType(), "examples": T.LongType(), "ci_low": T.DoubleType(),
-             "ci_high": T.DoubleType()}
-    for name in tidy.column_names[len(names):]:
-        meta = {"mycelium_signature": signature} if name == "value" else None
-        fields.append(T.StructField(name, types.get(name, T.StringType()), True, meta))
-    rows = list(zip(*(tidy.column(i).to_pylist() for i in range(tidy.num_columns))))
-    return sdf.sparkSession.createDataFrame(rows, T.StructType(fields))

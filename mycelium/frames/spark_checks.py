@@ -17,7 +17,7 @@ from ..core.settings import Settings
 from ..errors import SpanValidationError
 from . import engine as frames
 
-__all__ = ["check_inputs", "for_driver", "from_worker"]
+__all__ = ["check_inputs", "check_columns", "for_driver", "from_worker"]
 
 _SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 _MARK = "<<mycelium-error>>"
@@ -52,6 +52,31 @@ def from_worker(exc: Exception) -> Exception | None:
         return SpanValidationError(message, side=payload.get("side"),
                                    span=payload.get("span"))
     return kind(message)
+
+
+def check_columns(sdf, roles: dict, ci=None) -> None:
+    """KeyError (listing the columns) or TypeError for each named column ``{role: name}``
+    (None: not given); ``ci`` without an ``id_col`` role is a ValueError."""
+    _need_pyspark()
+    for role, name in roles.items():
+        if name is not None:
+            frames.check_column(name, role, sdf.columns)
+    if ci is not None and roles.get("id_col") is None:
+        raise ValueError(_CI_IDS)
+
+
+_CI_IDS = ("Expected id_col with ci on Spark, got none: rows of a partitioned DataFrame "
+           "have no stable position to key resampling weights on; fix by passing "
+           "id_col='<column of unique example ids>'.")
+
+
+def _need_pyspark() -> None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("mycelium.frames.spark needs pyspark, got none installed; fix by "
+                          "installing the 'spark' extra (pip install -e '.[spark]' in a "
+                          "mycelium checkout) or pyspark itself.") from exc
 
 
 def check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings: Settings) -> None:
@@ -91,10 +116,7 @@ def check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings: Settings
         raise TypeError(f"Expected text column {text!r} of type string, got "
                         f"{sdf.schema[text].dataType.simpleString()}.")
     if settings.bootstrap is not None and id_col is None:
-        raise ValueError("Expected id_col with ci on Spark, got none: rows of a "
-                         "partitioned DataFrame have no stable position to key resampling "
-                         "weights on; fix by passing id_col='<column of unique example "
-                         "ids>'.")
+        raise ValueError(_CI_IDS)
 
 
 def _check_key(name: str, spark_type) -> None:

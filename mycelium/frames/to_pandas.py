@@ -12,16 +12,19 @@ import pyarrow as pa
 from ..errors import SpanValidationError
 from . import engine as frames
 
-__all__ = ["SIGNATURE_ATTR", "key_series", "with_index_label"]
+__all__ = ["SIGNATURE_ATTR", "key_series", "with_index_label", "with_signature_column"]
 
 #: The ``DataFrame.attrs`` key holding a result's settings signature.
 SIGNATURE_ATTR = "mycelium_signature"
 
 
-def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None) -> pd.DataFrame:
+def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None, *,
+               signature_column: bool = False) -> pd.DataFrame:
     """The result frame. Key columns (the names of ``key_dtypes``) keep their values
     exactly: in the given dtype (the input column's), or for a dtype of None in
-    Arrow's default, except that integer keys with nulls become ``Int64``, not floats."""
+    Arrow's default, except that integer keys with nulls become ``Int64``, not floats.
+    With ``signature_column``, a last column ``signature`` repeats the signature on
+    every row (`with_signature_column`)."""
     out = table.to_pandas()
     for name, dtype in (key_dtypes or {}).items():
         column = table.column(name)
@@ -33,6 +36,17 @@ def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None) -> pd.
     if "profile" in out.columns:
         out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)
     out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)
+    return with_signature_column(out) if signature_column else out
+
+
+def with_signature_column(out: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with a last column ``signature`` (its ``attrs`` signature on every row):
+    ``attrs`` are lost by ``pd.concat`` of results with different settings, a column is
+    not, and `mycelium.parse_signature` reads it back."""
+    signature = out.attrs.get(SIGNATURE_ATTR)
+    dtype = out["metric"].dtype if "metric" in out.columns else object  # the text dtype
+    out[frames.SIGNATURE_COLUMN] = pd.Series([signature] * len(out), index=out.index,
+                                             dtype=dtype)
     return out
 
 

@@ -45,10 +45,8 @@ def test_any_split_equals_evaluate(data, average, profile):
     acc = Accumulator(profile=profile, average=average)
     for r, p, _ in batches(refs, preds, cuts):
         acc.update(r, p)
-    # ragtruth's extra response_level joins only the dict face's default report
-    spans = list(mycelium.metrics.METRICS) if profile == "ragtruth" else None
     assert same(acc.compute(), mycelium.evaluate(refs, preds, profile=profile,
-                                                 average=average, metrics=spans))
+                                                 average=average))
 
 
 @settings(max_examples=30, deadline=None)

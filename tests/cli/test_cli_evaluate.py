@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from cli_data import ROWS, WRITERS, canonical, frame_records, write_jsonl
 
+from mycelium import parse_signature
 from mycelium.cli.app import main
 from mycelium.frames.engine import SIGNATURE_KEY
 
@@ -88,7 +89,9 @@ def test_the_output_suffix_chooses_the_format(capsys, files, tmp_path, suffix, f
         return
     text = target.read_text(encoding="utf-8")
     if fmt == "csv":
-        assert text.startswith("metric,measure,value,examples,average,profile\n")
+        assert text.startswith("metric,measure,value,examples,average,profile,signature\n")
+        signature = pd.read_csv(target)["signature"]  # one signature, on every row
+        assert signature.nunique() == 1 and parse_signature(signature[0])["missing"] == "error"
     elif fmt == "json":
         assert set(json.loads(text)) == {"signature", "records"}
     else:

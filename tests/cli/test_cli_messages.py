@@ -87,9 +87,9 @@ def test_span_errors_carry_the_problem_without_the_location():
 
 
 @pytest.mark.parametrize("options, message", [
-    (["--ci", "0.9", "--resamples", "1"],
-     "argument --resamples: expected an integer >= 2 (1000 or more for a 95% interval), "
-     "got '1'"),
+    (["--ci", "0.9", "--n-resamples", "1"],
+     "argument --n-resamples/--resamples: expected an integer >= 2 (1000 or more for a "
+     "95% interval), got '1'"),
     (["--ci", "0.9", "--seed", "-1"], "argument --seed: expected an integer in [0, 2**64), "
                                       "got '-1'"),
 ])

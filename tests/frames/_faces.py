@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 import mycelium
+from mycelium.frames.scores import POOLED
 from _optional import pl  # polars, or a stand-in that skips the test using it
 
 KEYS = ("model", "lang")
@@ -116,23 +117,14 @@ def tidy_rows(frame, by):
     else:
         records = list(frame.itertuples(index=False, name=None))
     names = list(frame.columns)
-    assert names == [*by, "metric", "measure", "value", "examples", "average", "profile"]
+    assert names == [*by, "metric", "measure", "value", "examples", "average", "profile",
+                     "signature"]
     k = len(by)
     return [tuple(null_key(v) for v in r[:k]) + tuple(r[k:]) for r in records]
 
 
 def sort_key(key):
     return tuple((v is None, v) for v in key)
-
-
-def face_omits(options) -> set:
-    """Metrics `mycelium.evaluate` adds by default that the frame faces leave out: a
-    profile's ``extra_metrics`` (ragtruth: ``response_level``) join only the dict face's
-    default set (the frame faces compute them when ``metrics=`` names them)."""
-    if options.get("metrics") is not None:
-        return set()
-    prof = mycelium.get_profile(options.get("profile"))
-    return set(prof.extra_metrics) if prof is not None else set()
 
 
 def truth_rows(rows, by, form=list, **options):
@@ -155,11 +147,11 @@ def truth_rows(rows, by, form=list, **options):
         for metric, measures in report.items():
             if metric in ("meta", "per_example"):
                 continue
-            if metric in face_omits(options):
-                continue
             for measure, value in measures.items():
-                out.append(key + (metric, measure, value, meta["examples"], meta["average"],
-                                  meta["profile"]))
+                # pooled metrics (response_level) are micro whatever the average
+                average = POOLED.get(metric, meta["average"])
+                out.append(key + (metric, measure, value, meta["examples"], average,
+                                  meta["profile"], meta["signature"]))
     return out
 
 
@@ -173,7 +165,7 @@ def same_float(a, b) -> bool:
 def assert_same_rows(got, want, face=""):
     assert len(got) == len(want), f"{face}: {len(got)} rows, expected {len(want)}"
     for g, w in zip(got, want):
-        k = len(g) - 6
+        k = len(g) - 7  # after the keys: metric ... profile, signature
         assert g[:k] == w[:k] and g[k:k + 2] == w[k:k + 2], f"{face}: {g} != {w}"
         assert same_float(g[k + 2], w[k + 2]), f"{face}: value {g} != {w}"
         assert g[k + 3:] == w[k + 3:], f"{face}: {g} != {w}"

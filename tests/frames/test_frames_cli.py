@@ -23,7 +23,7 @@ ROWS = [{k: (v or "x" if k == "text" else v) for k, v in r.items() if k != "type
         for r in make_rows(n=24, seed=8)]
 SPANS = ["--ref-col", "ref", "--pred-col", "pred", "--text-col", "text"]
 SOFT = ["--soft-ref-col", "soft_ref", "--soft-pred-col", "soft_pred"]
-CI = ["--ci", "0.9", "--resamples", "40", "--seed", "7"]
+CI = ["--ci", "0.9", "--n-resamples", "40", "--seed", "7"]
 
 
 def run(capsys, *argv):
@@ -146,8 +146,9 @@ def test_ids_key_resamples_across_paired_files(capsys, files, tmp_path):
     (["--ci", "1.5"], "argument --ci: expected a confidence level in (0, 1)"),
     (["--ci", "x"], "argument --ci: expected a confidence level"),
     (["--granularity", "token"], "argument --granularity: invalid choice"),
-    (["--resamples", "many"], "argument --resamples: expected an integer >= 2"),
-    (["--ci", "0.9", "--resamples", "1"], "argument --resamples: expected an integer >= 2"),
+    (["--n-resamples", "many"], "argument --n-resamples/--resamples: expected an integer >= 2"),
+    (["--ci", "0.9", "--resamples", "1"],
+     "argument --n-resamples/--resamples: expected an integer >= 2"),
     (["--metrics", "soft_spearman"], "--metrics soft_spearman needs soft labels: give "
                                      "--soft-ref-col and --soft-pred-col"),
 ])

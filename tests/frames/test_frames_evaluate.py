@@ -71,7 +71,7 @@ def test_soft_labels_equal_evaluate_per_group(face, by, average):
     out = df.mycelium.evaluate("ref", "pred", text="text", by=by or None, average=average,
                                **SOFT)
     assert list(out.columns) == [*by, "metric", "measure", "value", "examples", "average",
-                                 "profile"]
+                                 "profile", "signature"]
     soft_rows = [r for r in records(out) if r["metric"] == "soft_spearman"]
     assert soft_rows and all(r["measure"] == "score" for r in soft_rows)
     check_values(out, ROWS, by, average=average)
@@ -151,7 +151,7 @@ def test_interval_of_the_whole_frame_equals_evaluate(face, average):
     out = FACES[face](ROWS).mycelium.evaluate("ref", "pred", text="text", average=average,
                                               ci=0.9, n_resamples=R, seed=SEED, **SOFT)
     assert list(out.columns) == ["metric", "measure", "value", "ci_low", "ci_high",
-                                 "examples", "average", "profile"]
+                                 "examples", "average", "profile", "signature"]
     report = core(ROWS, range(len(ROWS)), average=average, ci=0.9, n_resamples=R,
                   seed=SEED)
     got = records(out)

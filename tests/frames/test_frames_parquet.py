@@ -64,7 +64,7 @@ def test_schema_of_interval_results():
     out = results(pandas_object(ROWS))["intervals"]
     path_columns = list(out.columns)
     assert path_columns == ["model", "lang", "metric", "measure", "value", "ci_low",
-                            "ci_high", "examples", "average", "profile"]
+                            "ci_high", "examples", "average", "profile", "signature"]
     table = pq.read_table(_written(out))
     types = {f.name: str(f.type) for f in table.schema}
     assert types["ci_low"] == types["ci_high"] == types["value"] == "double"

@@ -25,7 +25,7 @@ def test_evaluate_with_token_columns_and_threshold_equals_evaluate_per_group():
                                token_scores_col="scores", threshold=0.5, by="lang",
                                metrics=["iou", "char_auroc", "response_level"])
     assert list(out.columns) == ["lang", "metric", "measure", "value", "examples",
-                                 "average", "profile"]
+                                 "average", "profile", "signature"]
     for lang in ("en", "fi"):
         sub = DF[DF["lang"] == lang]
         want = mycelium.evaluate(sub["ref"].tolist(), text=sub["text"].tolist(),

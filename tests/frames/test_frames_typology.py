@@ -13,7 +13,7 @@ from _frames_data import (FACES, column, group_rows, key_of, make_rows, pandas_o
                           records, same)
 
 ROWS = make_rows()
-COLUMNS = ["metric", "measure", "value", "examples", "average", "profile"]
+COLUMNS = ["metric", "measure", "value", "examples", "average", "profile", "signature"]
 
 
 def want_rows(rows, by, **options):
@@ -61,6 +61,8 @@ def test_per_type_rows_equal_by_type_per_group(face, by, average):
             (key, t, metric, measure)
         assert same(g["value"], value), (g, value)
         assert (g["examples"], g["average"]) == (examples, avg)
+        assert g["signature"] == mycelium.evaluate(
+            [[]], [[]], average=average)["meta"]["signature"]  # type_field: not recorded
 
 
 def test_typed_matching_reports_every_measure_per_type():

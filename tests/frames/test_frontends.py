@@ -114,7 +114,7 @@ def test_profiles_and_params_agree(frames):
 
 def test_profile_defaults_without_explicit_average(frames):
     want = F.truth_rows(ROWS, ["lang"], profile="ragtruth")
-    assert {r[-2] for r in want} == {"micro"}
+    assert {r[-3] for r in want} == {"micro"}
     for face, got in face_results(frames, ["lang"], profile="ragtruth").items():
         F.assert_same_rows(got, want, face)
 
@@ -141,7 +141,7 @@ def test_missing_spans_agree(missing, average):
         idx = [i for i, m in enumerate(c["model"]) if m == model]
         r = mycelium.evaluate([c["ref"][i] for i in idx], [c["pred"][i] for i in idx],
                               missing=missing, average=average, metrics=["iou", "character"])
-        want += [(model, m, k, v, r["meta"]["examples"], average, None)
+        want += [(model, m, k, v, r["meta"]["examples"], average, None, r["meta"]["signature"])
                  for m in ("iou", "character") for k, v in r[m].items()]
     got = {"pandas": pdf.mycelium.evaluate("ref", "pred", **opts),
            "polars": pldf.mycelium.evaluate("ref", "pred", **opts),
@@ -294,11 +294,7 @@ def test_polars_namespace_is_registered_lazily():
 
 
 def test_signature_column_matches_evaluate(frames):
-    # the frame faces' default set is the span metrics (ragtruth's response_level joins
-    # only the dict face's default report)
-    spans = list(mycelium.metrics.METRICS)
-    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth",
-                            metrics=spans)["meta"]["signature"]
+    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="ragtruth")["meta"]["signature"]
     eager = frames["polars"].mycelium.evaluate("ref", "pred", profile="ragtruth",
                                                with_signature=True)
     lazy = frames["polars"].lazy().mycelium.evaluate("ref", "pred", profile="ragtruth",

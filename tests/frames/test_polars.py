@@ -41,9 +41,9 @@ def batches(monkeypatch):
     sizes: list[int] = []
     original = polars_lazy._prepare_batch
 
-    def counting(batch, missing):
+    def counting(batch, missing, settings=None):
         sizes.append(len(batch))
-        return original(batch, missing)
+        return original(batch, missing, settings)
 
     monkeypatch.setattr(polars_lazy, "_prepare_batch", counting)
     return sizes

@@ -244,12 +244,12 @@ def test_the_docstring_example(spark):
 
     test = doctest.DocTestParser().get_doctest(
         spark_face.evaluate.__doc__, {"spark": spark}, "spark.evaluate", None, 0)
-    assert len(test.examples) == 3
+    assert len(test.examples) == 4
     for example in test.examples:
         example.options.clear()  # run the lines marked +SKIP too
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
-    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=3)
+    assert runner.summarize(verbose=False) == doctest.TestResults(failed=0, attempted=4)
 
 
 # ------------------------------------------------------------------------ group keys
