@@ -243,7 +243,7 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     matrix = np.hstack(blocks)
     parts = []
     for chunk in _chunks(n_resamples):
-        parts.append(reweight(poisson_weights(keys, seed, chunk), matrix))
+        parts.append(reweighted(keys, seed, chunk, matrix))
         if progress is not None:
             progress(len(chunk))
     total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
@@ -330,6 +330,30 @@ def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarr
 
 
 _BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
+#: Examples whose weights are drawn and reduced together in `reweighted` (a chunk of
+#: weights then stays in cache instead of a ``CHUNK x n`` array going through memory).
+_KEY_BLOCK = 8192
+#: Examples per small matrix product in `reweight`: ``CHUNK x columns x _INNER`` stays
+#: below OpenBLAS's threading threshold (65536 * 4 multiply-adds), so each product runs
+#: on the calling thread. A threaded product of these shapes gains little on an idle
+#: machine and loses up to 15x on a loaded one (its threads spin against each other).
+_INNER = 32
+
+
+def reweighted(keys: np.ndarray, seed: int, chunk: range, matrix: np.ndarray) -> np.ndarray:
+    """``reweight(poisson_weights(keys, seed, chunk), matrix)``, drawing the weights
+    block by block of examples (the same weights: each is a function of its key)."""
+    n = keys.size
+    if n <= _KEY_BLOCK:
+        return reweight(poisson_weights(keys, seed, chunk), matrix)
+    exact = np.all(matrix == np.trunc(matrix), axis=0)
+    out = np.zeros((len(chunk), matrix.shape[1]), dtype=np.int64 if exact.all() else np.float64)
+    for start in range(0, n, _KEY_BLOCK):
+        stop = min(n, start + _KEY_BLOCK)
+        part = _reweight(poisson_weights(keys[start:stop], seed, chunk), matrix[start:stop],
+                         exact)
+        out += part
+    return out
 
 
 def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.ndarray:
@@ -341,17 +365,43 @@ def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.nd
     `limb_matrix` makes integer statistics), sparing the check."""
     exact = (np.ones(matrix.shape[1], dtype=bool) if integral
              else np.all(matrix == np.trunc(matrix), axis=0))
+    return _reweight(w, matrix, exact)
+
+
+def _reweight(w: np.ndarray, matrix: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """`reweight` given which columns are integer-valued: int64 if all are, else float64
+    with the exact columns summed in int64 first (so adding blocks stays exact)."""
     out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
     if exact.all():
         for start in range(0, matrix.shape[0], _BLOCK):
-            out += (w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]).astype(np.int64)
+            out += _small_products(w[:, start:start + _BLOCK], matrix[start:start + _BLOCK])
         return out
     residual = np.zeros((w.shape[0], matrix.shape[1]))
     for start in range(0, matrix.shape[0], _BLOCK):
-        part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
+        part = _small_products(w[:, start:start + _BLOCK], matrix[start:start + _BLOCK],
+                               as_int=False)
         out[:, exact] += part[:, exact].astype(np.int64)
         residual[:, ~exact] += part[:, ~exact]
     return np.where(exact, out, residual)
+
+
+def _small_products(w: np.ndarray, matrix: np.ndarray, as_int: bool = True) -> np.ndarray:
+    """``w @ matrix`` (at most ``_BLOCK`` examples) as a stack of products over
+    ``_INNER`` examples each, summed in float64 (exact for the integer columns: every
+    partial sum is below 2**53), each product single-threaded by its size."""
+    m, n = w.shape
+    k = max(1, min(_INNER, (1 << 18) // max(m * matrix.shape[1], 1)))
+    nb = n // k
+    cut = nb * k
+    total = np.zeros((m, matrix.shape[1]))
+    step = max(1, (1 << 20) // max(m * matrix.shape[1], 1))  # stacked products per call
+    for s in range(0, nb, step):
+        e = min(nb, s + step)
+        ww = w[:, s * k:e * k].reshape(m, e - s, k).transpose(1, 0, 2)
+        total += np.matmul(ww, matrix[s * k:e * k].reshape(e - s, k, -1)).sum(axis=0)
+    for s in range(cut, n, k):
+        total += w[:, s:s + k] @ matrix[s:s + k]
+    return total.astype(np.int64) if as_int else total
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
