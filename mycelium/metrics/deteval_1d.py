@@ -96,21 +96,34 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     # Pass 1: one-to-one between spans that overlap nothing else.
     alone = lambda g, d: (cnt_g[g] == 1) & (cnt_d[d] == 1)  # noqa: E731
     oo = out["n_one_to_one"]
-    for pr in ws.pair_blocks("ref", rows=cnt_g == 1, keep=alone):
-        if not ws.dense:
-            pr = pr.select(alone(pr.ref, pr.pred))
+    if not ws.dense:  # pairs held: each threshold test once for all three passes
+        held, ok_r, ok_p = ws.pairs, r_ok(ws.pairs), p_ok(ws.pairs)
+        one = held.select(alone(held.ref, held.pred) & ok_r & ok_p)
+        m_g[one.ref] = True
+        m_d[one.pred] = True
+        oo += iv.count(one.example, ws.n)
+    for pr in ([] if not ws.dense else
+               ws.pair_blocks("ref", rows=cnt_g == 1, keep=alone)):
         pr = pr.select(r_ok(pr) & p_ok(pr))
         m_g[pr.ref] = True
         m_d[pr.pred] = True
         oo += iv.count(pr.example, ws.n)
+
+    def held_candidates(by, other, rows, taken, test_ok, single_ok):
+        if ws.dense:
+            return None
+        sel = rows[by] & ~taken[other] & test_ok
+        return [(held.select(sel), single_ok[sel])]
 
     # Pass 2: one reference split into several predictions.
     def split(pr):
         pr = pr.select(p_ok(pr))
         return pr, r_ok(pr)
 
-    res = _group_pass(ws, split, side="ref", rows=(cnt_g >= 2) & ~m_g, taken=m_d,
-                      length=refs.lengths, threshold=tr)
+    rows = (cnt_g >= 2) & ~m_g
+    res = _group_pass(ws, split, side="ref", rows=rows, taken=m_d, length=refs.lengths,
+                      threshold=tr, held=not ws.dense and held_candidates(
+                          held.ref, held.pred, rows, m_d, ok_p, ok_r))
     m_g |= res["matched_by"]
     m_d |= res["matched_other"]
     oo += res["one"]
@@ -121,14 +134,17 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
         pr = pr.select(r_ok(pr))
         return pr, p_ok(pr)
 
-    res = _group_pass(ws, merge, side="pred", rows=(cnt_d >= 2) & ~m_d, taken=m_g,
-                      length=preds.lengths, threshold=tp)
+    rows = (cnt_d >= 2) & ~m_d
+    res = _group_pass(ws, merge, side="pred", rows=rows, taken=m_g, length=preds.lengths,
+                      threshold=tp, held=not ws.dense and held_candidates(
+                          held.pred, held.ref, rows, m_g, ok_r, ok_p))
     oo += res["one"]
     out["n_merge_preds"], out["n_merge_refs"] = res["groups"], res["members"]
     return out
 
 
-def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshold):
+def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshold,
+                held=None):
     """Pass 2 (``side="ref"``: references claim predictions) or pass 3 (``"pred"``).
 
     The sequential pass visits the ``by`` spans (``rows``: the unmatched ones with two or
@@ -164,8 +180,8 @@ def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshol
         b, o = (g, d) if side == "ref" else (d, g)
         return undecided[b] & ~dead[o]
 
-    held = None
-    if not ws.dense:
+    held = held or None  # the candidate pairs, when the caller holds them
+    if held is None and not ws.dense:
         held = [test(pr.select(live(pr.ref, pr.pred))) for pr in ws.pair_blocks(side)]
     while undecided.any():
         source = held if held is not None else (
