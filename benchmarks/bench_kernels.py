@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # of --repeat) and prints a JSON line {seconds, rss_mib, digest}.
 PRELUDE = r"""
 import json, resource, sys, time
-sys.path.insert(0, BENCH_DIR)
+sys.path[:0] = [PACKAGE_ROOT, BENCH_DIR]
 import numpy as np
 import mycelium
 def timed(fn):
@@ -37,7 +37,8 @@ def finish(run, repeat, digest, **extra):
     for _ in range(repeat):
         t = time.perf_counter(); out = run(); best = min(best, time.perf_counter() - t)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": best, "rss_mib": rss, "digest": digest(out), **extra}))
+    print(json.dumps({"seconds": best, "rss_mib": rss, "digest": digest(out),
+                      "package": mycelium.__file__, **extra}))
 def report_digest(r):
     return json.dumps({k: v for k, v in r.items() if k != "meta"}, sort_keys=True, default=str)
 """
@@ -106,14 +107,16 @@ def extract(rev: str, into: Path) -> Path:
 def run_case(code: str, package_root: Path, *, arg, repeat: int, scale: int = 1,
              load: int = 0, timeout: float = 1800) -> dict:
     src = (PRELUDE.replace("BENCH_DIR", repr(str(ROOT / "benchmarks")))
+           .replace("PACKAGE_ROOT", repr(str(package_root)))
            + code.replace("ARG", repr(arg)).replace("REPEAT", str(repeat))
            .replace("SCALE", str(scale)))
     env = dict(os.environ, PYTHONPATH=str(package_root))
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
                 for _ in range(load)]
     try:
+        # From a neutral directory: ``-c`` puts the current directory first on sys.path.
         done = subprocess.run([sys.executable, "-c", src], env=env, capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, timeout=timeout, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return {"seconds": float("inf"), "rss_mib": float("nan"), "digest": "timeout"}
     finally:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..metrics import METRICS
 from .aggregate import _measures, per_example
-from .exactsum import Parts, limb_arrays
+from .exactsum import limb_arrays
 from .settings import Settings
 
 __all__ = ["row_columns", "group_sums", "values_from_sums", "SEP"]
@@ -137,8 +137,9 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
         out[metric] = {}
         for measure in measures:
             base = f"{metric}{SEP}{measure}{SEP}"
-            means = _means(*(np.asarray(sums[base + c]).tolist()
-                             for c in ("h", "m", "l", "residual", "defined")), n)
+            h, m, low, residual, defined = (np.asarray(sums[base + c]).tolist() for c in
+                                            ("h", "m", "l", "residual", "defined"))
+            means = _means(h, m, low, residual, defined, n)
             if metric not in METRICS:
                 means[np.asarray(sums[base + "nan"], dtype=np.int64) > 0] = np.nan
             out[metric][measure] = means

@@ -82,7 +82,7 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     # Sweep 1: A-true pairs per prediction, and Σ c over the references overlapping it.
     col = np.zeros(preds.n_spans, dtype=np.int64)
     sum_c = np.zeros(preds.n_spans, dtype=np.int64)
-    held = [] if not ws.dense else None  # one block in memory: its tests are kept
+    held: list[np.ndarray] | None = [] if not ws.dense else None  # one block: tests kept
     for pr in blocks:
         A = iv.passes(pr.overlap, preds.lengths[pr.pred], a)
         if held is not None:

@@ -33,6 +33,7 @@ from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.types import Average, ZeroDivision
 from ..metrics import METRICS, resolve_params
 from ..metrics._intervals import narrow
+from ._products import _reweight, reweight
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -329,15 +330,9 @@ def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarr
     return out
 
 
-_BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
 #: Examples whose weights are drawn and reduced together in `reweighted` (a chunk of
 #: weights then stays in cache instead of a ``CHUNK x n`` array going through memory).
 _KEY_BLOCK = 8192
-#: Examples per small matrix product in `reweight`: ``CHUNK x columns x _INNER`` stays
-#: below OpenBLAS's threading threshold (65536 * 4 multiply-adds), so each product runs
-#: on the calling thread. A threaded product of these shapes gains little on an idle
-#: machine and loses up to 15x on a loaded one (its threads spin against each other).
-_INNER = 32
 
 
 def reweighted(keys: np.ndarray, seed: int, chunk: range, matrix: np.ndarray) -> np.ndarray:
@@ -354,54 +349,6 @@ def reweighted(keys: np.ndarray, seed: int, chunk: range, matrix: np.ndarray) ->
                          exact)
         out += part
     return out
-
-
-def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.ndarray:
-    """``w @ matrix`` exactly for integer-valued columns (each at most 2**29 in
-    magnitude, as `_stat_limbs` and `mycelium.core.exactsum` make them, or their
-    differences): float64 products over blocks of examples (each exact: weights
-    < 2**5, or 0/1 coins), accumulated in int64 (other columns, such as limb
-    residuals, stay approximate). ``integral=True`` says every column is (as
-    `limb_matrix` makes integer statistics), sparing the check."""
-    exact = (np.ones(matrix.shape[1], dtype=bool) if integral
-             else np.all(matrix == np.trunc(matrix), axis=0))
-    return _reweight(w, matrix, exact)
-
-
-def _reweight(w: np.ndarray, matrix: np.ndarray, exact: np.ndarray) -> np.ndarray:
-    """`reweight` given which columns are integer-valued: int64 if all are, else float64
-    with the exact columns summed in int64 first (so adding blocks stays exact)."""
-    out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
-    if exact.all():
-        for start in range(0, matrix.shape[0], _BLOCK):
-            out += _small_products(w[:, start:start + _BLOCK], matrix[start:start + _BLOCK])
-        return out
-    residual = np.zeros((w.shape[0], matrix.shape[1]))
-    for start in range(0, matrix.shape[0], _BLOCK):
-        part = _small_products(w[:, start:start + _BLOCK], matrix[start:start + _BLOCK],
-                               as_int=False)
-        out[:, exact] += part[:, exact].astype(np.int64)
-        residual[:, ~exact] += part[:, ~exact]
-    return np.where(exact, out, residual)
-
-
-def _small_products(w: np.ndarray, matrix: np.ndarray, as_int: bool = True) -> np.ndarray:
-    """``w @ matrix`` (at most ``_BLOCK`` examples) as a stack of products over
-    ``_INNER`` examples each, summed in float64 (exact for the integer columns: every
-    partial sum is below 2**53), each product single-threaded by its size."""
-    m, n = w.shape
-    k = max(1, min(_INNER, (1 << 18) // max(m * matrix.shape[1], 1)))
-    nb = n // k
-    cut = nb * k
-    total = np.zeros((m, matrix.shape[1]))
-    step = max(1, (1 << 20) // max(m * matrix.shape[1], 1))  # stacked products per call
-    for s in range(0, nb, step):
-        e = min(nb, s + step)
-        ww = w[:, s * k:e * k].reshape(m, e - s, k).transpose(1, 0, 2)
-        total += np.matmul(ww, matrix[s * k:e * k].reshape(e - s, k, -1)).sum(axis=0)
-    for s in range(cut, n, k):
-        total += w[:, s:s + k] @ matrix[s:s + k]
-    return total.astype(np.int64) if as_int else total
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],

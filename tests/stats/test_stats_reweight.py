@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mycelium.stats._products as products
 import mycelium.stats.bootstrap as boot
 
 
@@ -25,12 +26,12 @@ def test_reweighted_equals_plain_product(n, cols, seed, start, size,
     matrix = rng.integers(-2**28, 2**28, (n, cols)).astype(np.float64)
     keys = boot.example_keys(n)
     chunk = range(start, start + size)
-    saved = boot._KEY_BLOCK, boot._INNER
-    boot._KEY_BLOCK, boot._INNER = key_block, inner  # tiny blocks exercise every seam
+    saved = boot._KEY_BLOCK, products._INNER
+    boot._KEY_BLOCK, products._INNER = key_block, inner  # tiny blocks exercise every seam
     try:
         got = boot.reweighted(keys, seed, chunk, matrix)
     finally:
-        boot._KEY_BLOCK, boot._INNER = saved
+        boot._KEY_BLOCK, products._INNER = saved
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, _plain(keys, seed, chunk, matrix))
     w = boot.poisson_weights(keys, seed, chunk)
