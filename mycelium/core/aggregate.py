@@ -24,6 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..metrics import METRICS, resolve_params
+from .exactratio import f1_ratio
 from .exactsum import exact_mean
 from .types import AVERAGES, Average, ZeroDivision
 
@@ -301,10 +302,13 @@ def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
     metric = METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(st, params).items()}
     out = _finalize(metric, ratios, zd, exact=False)
-    big = _needs_exact(ratios)
+    prf = "precision" in ratios
+    big = _needs_exact(ratios, _FLOAT_EXACT if prf else _WIDE)  # one division: 2**53
+    if big is not None and prf:
+        big = _exact_f1(ratios, big, out)
     if big is not None:
-        # Counts beyond 2**26 make float64 products inexact: recompute those examples
-        # with Python integers so every value is still rounded exactly once.
+        # Integers beyond what float64 computes exactly: recompute those examples with
+        # Python integers so every value is still rounded exactly once.
         sub = {k: (n[big].astype(object), d[big].astype(object)) for k, (n, d) in ratios.items()}
         for key, values in _finalize(metric, sub, zd, exact=True).items():
             out[key][big] = values
@@ -312,17 +316,43 @@ def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
 
 
 _FLOAT_EXACT = 2**26  # products of two such integers stay below 2**53
+_WIDE = 2**53  # integers beyond are inexact in float64
 
 
-def _needs_exact(ratios) -> np.ndarray | None:
-    """Rows with an integer beyond 2**26 (int64, or Python ints beyond int64)."""
+def _needs_exact(ratios, limit: int = _FLOAT_EXACT) -> np.ndarray | None:
+    """Rows with an integer beyond ``limit`` (int64, or Python ints beyond int64): past
+    2**26 a product of two may be inexact in float64 (a cheap bound, row by row)."""
     big = None
     for num, den in ratios.values():
         for arr in (num, den):
             if arr.size and (arr.dtype.kind in "iu" or arr.dtype == object):
-                mask = (np.abs(arr) >= _FLOAT_EXACT).astype(bool)
+                mask = (np.abs(arr) >= limit).astype(bool)
                 big = mask if big is None else big | mask
     return big if big is not None and big.any() else None
+
+
+def _exact_f1(ratios, big: np.ndarray, out) -> np.ndarray | None:
+    """Decide F1 of the ``big`` rows whose integers are all below 2**53 and defined
+    (`mycelium.core.exactratio`: precision and recall are single divisions, exact in
+    float64 already); return the rows still needing Python integers."""
+    (pn, pd), (rn, rd) = ratios["precision"], ratios["recall"]
+    rows = np.flatnonzero(big)
+    ok = np.ones(rows.size, dtype=bool)
+    cols = []
+    for arr in (pn, pd, rn, rd):
+        v = arr[rows]
+        if v.dtype == object:
+            v = np.array([x if -_WIDE < x < _WIDE else -1 for x in v.tolist()], dtype=np.int64)
+        ok &= (v >= 0) & (v < _WIDE)
+        cols.append(v.astype(np.float64))
+    ok &= (cols[1] > 0) & (cols[3] > 0)  # undefined ratios keep the exact path
+    if ok.any():
+        f1, unsure = f1_ratio(*(c[ok] for c in cols))
+        done = rows[ok][~unsure]
+        out["f1"][done] = f1[~unsure]
+        big = big.copy()
+        big[done] = False
+    return big if big.any() else None
 
 
 def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..metrics import METRICS
 from .aggregate import _measures, per_example
-from .exactsum import Parts, limb_arrays
+from .exactsum import limb_arrays
 from .settings import Settings
 
 __all__ = ["row_columns", "group_sums", "values_from_sums", "SEP"]
@@ -137,13 +137,26 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
         out[metric] = {}
         for measure in measures:
             base = f"{metric}{SEP}{measure}{SEP}"
-            means = np.array([
-                Parts(int(sums[base + "h"][g]), int(sums[base + "m"][g]),
-                      int(sums[base + "l"][g]), float(sums[base + "residual"][g]),
-                      int(sums[base + "defined"][g])).mean() for g in range(n)])
+            h, m, low, residual, defined = (np.asarray(sums[base + c]).tolist() for c in
+                                            ("h", "m", "l", "residual", "defined"))
+            means = _means(h, m, low, residual, defined, n)
             if metric not in METRICS:
                 means[np.asarray(sums[base + "nan"], dtype=np.int64) > 0] = np.nan
             out[metric][measure] = means
+    return out
+
+
+def _means(h, m, low, residual, defined, n: int) -> np.ndarray:
+    """`Parts.mean` of each group's sums, without a `Parts` per group (the same
+    arithmetic: one correctly rounded Python-integer division, then the residual)."""
+    out = np.empty(n, dtype=np.float64)
+    for g, (a, b, c, r, k) in enumerate(zip(h, m, low, residual, defined)):
+        k = int(k)
+        if k == 0:
+            out[g] = math.nan
+            continue
+        value = ((int(a) << 56) + (int(b) << 28) + int(c)) / (k << 84)
+        out[g] = value + float(r) / k if r else value
     return out
 
 

@@ -138,18 +138,24 @@ def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
 def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings) -> pa.Table:
     """The tidy table from exact group sums of `mycelium.core.reduce.row_columns`."""
     values = values_from_sums(sums, settings)
-    rows: dict[str, list] = {name: [] for name in ("group",) + TIDY_COLUMNS}
+    pairs = [(metric, measure) for metric in settings.metrics for measure in values[metric]]
+    n, k = groups.n_groups, len(pairs)
     profile = settings.profile.name if settings.profile else None
-    for g in range(groups.n_groups):
-        for metric in settings.metrics:
-            for measure, per_group in values[metric].items():
-                rows["group"].append(g)
-                rows["metric"].append(metric)
-                rows["measure"].append(measure)
-                rows["value"].append(float(per_group[g]))
-                rows["examples"].append(int(examples_per_group[g]))
-                rows["average"].append(_average_of(metric, settings))
-                rows["profile"].append(profile)
+    # One row per (group, metric, measure), groups outermost: built as whole columns.
+    matrix = np.empty((n, k), dtype=np.float64)
+    for j, (metric, measure) in enumerate(pairs):
+        matrix[:, j] = np.asarray(values[metric][measure], dtype=np.float64)
+    examples = np.asarray([int(x) for x in np.asarray(examples_per_group).tolist()],
+                          dtype=np.int64)
+    rows = {
+        "group": np.repeat(np.arange(n, dtype=np.int64), k),
+        "metric": [m for m, _ in pairs] * n,
+        "measure": [q for _, q in pairs] * n,
+        "value": matrix.ravel(),
+        "examples": np.repeat(examples, k),
+        "average": [_average_of(m, settings) for m, _ in pairs] * n,
+        "profile": [profile] * (n * k),
+    }
     return _assemble(rows, groups, settings)
 
 

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
+from . import _blocks
 from . import _intervals as iv
+from ._blocks import PairRanges
 
 if TYPE_CHECKING:  # the kernels sit below the core: they take its SpanBatch, never import it
     from ..core.spans import SpanBatch
@@ -119,9 +121,42 @@ class Workspace:
         #: duplicates were dropped (the canonical counts when not known).
         self.listed = listed if listed is not None else (refs.counts, preds.counts)
         self.n = refs.n_examples
-        #: True when a requested metric needs every overlapping pair anyway; the
-        #: cheaper metrics then derive their statistics from those pairs.
-        self.share_pairs = share_pairs
+        self._share_pairs = share_pairs
+
+    @property
+    def share_pairs(self) -> bool:
+        """True when a requested metric needs every overlapping pair anyway and they are
+        held in memory (not `dense`): the cheaper metrics then derive their statistics
+        from those pairs."""
+        return self._share_pairs and not self.dense
+
+    @cached_property
+    def pair_ranges(self) -> PairRanges:
+        """The overlapping pairs as index ranges (`mycelium.metrics._blocks`)."""
+        rs, re_, ps, pe = self.keys
+        return PairRanges.of(rs, re_, ps, pe)
+
+    @cached_property
+    def dense(self) -> bool:
+        """More overlapping pairs than are held at once: metrics read `pair_blocks`."""
+        return self.pair_ranges.n_pairs > _blocks.MATERIALIZE
+
+    @cached_property
+    def pair_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Overlapping partners of each reference span and of each predicted span."""
+        return self.pair_ranges.counts()
+
+    def pair_blocks(self, by: str = "ref", *, rows=None, dead=None, keep=None):
+        """The overlapping pairs as an iterable of `Pairs` blocks, each holding every
+        pair of its ``by`` spans (``"ref"`` or ``"pred"``), blocks in ``by`` order:
+        ``[self.pairs]`` unless `dense`. Iterate it as often as needed; dense blocks are
+        enumerated afresh, skipping blocks without a ``rows`` span or whose other spans
+        are all ``dead`` (bool masks over the ``by`` and the other side), and keeping
+        only the pairs ``keep(ref_index, pred_index)`` accepts before their overlaps
+        are computed."""
+        if not self.dense:
+            return [self.pairs]
+        return _PairBlocks(self, by, rows, dead, keep)
 
     @cached_property
     def keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -143,8 +178,8 @@ class Workspace:
     @cached_property
     def pairs(self) -> "Pairs":
         """Every overlapping (reference, prediction) pair of the canonical spans."""
-        rs, re_, ps, pe = self.keys
-        return Pairs.of(self.refs, self.preds, rs, re_, ps, pe)
+        ig, jd = self.pair_ranges.pairs()
+        return Pairs.at(self.refs, self.preds, ig, jd)
 
     @cached_property
     def mask_sizes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -194,12 +229,42 @@ class Pairs:
            disjoint: bool = False) -> "Pairs":
         find = iv.overlap_pairs_disjoint if disjoint else iv.overlap_pairs
         ig, jd = find(rs, re_, ps, pe)
+        return cls.at(refs, preds, ig, jd)
+
+    @classmethod
+    def at(cls, refs: SpanBatch, preds: SpanBatch, ig, jd) -> "Pairs":
+        """The pairs ``(refs[ig], preds[jd])`` with their examples and overlaps."""
         ov = (np.minimum(refs.ends[ig], preds.ends[jd])
               - np.maximum(refs.starts[ig], preds.starts[jd]))
         return cls(ig, jd, refs.example_ids[ig], ov)
 
     def select(self, mask: np.ndarray) -> "Pairs":
         return Pairs(self.ref[mask], self.pred[mask], self.example[mask], self.overlap[mask])
+
+
+class _PairBlocks:
+    """Re-iterable blocks of `Pairs` of a dense workspace, cut by whole ``by`` spans."""
+
+    def __init__(self, ws: Workspace, by: str, rows, dead, keep) -> None:
+        self.ws, self.by, self.rows, self.dead, self.keep = ws, by, rows, dead, keep
+
+    def __iter__(self):
+        ws = self.ws
+        r, p = ws.refs, ws.preds
+        if self.by == "ref":
+            found = ws.pair_ranges.blocks(r.offsets, p.offsets, r.example_ids,
+                                          rows=self.rows, dead=self.dead)
+        else:
+            if "_pred_ranges" not in ws.__dict__:
+                rs, re_, ps, pe = ws.keys
+                ws.__dict__["_pred_ranges"] = PairRanges.of(ps, pe, rs, re_)
+            found = ((ig, jd) for jd, ig in ws.__dict__["_pred_ranges"].blocks(
+                p.offsets, r.offsets, p.example_ids, rows=self.rows, dead=self.dead))
+        for ig, jd in found:
+            if self.keep is not None:
+                sel = self.keep(ig, jd)
+                ig, jd = ig[sel], jd[sel]
+            yield Pairs.at(r, p, ig, jd)
 
 
 def _merge(batch: SpanBatch, ks: np.ndarray, ke: np.ndarray):

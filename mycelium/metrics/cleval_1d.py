@@ -77,16 +77,35 @@ STATS = ("recall_num", "gt_chars", "precision_num", "det_chars", "tp_chars",
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     a = params["area_precision_threshold"]
     w = params["granularity_penalty_weight"]
-    refs, preds, pairs = ws.refs, ws.preds, ws.pairs
-    matched = _match(pairs, preds.lengths, a, refs.n_spans, preds.n_spans)
-    m = pairs.select(matched)
-    m_g = iv.count(m.ref, refs.n_spans)
-    n_d = iv.count(m.pred, preds.n_spans)
-    n = ws.n
-    tp_chars = _covered_chars(ws, m, m_g)
+    refs, preds, n = ws.refs, ws.preds, ws.n
+    blocks = ws.pair_blocks("ref")  # each block holds every pair of its references
+    # Sweep 1: A-true pairs per prediction, and Σ c over the references overlapping it.
+    col = np.zeros(preds.n_spans, dtype=np.int64)
+    sum_c = np.zeros(preds.n_spans, dtype=np.int64)
+    held: list[np.ndarray] | None = [] if not ws.dense else None  # one block: tests kept
+    for pr in blocks:
+        A = iv.passes(pr.overlap, preds.lengths[pr.pred], a)
+        if held is not None:
+            held.append(A)
+        col += iv.count(pr.pred[A], preds.n_spans)
+        sum_c = iv.exact_add(sum_c, iv.group_sum(pr.pred, pr.overlap, preds.n_spans))
+    # Σ_g ap[g,d] over the references overlapping d, as one exact ratio Σc / len(d).
+    merge_d = (ws.pair_counts[1] >= 2) & iv.passes(sum_c, np.maximum(preds.lengths, 1), a)
+    # Sweep 2: the matched pairs, reduced per span and per example.
+    m_g = np.zeros(refs.n_spans, dtype=np.int64)
+    n_d = np.zeros(preds.n_spans, dtype=np.int64)
+    matched_det = np.zeros(n, dtype=np.int64)
+    tp_chars = np.zeros(n, dtype=np.int64)
+    for k, pr in enumerate(blocks):
+        A = held[k] if held is not None else iv.passes(pr.overlap, preds.lengths[pr.pred], a)
+        m = pr.select(_match(pr, A, refs.n_spans, col, merge_d))
+        block_m_g = iv.count(m.ref, refs.n_spans)  # complete: the block has all of g's pairs
+        m_g += block_m_g
+        n_d += iv.count(m.pred, preds.n_spans)
+        matched_det = iv.exact_add(matched_det, iv.group_sum(m.example, m.overlap, n))
+        tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m, block_m_g))
     gran_r = iv.group_sum(refs.example_ids, np.maximum(m_g - 1, 0), n)
     gran_p = iv.group_sum(preds.example_ids, np.maximum(n_d - 1, 0), n)
-    matched_det = iv.group_sum(m.example, m.overlap, n)
     unmatched = n_d == 0
     fp = iv.group_sum(preds.example_ids[unmatched], preds.lengths[unmatched], n)
     return {
@@ -104,20 +123,14 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     }
 
 
-def _match(pairs: Pairs, pred_lengths, a: float, n_ref: int, n_pred: int) -> np.ndarray:
-    """Boolean per overlapping pair: in the union M1 ∪ M2 ∪ M3."""
-    len_d = pred_lengths[pairs.pred]
-    A = iv.passes(pairs.overlap, len_d, a)
+def _match(pairs: Pairs, A, n_ref: int, col, merge_d) -> np.ndarray:
+    """Boolean per overlapping pair of a block: in the union M1 ∪ M2 ∪ M3 (``A``: the
+    block's area tests; ``col``: the A-true pairs of each prediction over all blocks;
+    ``merge_d``: the M3 predictions)."""
     row = iv.count(pairs.ref[A], n_ref)
-    col = iv.count(pairs.pred[A], n_pred)
     m1 = A & (row[pairs.ref] == 1) & (col[pairs.pred] == 1)
     m2 = A & (row[pairs.ref] >= 2)
-    # Σ_g ap[g,d] over the references overlapping d, as one exact ratio Σc / len(d).
-    overlapping = iv.count(pairs.pred, n_pred)
-    sum_c = iv.group_sum(pairs.pred, pairs.overlap, n_pred)
-    merge_d = (overlapping >= 2) & iv.passes(sum_c, np.maximum(pred_lengths, 1), a)
-    m3 = merge_d[pairs.pred]
-    return m1 | m2 | m3
+    return m1 | m2 | merge_d[pairs.pred]
 
 
 def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:

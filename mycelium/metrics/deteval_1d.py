@@ -43,8 +43,10 @@ Edge cases
 
 Implementation
     Passes 1-3 are vectorised over the batch; the greedy passes 2 and 3 run in rounds
-    that reproduce the sequential order exactly (see `_group_pass`). `_sequential` is
-    the literal transcription, used only for pathological chains of competing spans.
+    that reproduce the sequential order exactly (see `_group_pass`), with no loop per
+    span or per pair. When there are more overlapping pairs than are held at once
+    (thousands of mutually overlapping spans), every pass reads them in blocks
+    (`mycelium.metrics._blocks`): memory stays bounded, cost proportional to the pairs.
 
 Examples
 --------
@@ -72,11 +74,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _blocks
 from . import _intervals as iv
 from ._base import Metric, Pairs, Param, Workspace, prf_ratios, unit, unit_open
-
-#: Rounds of the vectorised split/merge passes before the sequential fallback.
-MAX_ROUNDS = 32
 
 STATS = ("n_ref", "n_pred", "n_one_to_one", "n_split_refs", "n_split_preds",
          "n_merge_refs", "n_merge_preds")
@@ -84,170 +84,150 @@ STATS = ("n_ref", "n_pred", "n_one_to_one", "n_split_refs", "n_split_preds",
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     tr, tp = params["recall_threshold"], params["precision_threshold"]
-    refs, preds, pairs = ws.refs, ws.preds, ws.pairs
-    len_g = refs.lengths[pairs.ref]
-    len_d = preds.lengths[pairs.pred]
-    r_ok = iv.passes(pairs.overlap, len_g, tr)
-    p_ok = iv.passes(pairs.overlap, len_d, tp)
-    cnt_g = iv.count(pairs.ref, refs.n_spans)
-    cnt_d = iv.count(pairs.pred, preds.n_spans)
+    refs, preds = ws.refs, ws.preds
+    cnt_g, cnt_d = ws.pair_counts
     m_g = np.zeros(refs.n_spans, dtype=bool)
     m_d = np.zeros(preds.n_spans, dtype=bool)
-    conflict = np.zeros(ws.n, dtype=bool)
     out = {name: np.zeros(ws.n, dtype=np.int64) for name in STATS}
     out["n_ref"], out["n_pred"] = refs.counts.copy(), preds.counts.copy()
+    r_ok = lambda pr: iv.passes(pr.overlap, refs.lengths[pr.ref], tr)  # noqa: E731
+    p_ok = lambda pr: iv.passes(pr.overlap, preds.lengths[pr.pred], tp)  # noqa: E731
 
     # Pass 1: one-to-one between spans that overlap nothing else.
-    one = (cnt_g[pairs.ref] == 1) & (cnt_d[pairs.pred] == 1) & r_ok & p_ok
-    m_g[pairs.ref[one]] = True
-    m_d[pairs.pred[one]] = True
-    oo = iv.count(pairs.example[one], ws.n)
+    alone = lambda g, d: (cnt_g[g] == 1) & (cnt_d[d] == 1)  # noqa: E731
+    oo = out["n_one_to_one"]
+    if not ws.dense:  # pairs held: each threshold test once for all three passes
+        held, ok_r, ok_p = ws.pairs, r_ok(ws.pairs), p_ok(ws.pairs)
+        one = held.select(alone(held.ref, held.pred) & ok_r & ok_p)
+        m_g[one.ref] = True
+        m_d[one.pred] = True
+        oo += iv.count(one.example, ws.n)
+    for pr in ([] if not ws.dense else
+               ws.pair_blocks("ref", rows=cnt_g == 1, keep=alone)):
+        pr = pr.select(r_ok(pr) & p_ok(pr))
+        m_g[pr.ref] = True
+        m_d[pr.pred] = True
+        oo += iv.count(pr.example, ws.n)
+
+    def held_candidates(by, other, rows, taken, test_ok, single_ok):
+        if ws.dense:
+            return None
+        sel = rows[by] & ~taken[other] & test_ok
+        return [(held.select(sel), single_ok[sel])]
 
     # Pass 2: one reference split into several predictions.
-    cand = (cnt_g[pairs.ref] >= 2) & ~m_g[pairs.ref] & p_ok & ~m_d[pairs.pred]
-    res = _group_pass(pairs, cand, by=pairs.ref, other=pairs.pred,
-                      by_examples=refs.example_ids, n_other=preds.n_spans,
-                      single_ok=r_ok, length=refs.lengths, threshold=tr, n=ws.n)
-    conflict |= res["conflict"]
+    def split(pr):
+        pr = pr.select(p_ok(pr))
+        return pr, r_ok(pr)
+
+    rows = (cnt_g >= 2) & ~m_g
+    res = _group_pass(ws, split, side="ref", rows=rows, taken=m_d, length=refs.lengths,
+                      threshold=tr, held=not ws.dense and held_candidates(
+                          held.ref, held.pred, rows, m_d, ok_p, ok_r))
     m_g |= res["matched_by"]
     m_d |= res["matched_other"]
     oo += res["one"]
     out["n_split_refs"], out["n_split_preds"] = res["groups"], res["members"]
 
     # Pass 3: several references merged into one prediction.
-    cand = (cnt_d[pairs.pred] >= 2) & ~m_d[pairs.pred] & r_ok & ~m_g[pairs.ref]
-    res = _group_pass(pairs, cand, by=pairs.pred, other=pairs.ref,
-                      by_examples=preds.example_ids, n_other=refs.n_spans,
-                      single_ok=p_ok, length=preds.lengths, threshold=tp, n=ws.n)
-    conflict |= res["conflict"]
+    def merge(pr):
+        pr = pr.select(r_ok(pr))
+        return pr, p_ok(pr)
+
+    rows = (cnt_d >= 2) & ~m_d
+    res = _group_pass(ws, merge, side="pred", rows=rows, taken=m_g, length=preds.lengths,
+                      threshold=tp, held=not ws.dense and held_candidates(
+                          held.pred, held.ref, rows, m_g, ok_r, ok_p))
     oo += res["one"]
     out["n_merge_preds"], out["n_merge_refs"] = res["groups"], res["members"]
-    out["n_one_to_one"] = oo
-
-    if conflict.any():
-        _rescore_sequentially(ws, pairs, conflict, out, tr, tp)
     return out
 
 
-def _group_pass(pairs: Pairs, cand, *, by, other, by_examples, n_other, single_ok,
-                length, threshold, n):
-    """Pass 2 (``by`` = references) or pass 3 (``by`` = predictions), vectorised.
+def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshold,
+                held=None):
+    """Pass 2 (``side="ref"``: references claim predictions) or pass 3 (``"pred"``).
 
-    The sequential pass visits ``by`` spans in canonical order and each claims its
-    candidates. A span's decision depends only on earlier spans that share one of its
-    candidates, so the pass runs in rounds: every undecided span that no earlier
-    undecided span competes with is decided at once, its claims are applied, and the
-    rest wait for the next round. This is the sequential result exactly; chains longer
-    than `MAX_ROUNDS` (adversarial nesting) fall back to `_sequential`.
+    The sequential pass visits the ``by`` spans (``rows``: the unmatched ones with two or
+    more overlaps) in canonical order; each claims its candidates C (the unclaimed
+    ``other`` spans that pass the pass's ``test``) when ``|C| == 1`` and the single test
+    holds, or ``|C| >= 2`` and ``Σ overlap`` meets the threshold. Two facts give the
+    sequential result exactly, in vectorised rounds:
+
+    - a span that would not claim with its current candidates never claims later
+      (claims only remove candidates, and a subset of a failing C fails: its sum is
+      smaller, and one candidate passing the single test alone would make Σ pass), so
+      every such span is decided in the round that sees it fail;
+    - a span that would claim and that no earlier such span competes with (none shares
+      a candidate) claims now. The first one always does, so each round decides at
+      least one span; claims apply after the round.
+
+    One round is one sweep over the candidate pairs in ``by`` order (a block holds whole
+    ``by`` spans), so dense workspaces read in blocks keep memory bounded.
     """
-    n_by = by_examples.size
-    out = {"conflict": np.zeros(n, dtype=bool),
-           "matched_by": np.zeros(n_by, dtype=bool),
+    by_batch, other_batch = (ws.refs, ws.preds) if side == "ref" else (ws.preds, ws.refs)
+    n_by, n_other, n = by_batch.n_spans, other_batch.n_spans, ws.n
+    by_name, other_name = ("ref", "pred") if side == "ref" else ("pred", "ref")
+    out = {"matched_by": np.zeros(n_by, dtype=bool),
            "matched_other": np.zeros(n_other, dtype=bool),
            "one": np.zeros(n, dtype=np.int64),
            "groups": np.zeros(n, dtype=np.int64),
            "members": np.zeros(n, dtype=np.int64)}
-    idx = np.flatnonzero(cand)
-    for _ in range(MAX_ROUNDS):
-        if idx.size == 0:
-            return out
-        b, o = by[idx], other[idx]
-        first = np.full(n_other, n_by, dtype=np.int64)
-        np.minimum.at(first, o, b)
-        waiting = np.zeros(n_by, dtype=bool)
-        waiting[b[first[o] != b]] = True
-        ready = ~waiting[b]
-        _decide(pairs, idx[ready], by, other, by_examples, single_ok, length,
-                threshold, n, out)
-        idx = idx[~ready]
-        idx = idx[~out["matched_other"][other[idx]]]
-    out["conflict"][pairs.example[idx]] = True
+    undecided = rows.copy()
+    dead = taken.copy()  # claimed before the pass or during it
+    ex = by_batch.example_ids
+
+    def live(g, d):
+        b, o = (g, d) if side == "ref" else (d, g)
+        return undecided[b] & ~dead[o]
+
+    held = held or None  # the candidate pairs, when the caller holds them
+    if held is None and not ws.dense:
+        held = [test(pr.select(live(pr.ref, pr.pred))) for pr in ws.pair_blocks(side)]
+    while undecided.any():
+        source = held if held is not None else (
+            test(pr) for pr in ws.pair_blocks(side, rows=undecided, dead=dead, keep=live))
+        seen = np.zeros(n_other, dtype=bool)  # wanted by an earlier span that would claim
+        claims = np.zeros(n_other, dtype=bool)
+        visited = np.zeros(n_by, dtype=bool)
+        kept, kept_size = [], 0
+        for pr, single_ok in source:
+            b, o = getattr(pr, by_name), getattr(pr, other_name)
+            alive = undecided[b] & ~dead[o]
+            if not alive.all():
+                pr, single_ok = pr.select(alive), single_ok[alive]
+                b, o = b[alive], o[alive]
+            visited[b] = True
+            if held is None and kept_size <= _blocks.BLOCK:
+                kept.append((pr, single_ok))
+                kept_size += b.size
+            n_cand = iv.count(b, n_by)
+            n_single = iv.count(b[single_ok], n_by)
+            sum_ov = iv.group_sum(b, pr.overlap, n_by)
+            would = ((n_cand == 1) & (n_single == 1)) | (
+                (n_cand >= 2) & iv.passes(sum_ov, np.maximum(length, 1), threshold))
+            want = would[b]
+            bw, ow = b[want], o[want]
+            first = np.full(n_other, n_by, dtype=np.int64)
+            np.minimum.at(first, ow, bw)
+            waiting = np.zeros(n_by, dtype=bool)
+            waiting[bw[seen[ow] | (first[ow] != bw)]] = True
+            seen[ow] = True
+            ready = would & ~waiting
+            claims[ow[ready[bw]]] = True
+            out["matched_by"] |= ready
+            single, multi = ready & (n_cand == 1), ready & (n_cand >= 2)
+            out["one"] += iv.count(ex[single], n)
+            out["groups"] += iv.count(ex[multi], n)
+            out["members"] += iv.group_sum(ex[multi], n_cand[multi], n)
+            # Spans seen in this block are decided unless they would claim and wait.
+            undecided[b] = would[b] & waiting[b]
+        if held is None and kept_size <= _blocks.BLOCK:
+            held = kept
+        # Spans with no live candidate left were in no block: they cannot claim.
+        undecided &= visited
+        dead |= claims
+        out["matched_other"] |= claims
     return out
-
-
-def _decide(pairs, sel, by, other, by_examples, single_ok, length, threshold, n, out):
-    """Decide the ``by`` spans owning the candidate pairs ``sel`` (none compete)."""
-    b = by[sel]
-    n_cand = iv.count(b, by_examples.size)
-    sum_ov = iv.group_sum(b, pairs.overlap[sel], by_examples.size)
-    single = (n_cand[b] == 1) & single_ok[sel]
-    multi_by = (n_cand >= 2) & iv.passes(sum_ov, np.maximum(length, 1), threshold)
-    multi = multi_by[b]
-    claim = sel[single | multi]
-    out["matched_by"][by[claim]] = True
-    out["matched_other"][other[claim]] = True
-    out["one"] += iv.count(pairs.example[sel[single]], n)
-    out["groups"] += iv.count(by_examples[multi_by], n)
-    out["members"] += iv.count(pairs.example[sel[multi]], n)
-
-
-def _rescore_sequentially(ws, pairs, conflict, out, tr, tp) -> None:
-    """Replace the statistics of ``conflict`` examples by the exact sequential passes."""
-    sel = conflict[pairs.example]
-    sub = pairs.select(sel)
-    sub = sub.select(iv.pair_order(sub.ref, sub.pred, ws.preds.n_spans))
-    ref_lengths = ws.refs.lengths
-    pred_lengths = ws.preds.lengths
-    bounds = np.searchsorted(sub.example, np.flatnonzero(conflict), side="left")
-    ends = np.searchsorted(sub.example, np.flatnonzero(conflict), side="right")
-    for k, a, b in zip(np.flatnonzero(conflict).tolist(), bounds.tolist(), ends.tolist()):
-        g0, d0 = int(ws.refs.offsets[k]), int(ws.preds.offsets[k])
-        triples = [(int(g) - g0, int(d) - d0, int(o)) for g, d, o in
-                   zip(sub.ref[a:b], sub.pred[a:b], sub.overlap[a:b])]
-        stats = _sequential(triples, ref_lengths[g0:ws.refs.offsets[k + 1]].tolist(),
-                            pred_lengths[d0:ws.preds.offsets[k + 1]].tolist(), tr, tp)
-        for name, value in stats.items():
-            out[name][k] = value
-
-
-def _sequential(triples, len_g, len_d, tr, tp) -> dict[str, int]:
-    """The three DetEval passes on one example, literally, in canonical order.
-
-    ``triples`` are the overlapping ``(g, d, overlap)`` pairs sorted by (g, d).
-    """
-    (pr, qr), (pp, qp) = iv.threshold_ratio(tr), iv.threshold_ratio(tp)
-    ov = {(g, d): o for g, d, o in triples}
-    by_g: dict[int, list[int]] = {}
-    by_d: dict[int, list[int]] = {}
-    for g, d, _ in triples:
-        by_g.setdefault(g, []).append(d)
-        by_d.setdefault(d, []).append(g)
-    R = lambda g, d: ov[g, d] * qr >= pr * len_g[g]  # noqa: E731
-    P = lambda g, d: ov[g, d] * qp >= pp * len_d[d]  # noqa: E731
-    mg, md = set(), set()
-    s = dict.fromkeys(STATS[2:], 0)
-    for g, d, _ in triples:
-        if len(by_g[g]) == 1 and len(by_d[d]) == 1 and R(g, d) and P(g, d):
-            mg.add(g)
-            md.add(d)
-            s["n_one_to_one"] += 1
-    for g in sorted(by_g):
-        if g in mg or len(by_g[g]) < 2:
-            continue
-        cand = [d for d in by_g[g] if d not in md and P(g, d)]
-        if len(cand) == 1 and R(g, cand[0]):
-            mg.add(g)
-            md.add(cand[0])
-            s["n_one_to_one"] += 1
-        elif len(cand) >= 2 and sum(ov[g, d] for d in cand) * qr >= pr * len_g[g]:
-            mg.add(g)
-            md.update(cand)
-            s["n_split_refs"] += 1
-            s["n_split_preds"] += len(cand)
-    for d in sorted(by_d):
-        if d in md or len(by_d[d]) < 2:
-            continue
-        cand = [g for g in by_d[d] if g not in mg and R(g, d)]
-        if len(cand) == 1 and P(cand[0], d):
-            mg.add(cand[0])
-            md.add(d)
-            s["n_one_to_one"] += 1
-        elif len(cand) >= 2 and sum(ov[g, d] for g in cand) * qp >= pp * len_d[d]:
-            md.add(d)
-            mg.update(cand)
-            s["n_merge_refs"] += len(cand)
-            s["n_merge_preds"] += 1
-    return s
 
 
 def ratios(st, params):

@@ -33,6 +33,7 @@ from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.types import Average, ZeroDivision
 from ..metrics import METRICS, resolve_params
 from ..metrics._intervals import narrow
+from ._products import _reweight, reweight
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -243,7 +244,7 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     matrix = np.hstack(blocks)
     parts = []
     for chunk in _chunks(n_resamples):
-        parts.append(reweight(poisson_weights(keys, seed, chunk), matrix))
+        parts.append(reweighted(keys, seed, chunk, matrix))
         if progress is not None:
             progress(len(chunk))
     total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
@@ -329,29 +330,25 @@ def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarr
     return out
 
 
-_BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
+#: Examples whose weights are drawn and reduced together in `reweighted` (a chunk of
+#: weights then stays in cache instead of a ``CHUNK x n`` array going through memory).
+_KEY_BLOCK = 8192
 
 
-def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.ndarray:
-    """``w @ matrix`` exactly for integer-valued columns (each at most 2**29 in
-    magnitude, as `_stat_limbs` and `mycelium.core.exactsum` make them, or their
-    differences): float64 products over blocks of examples (each exact: weights
-    < 2**5, or 0/1 coins), accumulated in int64 (other columns, such as limb
-    residuals, stay approximate). ``integral=True`` says every column is (as
-    `limb_matrix` makes integer statistics), sparing the check."""
-    exact = (np.ones(matrix.shape[1], dtype=bool) if integral
-             else np.all(matrix == np.trunc(matrix), axis=0))
-    out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
-    if exact.all():
-        for start in range(0, matrix.shape[0], _BLOCK):
-            out += (w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]).astype(np.int64)
-        return out
-    residual = np.zeros((w.shape[0], matrix.shape[1]))
-    for start in range(0, matrix.shape[0], _BLOCK):
-        part = w[:, start:start + _BLOCK] @ matrix[start:start + _BLOCK]
-        out[:, exact] += part[:, exact].astype(np.int64)
-        residual[:, ~exact] += part[:, ~exact]
-    return np.where(exact, out, residual)
+def reweighted(keys: np.ndarray, seed: int, chunk: range, matrix: np.ndarray) -> np.ndarray:
+    """``reweight(poisson_weights(keys, seed, chunk), matrix)``, drawing the weights
+    block by block of examples (the same weights: each is a function of its key)."""
+    n = keys.size
+    if n <= _KEY_BLOCK:
+        return reweight(poisson_weights(keys, seed, chunk), matrix)
+    exact = np.all(matrix == np.trunc(matrix), axis=0)
+    out = np.zeros((len(chunk), matrix.shape[1]), dtype=np.int64 if exact.all() else np.float64)
+    for start in range(0, n, _KEY_BLOCK):
+        stop = min(n, start + _KEY_BLOCK)
+        part = _reweight(poisson_weights(keys[start:stop], seed, chunk), matrix[start:stop],
+                         exact)
+        out += part
+    return out
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
