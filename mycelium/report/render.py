@@ -95,9 +95,10 @@ def _row_cell(ex, preds) -> str:
 
 
 def _soft_cell(ex) -> str:
+    """The heat strip: ``ex.soft`` holds the core's pieces of constant character score
+    (either score form, SPEC section 9), so each run has one score."""
     from .segments import Span
 
-    # Quirk of the official Mu-SHROOM scorer kept: later soft spans overwrite earlier ones.
     spans = [Span(s, e) for s, e, _ in ex.soft]
     parts = []
     for run in runs(ex.text, [spans]):
@@ -105,9 +106,10 @@ def _soft_cell(ex) -> str:
         if not run.covers[0]:
             parts.append(chunk)
             continue
-        prob = ex.soft[max(run.covers[0])][2]
+        # a run inside one cluster's snap can touch two pieces: the cluster's first wins
+        prob = ex.soft[min(run.covers[0])][2]
         parts.append(f'<span class="myc-soft"{_attrs(run)} style="--p:{0.75 * prob:.3f}" '
-                     f'title="prob {prob:.3f}">{chunk}</span>')
+                     f'title="{ex.score_name} {prob:.3f}">{chunk}</span>')
     return "".join(parts)
 
 
@@ -130,7 +132,8 @@ def _example_html(ex, types: list[str], k: int) -> str:
                     f'{_metrics_cell(values) or "<td></td>"}</tr>')
     if ex.soft is not None:
         rows.append('<tr class="myc-row myc-scores"><th>scores</th>'
-                    f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td><td></td></tr>')
+                    f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td>'
+                    f'{_metrics_cell(ex.score_metrics) or "<td></td>"}</tr>')
     title = f'<div class="myc-title">{escape(ex.title)}</div>' if ex.title else ""
     return (f'<div class="myc-example" data-example="{k}">{title}'
             f'<table class="myc-rows">{"".join(rows)}</table></div>')
