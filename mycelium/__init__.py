@@ -36,7 +36,7 @@ _LAZY = {  # public names whose modules load on first use
     "anchor_phrases": "adapters", "parse_tagged": "adapters",
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
     "plot_sweep": "plot",
-    "show": "report", "explain": "report",
+    "show": "report", "explain": "report", "explain_view": "report",
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 
@@ -69,6 +69,7 @@ __all__ = [
     "plot_sweep",
     "show",
     "explain",
+    "explain_view",
     "MyceliumError",
     "SpanValidationError",
     "UndefinedMetricWarning",
