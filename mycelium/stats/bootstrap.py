@@ -44,13 +44,18 @@ _M2 = np.uint64(0x94D049BB133111EB)
 # Inverse CDF of Poisson(1): P(W <= k) for k = 0..19 (the tail beyond is < 1e-18).
 _POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(20)])
 
-#: Resamples generated and reduced together (bounds memory: chunk x examples weights).
+#: Resamples generated and reduced together.
 CHUNK = 64
+#: Examples whose weights are generated and reduced together: memory is bounded by
+#: CHUNK x EXAMPLE_BLOCK weights whatever the number of examples. The reweighted sums are
+#: exact integers, so the block size never changes a result.
+EXAMPLE_BLOCK = 1 << 14
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values."""
-    x = np.array(x, dtype=np.uint64)  # a copy, mixed in place
+def _mix(x: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values (of ``x``
+    itself when ``inplace``: a uint64 array nobody else holds)."""
+    x = x if inplace else np.array(x, dtype=np.uint64)  # a copy, mixed in place
     tmp = np.empty_like(x)
     with np.errstate(over="ignore"):
         for shift, mult in ((30, _M1), (27, _M2), (31, None)):
@@ -138,15 +143,26 @@ def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray
     >>> bool((poisson_weights(example_keys(5), 0, range(1, 3)) == w[1:]).all())
     True
     """
+    return _weights(_key_base(keys, seed), resamples)
+
+
+def _key_base(keys: np.ndarray, seed: int) -> np.ndarray:
+    """Each example's hash under ``seed``, shared by all its resamples."""
     with np.errstate(over="ignore"):
-        base = _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+        return _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+
+
+def _weights(base: np.ndarray, resamples: range) -> np.ndarray:
+    """`poisson_weights` from the examples' `_key_base` (one pass per step, in place)."""
+    with np.errstate(over="ignore"):
         r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
-        bits = _mix(base[None, :] + (r + np.uint64(1)) * _GOLDEN)
+        bits = base[None, :] + (r + np.uint64(1)) * _GOLDEN
+        _mix(bits, inplace=True)
     # Inverse CDF of u = (bits >> 11) / 2**53 by a 2**16-bucket table on the top bits;
     # the few buckets that straddle a CDF step are resolved exactly.
-    top = (bits >> np.uint64(48)).view(np.int64)
-    weights = _TABLE[top]
-    straddle = _STRADDLE[top]
+    top = np.right_shift(bits, np.uint64(48)).view(np.int64)
+    weights = np.take(_TABLE, top)
+    straddle = np.take(_STRADDLE, top)
     if straddle.any():
         u = (bits[straddle] >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
         weights[straddle] = np.searchsorted(_POISSON_CDF, u, side="right")
@@ -240,13 +256,7 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     blocks: list[np.ndarray] = [np.ones((keys.size, 1)), stat_limbs]
     blocks += [limbs(per_ex[m][k]) for m, k in averaged]
     blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
-    matrix = np.hstack(blocks)
-    parts = []
-    for chunk in _chunks(n_resamples):
-        parts.append(reweight(poisson_weights(keys, seed, chunk), matrix))
-        if progress is not None:
-            progress(len(chunk))
-    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
+    total = blocked_sums(np.hstack(blocks), keys, seed, n_resamples, progress)
     out = Resampled({m: {} for m in stats})
     sums: dict[str, dict[str, np.ndarray]] = {}
     col = 1 + sum(widths)
@@ -352,6 +362,66 @@ def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.nd
         out[:, exact] += part[:, exact].astype(np.int64)
         residual[:, ~exact] += part[:, ~exact]
     return np.where(exact, out, residual)
+
+
+def _distinct_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each set of equal columns, and each column's index among them
+    (limb columns repeat: all-ones definedness, zero residuals, zero NaN flags)."""
+    n = matrix.shape[0]
+    probe = matrix[:: max(1, n // 64)]
+    firsts: list[int] = []
+    where = np.empty(matrix.shape[1], dtype=np.int64)
+    seen: dict[tuple, list[int]] = {}
+    sums = matrix.sum(axis=0)
+    for j in range(matrix.shape[1]):
+        key = (float(sums[j]), probe[:, j].tobytes())
+        for i in seen.get(key, []):
+            if np.array_equal(matrix[:, firsts[i]], matrix[:, j]):
+                where[j] = i
+                break
+        else:
+            seen.setdefault(key, []).append(len(firsts))
+            where[j] = len(firsts)
+            firsts.append(j)
+    return np.asarray(firsts, dtype=np.int64), where
+
+
+def blocked_sums(matrix: np.ndarray, keys: np.ndarray, seed: int, n_resamples: int,
+                 progress: Callable[[int], object] | None = None,
+                 example_block: int | None = None) -> np.ndarray:
+    """``poisson_weights(keys, seed, range(n_resamples)) @ matrix``, as `reweight` makes
+    it, generated and reduced CHUNK resamples by ``example_block`` examples at a time
+    (default `EXAMPLE_BLOCK`), each distinct column once.
+
+    Integer-valued columns are summed exactly in int64, so any blocking gives the same
+    sums. A column that is not (a float residual) is summed as `reweight` sums it, over
+    blocks of 2**20 examples in order: the blocking falls back to those blocks for it.
+    """
+    distinct, where = _distinct_columns(matrix) if matrix.shape[1] else (
+        np.zeros(0, np.int64), np.zeros(0, np.int64))
+    core = np.ascontiguousarray(matrix[:, distinct])
+    exact = np.all(core == np.trunc(core), axis=0)
+    step = example_block or EXAMPLE_BLOCK
+    if not exact.all():
+        step = _BLOCK  # float sums in reweight's block order, for identical rounding
+    n = keys.size
+    base = _key_base(keys, seed)
+    ints = np.zeros((n_resamples, core.shape[1]), dtype=np.int64)
+    floats = np.zeros((n_resamples, core.shape[1])) if not exact.all() else None
+    for chunk in _chunks(n_resamples):
+        rows = slice(chunk.start, chunk.stop)
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            part = _weights(base[start:stop], chunk) @ core[start:stop]
+            if floats is None:
+                ints[rows] += part.astype(np.int64)
+            else:
+                ints[rows, exact] += part[:, exact].astype(np.int64)
+                floats[rows, ~exact] += part[:, ~exact]
+        if progress is not None:
+            progress(len(chunk))
+    total = ints if floats is None else np.where(exact, ints, floats)
+    return total[:, where]
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
