@@ -169,7 +169,8 @@ def test_token_scores_show_the_score_metrics_by_default_and_on_request():
                          token_scores=[0.5, 0.9, 0.5])
     assert view.examples[0].score_metrics == {"char_auroc": {"score": 1.0},
                                               "char_ap": {"score": 1.0}}
-    assert 'char_auroc <b>1.000</b> · char_ap <b>1.000</b></td></tr>' in view._repr_html_()
+    assert ('<span>char_auroc <b>1.000</b></span> · <span>char_ap <b>1.000</b></span></td>'
+            '</tr>') in view._repr_html_()
     # second example, hand-checked: positive b = .2; negatives a = .6, c = d = 0: b
     # outranks two of the three negatives, AUROC 2/3
     batch = mycelium.show(["abcd", "abcd"], [[[1, 2]], [[1, 2]]], [[[1, 2]], []],
