@@ -35,9 +35,10 @@ def order_rows(values: np.ndarray, groups: list[np.ndarray], n: int,
     return out
 
 
-def _group_positions(keys: pd.DataFrame | None) -> list[tuple[tuple, np.ndarray]]:
+def _group_positions(keys: pd.DataFrame | None) -> list[tuple[tuple, np.ndarray | None]]:
     """Positions of each group of ``keys`` (the group columns, by position), groups in
-    sorted key order, null keys a group of their own (last)."""
+    sorted key order, null keys a group of their own (last); without keys, one group
+    of every row (positions None)."""
     if keys is None:
         return [((), None)]
     names = list(keys.columns)

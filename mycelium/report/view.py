@@ -153,9 +153,13 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
     if softs is not None and score_names:
         from ..evaluate import evaluate
 
-        batch = {k: ([v] if single else v) for k, v in forms.items() if v is not None}
-        per_score = evaluate(refs_batch, text=texts, metrics=score_names,
-                             include_per_example=True, **batch)["per_example"]
+        def batch(v):  # one example's scores as a batch of one, like refs_batch
+            return [v] if single and v is not None else v
+
+        per_score = evaluate(
+            refs_batch, text=texts, metrics=score_names, include_per_example=True,
+            soft_predictions=batch(soft_predictions), token_offsets=batch(token_offsets),
+            token_scores=batch(token_scores))["per_example"]
     examples = []
     for k, t in enumerate(texts):
         examples.append(ExampleView(
