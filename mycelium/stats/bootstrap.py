@@ -252,11 +252,18 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
                 if not (average == "micro" and m in METRICS) for k in meas]
     # Column layout: total weight, then each summed statistic (one or more limbs), then
     # the limbs of each averaged value, then each averaged value's NaN flag.
+    # Columns are kept once each as they come (limb columns repeat), so memory holds the
+    # distinct columns, not the whole layout.
+    columns = _DistinctColumns(keys.size)
+    columns.add(np.ones(keys.size))
     stat_limbs, widths = limb_matrix([stats[m][k] for m, k in summed], keys.size)
-    blocks: list[np.ndarray] = [np.ones((keys.size, 1)), stat_limbs]
-    blocks += [limbs(per_ex[m][k]) for m, k in averaged]
-    blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
-    total = blocked_sums(np.hstack(blocks), keys, seed, n_resamples, progress)
+    columns.add_all(stat_limbs)
+    del stat_limbs
+    for m, k in averaged:
+        columns.add_all(limbs(per_ex[m][k]))
+    for m, k in averaged:
+        columns.add(np.isnan(per_ex[m][k]).astype(np.float64))
+    total = _sums(columns, keys, seed, n_resamples, progress)
     out = Resampled({m: {} for m in stats})
     sums: dict[str, dict[str, np.ndarray]] = {}
     col = 1 + sum(widths)
@@ -302,26 +309,34 @@ def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.nd
     return np.where(exact, out, residual)
 
 
-def _distinct_columns(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first of each set of equal columns, and each column's index among them
-    (limb columns repeat: all-ones definedness, zero residuals, zero NaN flags)."""
-    n = matrix.shape[0]
-    probe = matrix[:: max(1, n // 64)]
-    firsts: list[int] = []
-    where = np.empty(matrix.shape[1], dtype=np.int64)
-    seen: dict[tuple, list[int]] = {}
-    sums = matrix.sum(axis=0)
-    for j in range(matrix.shape[1]):
-        key = (float(sums[j]), probe[:, j].tobytes())
-        for i in seen.get(key, []):
-            if np.array_equal(matrix[:, firsts[i]], matrix[:, j]):
-                where[j] = i
-                break
-        else:
-            seen.setdefault(key, []).append(len(firsts))
-            where[j] = len(firsts)
-            firsts.append(j)
-    return np.asarray(firsts, dtype=np.int64), where
+class _DistinctColumns:
+    """Columns added one at a time, each distinct one kept once (limb columns repeat:
+    all-ones definedness, zero residuals, zero NaN flags); ``where`` maps every column
+    added to its kept copy."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.kept: list[np.ndarray] = []
+        self.where: list[int] = []
+        self._seen: dict[tuple, list[int]] = {}
+
+    def add(self, column: np.ndarray) -> None:
+        col = np.ascontiguousarray(column, dtype=np.float64)
+        key = (float(col.sum()), col[:: max(1, self.n // 64)].tobytes())
+        for i in self._seen.get(key, []):
+            if np.array_equal(self.kept[i], col):
+                self.where.append(i)
+                return
+        self._seen.setdefault(key, []).append(len(self.kept))
+        self.where.append(len(self.kept))
+        self.kept.append(col)
+
+    def add_all(self, matrix: np.ndarray) -> None:
+        for j in range(matrix.shape[1]):
+            self.add(matrix[:, j])
+
+    def matrix(self) -> np.ndarray:
+        return np.column_stack(self.kept) if self.kept else np.zeros((self.n, 0))
 
 
 def blocked_sums(matrix: np.ndarray, keys: np.ndarray, seed: int, n_resamples: int,
@@ -335,9 +350,17 @@ def blocked_sums(matrix: np.ndarray, keys: np.ndarray, seed: int, n_resamples: i
     sums. A column that is not (a float residual) is summed as `reweight` sums it, over
     blocks of 2**20 examples in order: the blocking falls back to those blocks for it.
     """
-    distinct, where = _distinct_columns(matrix) if matrix.shape[1] else (
-        np.zeros(0, np.int64), np.zeros(0, np.int64))
-    core = np.ascontiguousarray(matrix[:, distinct])
+    columns = _DistinctColumns(keys.size)
+    columns.add_all(matrix)
+    return _sums(columns, keys, seed, n_resamples, progress, example_block)
+
+
+def _sums(columns: _DistinctColumns, keys: np.ndarray, seed: int, n_resamples: int,
+          progress: Callable[[int], object] | None = None,
+          example_block: int | None = None) -> np.ndarray:
+    core = columns.matrix()
+    columns.kept = []  # the stacked copy is the only one kept
+    where = np.asarray(columns.where, dtype=np.int64)
     exact = np.all(core == np.trunc(core), axis=0)
     step = example_block or EXAMPLE_BLOCK
     if not exact.all():

@@ -78,3 +78,20 @@ def test_weights_are_held_a_block_at_a_time():
     # one product over every example holds 64 x 150,000 float64 weights (77 MB) and the
     # uint64 hashes beside them; blocks of EXAMPLE_BLOCK examples hold a few MB
     assert peak < 40e6, peak
+
+
+def test_resampled_values_hold_the_distinct_columns_not_the_whole_layout():
+    refs, preds = _batch(100_000, seed=5)
+    stats = statistics(refs, preds, metrics=["iou", "character", "deteval_1d"])
+    tracemalloc.start()
+    try:
+        out = resampled_values(stats, keys=example_keys(100_000), average="macro",
+                               zero_division=0.0, params=None, seed=0, n_resamples=64)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # the layout (weight, 5 limb columns and a NaN flag per measure: 43 columns of
+    # 100,000 float64) stacked whole was 34 MB, its blocks as much again, and the
+    # 64 x 100,000 weights 51 MB each (with their hashes); now a fraction of that
+    assert peak < 60e6, peak
+    assert out["iou"]["score"].shape == (64,)
