@@ -45,7 +45,7 @@ _LAZY = {  # public names whose modules load on first use
     "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
     "plot_sweep": "plot",
     "token_logit_scores": "baselines",
-    "show": "report", "explain": "report",
+    "show": "report", "explain": "report", "explain_view": "report",
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 
@@ -94,6 +94,7 @@ __all__ = [
     "token_logit_scores",
     "show",
     "explain",
+    "explain_view",
     "MyceliumError",
     "SpanValidationError",
     "UndefinedMetricWarning",

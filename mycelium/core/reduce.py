@@ -19,7 +19,7 @@ finished with `values_from_sums`. Column names are ``metric|statistic`` (micro) 
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from .aggregate import _measures, per_example
 from .exactsum import limb_arrays
 from .settings import Settings
 
-__all__ = ["row_columns", "group_sums", "values_from_sums", "SEP"]
+__all__ = ["row_columns", "row_column_parts", "group_sums", "values_from_sums", "SEP"]
 
 SEP = "|"
 _LIMB_PARTS = ("h", "m", "l", "residual", "defined")
@@ -42,6 +42,15 @@ def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Setting
     computed; otherwise they are derived from ``stats``.
     """
     out: dict[str, np.ndarray] = {}
+    for part in row_column_parts(stats, settings, values=values):
+        out.update(part)
+    return out
+
+
+def row_column_parts(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Settings, *,
+                     values=None) -> Iterator[dict[str, np.ndarray]]:
+    """`row_columns` a few at a time (one metric's statistics, or one measure's limbs):
+    summing each part as it comes holds one part's columns, not all of them."""
     need_values = settings.average == "macro" or any(m not in METRICS
                                                      for m in settings.metrics)
     if need_values and values is None:
@@ -49,16 +58,16 @@ def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Setting
                              params=settings.params)
     for metric in settings.metrics:
         if metric in METRICS and settings.average == "micro":
-            for key, arr in stats[metric].items():
-                out[f"{metric}{SEP}{key}"] = np.asarray(arr)
+            yield {f"{metric}{SEP}{key}": np.asarray(arr)
+                   for key, arr in stats[metric].items()}
             continue
         for measure, arr in values[metric].items():
-            for name, col in zip(_LIMB_PARTS, limb_arrays(arr)):
-                # integer-valued float64 limbs: exact in float64 sums up to 2**25 rows
-                out[f"{metric}{SEP}{measure}{SEP}{name}"] = col
+            part = {f"{metric}{SEP}{measure}{SEP}{name}": col
+                    for name, col in zip(_LIMB_PARTS, limb_arrays(arr))}
+            # integer-valued float64 limbs: exact in float64 sums up to 2**25 rows
             if metric not in METRICS:
-                out[f"{metric}{SEP}{measure}{SEP}nan"] = np.isnan(arr).astype(np.int64)
-    return out
+                part[f"{metric}{SEP}{measure}{SEP}nan"] = np.isnan(arr).astype(np.int64)
+            yield part
 
 
 def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,

@@ -29,7 +29,7 @@ from ..errors import SpanValidationError
 from .spans import SpanBatch
 
 __all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "spans_at_threshold",
-           "SCORE_FORMS"]
+           "score_pieces", "SCORE_FORMS"]
 
 SCORE_FORMS = ("soft", "token")
 
@@ -354,6 +354,19 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
                      max_score, gold)
 
 
+def score_pieces(scores: ScoreInput, lengths: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The character scores of every example as pieces of constant score: ``(example,
+    start, end, score)`` arrays in text order, local code-point offsets, tiling each
+    text (uncovered characters score 0). Either form, by `score_runs`' rule."""
+    runs = score_runs(scores, lengths, None)
+    ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
+    base = np.zeros(scores.n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=base[1:])
+    starts = s - base[ex]
+    return ex, starts, starts + runs.length, runs.score
+
+
 def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float,
                        *, inclusive: bool = False) -> SpanBatch:
     """Predicted spans at ``threshold`` (strict ``> t``; ``>= t`` when ``inclusive``), as a
@@ -365,12 +378,8 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
     for tokens out of order, the extent of the run's tokens).
     """
     if scores.form == "soft":
-        runs = score_runs(scores, lengths, None)
-        ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
-        base = np.zeros(scores.n + 1, dtype=np.int64)
-        np.cumsum(lengths, out=base[1:])
-        starts, ends = s - base[ex], s - base[ex] + runs.length
-        hot = runs.score >= threshold if inclusive else runs.score > threshold
+        ex, starts, ends, score = score_pieces(scores, lengths)
+        hot = score >= threshold if inclusive else score > threshold
     else:
         ex, starts, ends = scores.example, scores.starts, scores.ends
         hot = scores.scores >= threshold if inclusive else scores.scores > threshold

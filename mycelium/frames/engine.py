@@ -20,7 +20,7 @@ import pyarrow as pa
 from ..core.aggregate import aggregate, per_example, warn_undefined
 from ..core.inputs import arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
-from ..core.reduce import group_sums, row_columns, values_from_sums
+from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..evaluate import prepare
 from .groups import Groups, check_key_type, group_codes, key_table, normalize_by
@@ -127,11 +127,14 @@ def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
         raise ValueError("internal: partial sums of statistics can only be micro-averaged")
     if example_values is not None and settings.average != "macro":
         raise ValueError("internal: per-example values can only be macro-averaged")
-    columns = row_columns(stats, settings, values=example_values)
     counts = np.ones(codes.size, dtype=np.int64) if examples is None else np.asarray(
         examples, dtype=np.int64)
-    sums = group_sums({**columns, "": counts}, codes, groups.n_groups)
-    examples_per_group = sums.pop("")
+    examples_per_group = group_sums({"": counts}, codes, groups.n_groups)[""]
+    sums: dict[str, np.ndarray] = {}
+    # Each part summed as it comes: the limb columns of every measure at once were the
+    # peak memory of a large frame (5 float64 columns per measure per row).
+    for part in row_column_parts(stats, settings, values=example_values):
+        sums.update(group_sums(part, codes, groups.n_groups))
     return tidy_from_sums(sums, examples_per_group, groups, settings)
 
 

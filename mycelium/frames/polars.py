@@ -337,6 +337,39 @@ class MyceliumFrame:
             params=params)
         return self._with_key_types(_to_polars(table, with_signature), names)
 
+    def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
+             ascending: bool = True, n: int = 10, by=None, **options):
+        """Look at the worst (or best) rows first, per group: a `mycelium.show` view.
+
+        The pandas accessor's ``show``
+        (`mycelium.frames.pandas.MyceliumAccessor.show`), by the same engine: for the
+        same data, the same rows in the same order and the same HTML; rows are titled
+        by their position (a Polars frame has no index).
+
+        Parameters
+        ----------
+        ref_col, pred_col, text, sort_by, ascending, n, by, **options
+            As in the pandas accessor's ``show``.
+
+        Returns
+        -------
+        mycelium.report.view.SpanView
+
+        Examples
+        --------
+        >>> import polars as pl, mycelium
+        >>> df = pl.DataFrame({"text": ["abcd", "efgh", "ijkl"],
+        ...                    "ref": [[[0, 2]], [[1, 3]], []],
+        ...                    "pred": [[[0, 2]], [[2, 4]], [[0, 1]]]})
+        >>> view = df.mycelium.show("ref", "pred", text="text", n=2)
+        >>> [ex.title for ex in view.examples]
+        ['row 2 · iou_score 0.000', 'row 1 · iou_score 0.333']
+        """
+        import mycelium  # the view layer sits above frames: reached through the package face
+
+        return mycelium._frame_view(self._df, ref_col, pred_col, text=text, sort_by=sort_by,
+                                    ascending=ascending, n=n, by=by, **options)
+
 
 # ------------------------------------------------------------------ LazyFrame
 

@@ -3,7 +3,7 @@ the frame view behind ``df.mycelium.show``, and the self-contained HTML report o
 ``mycelium report``. Sits above ``frames`` and ``io``, below ``cli``.
 """
 
-from .explain import explain
+from .explain import explain, explain_view
 from .view import SpanView, show
 
-__all__ = ["show", "SpanView", "explain"]
+__all__ = ["show", "SpanView", "explain", "explain_view"]

@@ -35,13 +35,43 @@ def order_rows(values: np.ndarray, groups: list[np.ndarray], n: int,
     return out
 
 
-def _group_positions(df: pd.DataFrame, by) -> list[tuple[tuple, np.ndarray]]:
-    names = [] if by is None else [by] if isinstance(by, str) else list(by)
-    if not names:
-        return [((), np.arange(len(df)))]
-    keys = pd.DataFrame({name: df[name].to_numpy() for name in names})
+def _group_positions(keys: pd.DataFrame | None) -> list[tuple[tuple, np.ndarray | None]]:
+    """Positions of each group of ``keys`` (the group columns, by position), groups in
+    sorted key order, null keys a group of their own (last); without keys, one group
+    of every row (positions None)."""
+    if keys is None:
+        return [((), None)]
+    names = list(keys.columns)
     grouped = keys.groupby(names, dropna=False, sort=True).indices
     return [((k,) if len(names) == 1 else tuple(k), np.asarray(v)) for k, v in grouped.items()]
+
+
+class _Rows:
+    """What the view needs of a frame, whichever library holds it: its height, row
+    labels, a column's values, the group keys (pandas) and the per-row scores (pandas)."""
+
+    def __init__(self, df) -> None:
+        self.df = df
+        self.polars = not isinstance(df, pd.DataFrame)
+        self.height = len(df)
+
+    def label(self, i: int) -> str:
+        return str(i) if self.polars else str(self.df.index[i])
+
+    def values(self, name: str, role: str):
+        col = self.df.mycelium._column(name, role)
+        return col.to_list() if self.polars else col.to_numpy()
+
+    def keys(self, names: list[str]) -> pd.DataFrame | None:
+        if not names:
+            return None
+        cols = {k: self.df.mycelium._column(k, "by") for k in names}
+        return pd.DataFrame({k: c.to_pandas() if self.polars else c.to_numpy()
+                             for k, c in cols.items()})
+
+    def score(self, ref_col, col, **options) -> pd.DataFrame:
+        out = self.df.mycelium.score(ref_col, col, **options)
+        return out.to_pandas() if self.polars else out
 
 
 def _null(value) -> bool:
@@ -61,36 +91,39 @@ def _nested(row: dict, metrics) -> dict:
     return out
 
 
-def frame_view(df: pd.DataFrame, ref_col: str, pred_col, *, text: str | None = None,
+def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
                sort_by: str = "iou", ascending: bool = True, n: int = 10, by=None,
                metrics=DEFAULT_METRICS, labels=None, **score_options) -> SpanView:
     """The worst (``ascending=True``) or best ``n`` rows of each group as a `SpanView`;
-    the engine of ``df.mycelium.show`` (see there)."""
+    the engine of ``df.mycelium.show`` for pandas and Polars frames alike (see there):
+    the same rows in the same order, titled by the pandas index or the Polars row."""
     if text is None:
         raise ValueError("Expected text= naming the column of output texts, got None; fix "
                          "by passing text='<column>': the view draws spans over the text.")
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"Expected n >= 1 rows per group, got {n!r}.")
+    frame = _Rows(df)
     pred_cols = [pred_col] if isinstance(pred_col, str) else list(pred_col)
     names = list(labels) if labels is not None else pred_cols
     wanted = list(dict.fromkeys(list(metrics or ()) + [sort_by.split("_")[0]]))
     wanted = [m for m in wanted if m in METRICS] or ["iou"]
-    scores = [df.mycelium.score(ref_col, col, text=text, metrics=wanted, **score_options)
+    scores = [frame.score(ref_col, col, text=text, metrics=wanted, **score_options)
               for col in pred_cols]
     key = sort_column(sort_by, scores[0].columns)
-    values = scores[0][key].to_numpy(dtype=np.float64)
-    groups = _group_positions(df, by)
-    picked = order_rows(values, [pos for _, pos in groups], n, ascending)
-    shown = list(metrics or ())
-    texts, refs = df[text].to_numpy(), df[ref_col].to_numpy()
-    preds = [df[col].to_numpy() for col in pred_cols]
-    records = [s.to_dict("records") for s in scores]
+    values = scores[0][key].to_numpy(dtype=np.float64, na_value=np.nan)
     by_names = [] if by is None else [by] if isinstance(by, str) else list(by)
+    groups = _group_positions(frame.keys(by_names))
+    picked = order_rows(values, [np.arange(frame.height) if pos is None else pos
+                                 for _, pos in groups], n, ascending)
+    shown = list(metrics or ())
+    texts, refs = frame.values(text, "text"), frame.values(ref_col, "ref_col")
+    preds = [frame.values(col, "pred_col") for col in pred_cols]
+    records = [s.to_dict("records") for s in scores]
     examples = []
     for (group, _), positions in zip(groups, picked):
         where = ", ".join(f"{b}={'null' if _null(g) else g}" for b, g in zip(by_names, group))
         for i in positions:
-            title = f"row {df.index[i]!s}" + (f" · {where}" if where else "") + \
+            title = f"row {frame.label(i)}" + (f" · {where}" if where else "") + \
                     f" · {key} {values[i]:.3f}"
             examples.append(ExampleView(
                 text=str(texts[i]), references=parse_spans(refs[i]),
@@ -98,7 +131,7 @@ def frame_view(df: pd.DataFrame, ref_col: str, pred_col, *, text: str | None = N
                 metrics=[_nested(r[i], shown) if shown else None for r in records],
                 title=title))
     order = "lowest" if ascending else "highest"
-    note = (f"{order} {key} first: up to {n} of {len(df)} rows"
+    note = (f"{order} {key} first: up to {n} of {frame.height} rows"
             + (f" per group of {', '.join(by_names)}" if by_names else ""))
     return SpanView(examples, note=note, types=_types(examples))
 

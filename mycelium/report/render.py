@@ -4,7 +4,8 @@ a legend; inline CSS only (no scripts, no fonts or images from the network).
 Outcome colours are from Okabe and Ito's colour-blind-safe palette and never rely on hue
 alone: *both* is blue and underlined, *reference only* (missed) orange and underlined,
 *prediction only* (false alarm) reddish purple, hatched and not underlined, so the three
-stay apart in grey scale and for every common colour-vision deficiency.
+stay apart in grey scale and for every common colour-vision deficiency. The score heat
+strip is neutral grey (darker = higher, white text above 0.6), a hue no outcome uses.
 """
 
 from __future__ import annotations
@@ -33,10 +34,12 @@ CSS = """
 .myc table.myc-rows{border-collapse:collapse;width:100%;margin:0 0 .4em 0}
 .myc .myc-rows th{text-align:left;font-weight:600;font-size:12px;color:#333;
 padding:2px 10px 2px 0;vertical-align:top;white-space:nowrap;width:1%}
-.myc .myc-text{white-space:pre-wrap;overflow-wrap:anywhere;padding:2px 8px 2px 0;
-vertical-align:top;unicode-bidi:plaintext}
-.myc .myc-metrics{font-size:12px;color:#333;white-space:nowrap;vertical-align:top;
-padding:2px 0 2px 8px;width:1%;font-variant-numeric:tabular-nums}
+.myc .myc-text{white-space:pre-wrap;overflow-wrap:break-word;padding:2px 8px 2px 0;
+vertical-align:top;unicode-bidi:plaintext;min-width:14em}
+.myc .myc-metrics{font-size:12px;color:#333;vertical-align:top;padding:2px 0 2px 8px;
+width:1%;min-width:9em;font-variant-numeric:tabular-nums}
+.myc .myc-metrics span{white-space:nowrap}
+@media (min-width:720px){.myc .myc-metrics{white-space:nowrap}}
 .myc .myc-example{border-top:1px solid #ccc;padding:.3em 0}
 .myc .myc-title{font-size:12px;color:#555;margin:.1em 0}
 .myc span.myc-both,.myc span.myc-ref,.myc span.myc-span{text-decoration:underline;
@@ -46,9 +49,13 @@ text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink
 .myc span.myc-pred{background:repeating-linear-gradient(135deg,#efc3dd 0 3px,#fbecf4 3px 6px);
 outline:1px solid #a34d84;outline-offset:-1px}
 .myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2)}
-.myc span.myc-soft{background:rgba(0,114,178,var(--p))}
+.myc span.myc-soft{background:rgba(34,34,34,var(--p))}
+.myc span.myc-soft-hi{color:#fff}
 .myc .myc-legend{font-size:12px;color:#333;margin:.5em 0}
-.myc .myc-legend span{padding:0 .4em;margin-right:.8em}
+.myc .myc-legend span{padding:0 .4em;margin-right:.8em;white-space:nowrap;display:inline-block;
+line-height:1.6}
+.myc .myc-legend span.myc-heat{background:linear-gradient(90deg,rgba(34,34,34,.04),
+rgba(34,34,34,.75));color:#fff;text-shadow:0 0 2px #000}
 .myc .myc-note{font-size:12px;color:#8a5a00}
 """
 
@@ -95,9 +102,10 @@ def _row_cell(ex, preds) -> str:
 
 
 def _soft_cell(ex) -> str:
+    """The heat strip: ``ex.soft`` holds the core's pieces of constant character score
+    (either score form, SPEC section 9), so each run has one score."""
     from .segments import Span
 
-    # Quirk of the official Mu-SHROOM scorer kept: later soft spans overwrite earlier ones.
     spans = [Span(s, e) for s, e, _ in ex.soft]
     parts = []
     for run in runs(ex.text, [spans]):
@@ -105,9 +113,11 @@ def _soft_cell(ex) -> str:
         if not run.covers[0]:
             parts.append(chunk)
             continue
-        prob = ex.soft[max(run.covers[0])][2]
-        parts.append(f'<span class="myc-soft"{_attrs(run)} style="--p:{0.75 * prob:.3f}" '
-                     f'title="prob {prob:.3f}">{chunk}</span>')
+        # a run inside one cluster's snap can touch two pieces: the cluster's first wins
+        prob = ex.soft[min(run.covers[0])][2]
+        cls = "myc-soft myc-soft-hi" if prob > 0.6 else "myc-soft"
+        parts.append(f'<span class="{cls}"{_attrs(run)} style="--p:{0.75 * prob:.3f}" '
+                     f'title="{ex.score_name} {prob:.3f}">{chunk}</span>')
     return "".join(parts)
 
 
@@ -118,7 +128,8 @@ def _metrics_cell(values) -> str:
     full = "; ".join(f"{m} {k} {fmt(float(v))}" for m, d in (values or {}).items()
                      if isinstance(d, dict) for k, v in d.items())
     return (f'<td class="myc-metrics" title="{escape(full)}">'
-            + " · ".join(f"{escape(k)} <b>{fmt(v)}</b>" for k, v in shown) + "</td>")
+            + " · ".join(f"<span>{escape(k)} <b>{fmt(v)}</b></span>" for k, v in shown)
+            + "</td>")
 
 
 def _example_html(ex, types: list[str], k: int) -> str:
@@ -130,20 +141,23 @@ def _example_html(ex, types: list[str], k: int) -> str:
                     f'{_metrics_cell(values) or "<td></td>"}</tr>')
     if ex.soft is not None:
         rows.append('<tr class="myc-row myc-scores"><th>scores</th>'
-                    f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td><td></td></tr>')
+                    f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td>'
+                    f'{_metrics_cell(ex.score_metrics) or "<td></td>"}</tr>')
     title = f'<div class="myc-title">{escape(ex.title)}</div>' if ex.title else ""
     return (f'<div class="myc-example" data-example="{k}">{title}'
             f'<table class="myc-rows">{"".join(rows)}</table></div>')
 
 
-def legend(types: list[str]) -> str:
-    """The outcome swatches, and one per span type."""
+def legend(types: list[str], scores: bool = False) -> str:
+    """The outcome swatches, one per span type, and the score scale when scores are shown."""
     items = [f'<span class="{cls}">{escape(text)}</span>' for cls, text in OUTCOMES.items()]
     if not types:
         items.append('<span class="myc-span">reference span</span>')
     items += [f'<span class="myc-span myc-type-{i}" style="--myc-type:'
               f'{TYPE_COLOURS[i % len(TYPE_COLOURS)]}">{escape(t)}</span>'
               for i, t in enumerate(types)]
+    if scores:
+        items.append('<span class="myc-heat">score 0 \u2192 1</span>')
     return '<div class="myc-legend">' + "".join(items) + "</div>"
 
 
@@ -151,7 +165,9 @@ def view_html(view: SpanView) -> str:
     """The HTML fragment of ``view`` (its own ``<style>``, classes prefixed ``myc``)."""
     note = f'<div class="myc-note">{escape(view.note)}</div>' if view.note else ""
     body = "".join(_example_html(ex, view.types, k) for k, ex in enumerate(view.examples))
-    return (f'<div class="myc"><style>{CSS}</style>{note}{legend(view.types)}{body}</div>')
+    scores = any(ex.soft is not None for ex in view.examples)
+    return (f'<div class="myc"><style>{CSS}</style>{note}{legend(view.types, scores)}{body}'
+            "</div>")
 
 
 def page(title: str, body: str, css: str = "") -> str:

@@ -3,7 +3,9 @@ marker line per row, aligned by display width (wide CJK and emoji take two colum
 combining marks none), wrapped at `WIDTH` columns.
 
 Markers: ``^`` a reference character; ``=`` both marked, ``-`` reference only (missed),
-``+`` prediction only (false alarm); a space for neither.
+``+`` prediction only (false alarm); a space for neither. The scores row (soft or token
+scores) writes each character's score as a digit ``floor(10 * score)`` (9 up to 1.0),
+a space for 0.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import unicodedata
 from typing import TYPE_CHECKING
 
 from .numbers import fmt, headline
-from .segments import cluster_boundary, runs
+from .segments import Span, cluster_boundary, runs
 
 if TYPE_CHECKING:
     from .view import SpanView
@@ -63,6 +65,14 @@ def _row_mark(covers) -> str:
     return "=" if ref and pred else "-" if ref else "+" if pred else " "
 
 
+def _score_mark(ex):
+    def pick(covers) -> str:
+        if not covers[0]:
+            return " "
+        return str(min(9, int(10 * ex.soft[min(covers[0])][2])))
+    return pick
+
+
 def _example_lines(ex) -> list[str]:
     cells = clusters(ex.text)
     glyphs = [SHOWN.get(ex.text[s:e], ex.text[s:e]) for s, e in cells]
@@ -71,8 +81,13 @@ def _example_lines(ex) -> list[str]:
     lines_of.append(("reference", _marks(ex.text, [ex.references], cells, _ref_mark)))
     for name, preds in ex.rows:
         lines_of.append((name, _marks(ex.text, [ex.references, preds], cells, _row_mark)))
+    metrics = list(ex.metrics)
+    if ex.soft is not None:
+        pieces = [Span(s, e) for s, e, _ in ex.soft]
+        lines_of.append(("scores", _marks(ex.text, [pieces], cells, _score_mark(ex))))
+        metrics.append(ex.score_metrics)
     tails = ["", ""] + ["    " + "  ".join(f"{k} {fmt(v)}" for k, v in headline(m))
-                        for m in ex.metrics]
+                        for m in metrics]
     out = []
     for lo, hi in _chunks(widths):
         for (name, marks), tail in zip(lines_of, tails):
@@ -105,4 +120,6 @@ def view_text(view: SpanView) -> str:
             out.append(f"-- {ex.title}")
         out.extend(_example_lines(ex))
     out.append("markers: ^ reference   = both   - reference only   + prediction only")
+    if any(ex.soft is not None for ex in view.examples):
+        out.append("scores: digit d = score in [d/10, (d+1)/10) (9 up to 1), blank = 0")
     return "\n".join(out)

@@ -9,16 +9,21 @@ from typing import Mapping, Sequence
 
 from .segments import Span, parse_spans
 
-__all__ = ["show", "SpanView", "ExampleView", "DEFAULT_METRICS"]
+__all__ = ["show", "SpanView", "ExampleView", "DEFAULT_METRICS", "SCORE_METRICS"]
 
 #: Metrics shown beside each prediction row by default (per example, as `mycelium.evaluate`).
 DEFAULT_METRICS = ("iou", "character", "exact_span")
+#: Threshold-free metrics of one example, shown beside the scores row when scores are given
+#: (by default both; name them in ``metrics`` to choose).
+SCORE_METRICS = ("char_auroc", "char_ap")
 
 
 @dataclass(frozen=True)
 class ExampleView:
     """One example as shown: its text, references, named prediction rows, the row's
-    per-example metric values (``{metric: {measure: value}}``) and soft scores."""
+    per-example metric values (``{metric: {measure: value}}``), and the character scores
+    as pieces ``(start, end, score)`` of non-zero score (``soft``; ``score_name`` says
+    ``prob`` or ``score``) with their threshold-free metric values."""
 
     text: str
     references: list[Span]
@@ -26,6 +31,8 @@ class ExampleView:
     metrics: list[dict | None]
     soft: list[tuple[int, int, float]] | None = None
     title: str = ""
+    score_metrics: dict | None = None
+    score_name: str = "prob"
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,8 @@ class SpanView:
         return len(self.examples)
 
 
-def show(text, references, predictions=None, *, soft_predictions=None, labels=None,
-         metrics=DEFAULT_METRICS) -> SpanView:
+def show(text, references, predictions=None, *, soft_predictions=None, token_offsets=None,
+         token_scores=None, labels=None, metrics=DEFAULT_METRICS) -> SpanView:
     """Look at spans: references and predictions marked over the text of one example or
     a few.
 
@@ -77,19 +84,25 @@ def show(text, references, predictions=None, *, soft_predictions=None, labels=No
         ``[{start, end, prob}]`` for one example (a list of them for a batch): drawn as a
         heat strip, each span overwriting the characters before it in list order (the
         Mu-SHROOM rule).
+    token_offsets, token_scores : optional
+        The other score form (SPEC section 9): a tokenizer's ``[(start, end)]`` and one
+        score per token (a list of each for a batch); a character takes the highest
+        score of the non-empty tokens covering it. Drawn as the same heat strip.
     labels : sequence of str, optional
         Names of the prediction rows when ``predictions`` is not a dict (default
         ``prediction``, or ``prediction 1``, ``prediction 2``, ...).
     metrics : sequence of str or None
         Metrics computed per example with `mycelium.evaluate` and shown beside each
-        row; ``None`` shows none.
+        row; ``None`` shows none. With scores, the score metrics named here
+        (``char_auroc``, ``char_ap``; by default both) are shown beside the scores row.
 
     Returns
     -------
     SpanView
         Renders itself in Jupyter and VS Code; ``print(view)`` or ``repr`` marks the
         text: ``^`` reference, ``=`` both, ``-`` reference only (missed), ``+``
-        prediction only (false alarm). A cluster of code points that reads as one
+        prediction only (false alarm); the scores row writes each character's score
+        as a digit, ``floor(10 * score)`` (``9`` up to 1.0), blank for 0. A cluster of code points that reads as one
         character (an accent, an emoji sequence) takes the style of its first code point.
 
     Raises
@@ -108,23 +121,53 @@ def show(text, references, predictions=None, *, soft_predictions=None, labels=No
     reference                ^^^^^
     prediction            +++=====     iou 0.625
     markers: ^ reference   = both   - reference only   + prediction only
+
+    Token scores, with the threshold-free metrics of the example:
+
+    >>> print(mycelium.show("Paris is in Italy.", [[12, 17]],
+    ...                     token_offsets=[(0, 5), (6, 8), (9, 11), (12, 17), (17, 18)],
+    ...                     token_scores=[0.1, 0.0, 0.4, 0.95, 0.2]))
+    SpanView: 1 example(s)
+                 Paris is in Italy.
+    reference                ^^^^^
+    scores       11111    44 999992    char_auroc 1.000  char_ap 1.000
+    markers: ^ reference   = both   - reference only   + prediction only
+    scores: digit d = score in [d/10, (d+1)/10) (9 up to 1), blank = 0
     """
     single = isinstance(text, str)
     texts = [text] if single else [str(t) for t in text]
     refs_batch = [references] if single else list(references)
     rows = _rows(predictions, single, labels)
     _check_lengths(texts, refs_batch, rows)
-    per_row = [_metrics(refs_batch, preds, texts, metrics) for _, preds in rows]
+    names = _names(metrics)
+    span_names = [m for m in names if m not in SCORE_METRICS]
+    per_row = [_metrics(refs_batch, preds, texts, span_names) for _, preds in rows]
     if not rows:
         _metrics(refs_batch, refs_batch, texts, ["iou"])  # validates the references
-    softs = _softs(soft_predictions, single, texts)
+    forms = dict(soft_predictions=soft_predictions, token_offsets=token_offsets,
+                 token_scores=token_scores)
+    softs, score_name = _pieces(texts, single, forms)
+    score_names = ([m for m in names if m in SCORE_METRICS]
+                   or (list(SCORE_METRICS) if metrics is DEFAULT_METRICS else []))
+    per_score = None
+    if softs is not None and score_names:
+        from ..evaluate import evaluate
+
+        def batch(v):  # one example's scores as a batch of one, like refs_batch
+            return [v] if single and v is not None else v
+
+        per_score = evaluate(
+            refs_batch, text=texts, metrics=score_names, include_per_example=True,
+            soft_predictions=batch(soft_predictions), token_offsets=batch(token_offsets),
+            token_scores=batch(token_scores))["per_example"]
     examples = []
     for k, t in enumerate(texts):
         examples.append(ExampleView(
             text=t, references=parse_spans(refs_batch[k]),
             rows=[(name, parse_spans(preds[k])) for name, preds in rows],
             metrics=[values[k] if values else None for values in per_row],
-            soft=softs[k] if softs else None,
+            soft=softs[k] if softs is not None else None, score_name=score_name,
+            score_metrics=per_score[k] if per_score else None,
             title="" if single else f"example {k}"))
     return SpanView(examples, types=_types(examples))
 
@@ -163,38 +206,37 @@ def _check_lengths(texts, refs, rows) -> None:
                              f"{size}; fix by passing one span set per text.")
 
 
-def _metrics(refs, preds, texts, metrics) -> list[dict] | None:
+def _names(metrics) -> list[str]:
     if metrics is None:
+        return []
+    return [metrics] if isinstance(metrics, str) else list(metrics)
+
+
+def _metrics(refs, preds, texts, names) -> list[dict] | None:
+    if not names:
         return None
     from ..evaluate import evaluate
 
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        return None
     report = evaluate(refs, preds, text=texts, metrics=names, include_per_example=True)
     return report["per_example"]
 
 
-def _softs(soft, single: bool, texts) -> list | None:
-    if soft is None:
-        return None
-    batch = [soft] if single else list(soft)
-    if len(batch) != len(texts):
-        raise ValueError(f"Expected soft predictions for each of the {len(texts)} texts, "
-                         f"got {len(batch)}; fix by passing one list per text.")
-    out = []
-    for k, spans in enumerate(batch):
-        rows = []
-        for j, s in enumerate(spans or []):
-            start, end, prob = int(s["start"]), int(s["end"]), float(s["prob"])
-            if not (0 <= start <= end <= len(texts[k]) and 0.0 <= prob <= 1.0):
-                raise ValueError(
-                    f"Expected 0 <= start <= end <= len(text) = {len(texts[k])} and prob "
-                    f"in [0, 1], got {{start: {start}, end: {end}, prob: {prob}}}, at soft "
-                    f"prediction {j} of example {k}; fix the span or its probability.")
-            rows.append((start, end, prob))
-        out.append(rows)
-    return out
+def _pieces(texts, single: bool, forms: dict) -> tuple[list | None, str]:
+    """Each example's character scores as pieces ``(start, end, score)`` of non-zero
+    score, validated and built by the core's rule for either form (SPEC section 9)."""
+    if all(v is None for v in forms.values()):
+        return None, "prob"
+    import numpy as np
+
+    from ..core.scores import score_input, score_pieces
+
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    scores = score_input(lengths, single=single, **forms)
+    out: list[list[tuple[int, int, float]]] = [[] for _ in texts]
+    for k, s, e, p in zip(*(a.tolist() for a in score_pieces(scores, lengths))):
+        if p > 0.0:
+            out[k].append((s, e, p))
+    return out, "prob" if scores.form == "soft" else "score"
 
 
 def _types(examples: list[ExampleView]) -> list[str]:

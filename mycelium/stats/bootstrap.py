@@ -32,8 +32,8 @@ from ..core.aggregate import _measures, resolve_zero_division
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.types import Average, ZeroDivision
 from ..metrics import METRICS, resolve_params
-from ..metrics._intervals import narrow
-from ._products import _reweight, reweight
+from ._products import _BLOCK, _small_products, reweight  # noqa: F401  (reweight: re-exported)
+from .limbs import _combine_limbs, _stat_limbs, combine_limbs, limb_matrix  # noqa: F401
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -45,13 +45,18 @@ _M2 = np.uint64(0x94D049BB133111EB)
 # Inverse CDF of Poisson(1): P(W <= k) for k = 0..19 (the tail beyond is < 1e-18).
 _POISSON_CDF = np.cumsum([math.exp(-1) / math.factorial(k) for k in range(20)])
 
-#: Resamples generated and reduced together (bounds memory: chunk x examples weights).
+#: Resamples generated and reduced together.
 CHUNK = 64
+#: Examples whose weights are generated and reduced together: memory is bounded by
+#: CHUNK x EXAMPLE_BLOCK weights whatever the number of examples. The reweighted sums are
+#: exact integers, so the block size never changes a result.
+EXAMPLE_BLOCK = 1 << 14
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values."""
-    x = np.array(x, dtype=np.uint64)  # a copy, mixed in place
+def _mix(x: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values (of ``x``
+    itself when ``inplace``: a uint64 array nobody else holds)."""
+    x = x if inplace else np.array(x, dtype=np.uint64)  # a copy, mixed in place
     tmp = np.empty_like(x)
     with np.errstate(over="ignore"):
         for shift, mult in ((30, _M1), (27, _M2), (31, None)):
@@ -139,15 +144,26 @@ def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray
     >>> bool((poisson_weights(example_keys(5), 0, range(1, 3)) == w[1:]).all())
     True
     """
+    return _weights(_key_base(keys, seed), resamples)
+
+
+def _key_base(keys: np.ndarray, seed: int) -> np.ndarray:
+    """Each example's hash under ``seed``, shared by all its resamples."""
     with np.errstate(over="ignore"):
-        base = _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+        return _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+
+
+def _weights(base: np.ndarray, resamples: range) -> np.ndarray:
+    """`poisson_weights` from the examples' `_key_base` (one pass per step, in place)."""
+    with np.errstate(over="ignore"):
         r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
-        bits = _mix(base[None, :] + (r + np.uint64(1)) * _GOLDEN)
+        bits = base[None, :] + (r + np.uint64(1)) * _GOLDEN
+        _mix(bits, inplace=True)
     # Inverse CDF of u = (bits >> 11) / 2**53 by a 2**16-bucket table on the top bits;
     # the few buckets that straddle a CDF step are resolved exactly.
-    top = (bits >> np.uint64(48)).view(np.int64)
-    weights = _TABLE[top]
-    straddle = _STRADDLE[top]
+    top = np.right_shift(bits, np.uint64(48)).view(np.int64)
+    weights = np.take(_TABLE, top)
+    straddle = np.take(_STRADDLE, top)
     if straddle.any():
         u = (bits[straddle] >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
         weights[straddle] = np.searchsorted(_POISSON_CDF, u, side="right")
@@ -237,17 +253,18 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
                 if not (average == "micro" and m in METRICS) for k in meas]
     # Column layout: total weight, then each summed statistic (one or more limbs), then
     # the limbs of each averaged value, then each averaged value's NaN flag.
+    # Columns are kept once each as they come (limb columns repeat), so memory holds the
+    # distinct columns, not the whole layout.
+    columns = _DistinctColumns(keys.size)
+    columns.add(np.ones(keys.size))
     stat_limbs, widths = limb_matrix([stats[m][k] for m, k in summed], keys.size)
-    blocks: list[np.ndarray] = [np.ones((keys.size, 1)), stat_limbs]
-    blocks += [limbs(per_ex[m][k]) for m, k in averaged]
-    blocks += [np.isnan(per_ex[m][k]).astype(np.float64)[:, None] for m, k in averaged]
-    matrix = np.hstack(blocks)
-    parts = []
-    for chunk in _chunks(n_resamples):
-        parts.append(reweighted(keys, seed, chunk, matrix))
-        if progress is not None:
-            progress(len(chunk))
-    total = np.concatenate(parts) if parts else np.zeros((0, matrix.shape[1]), np.int64)
+    columns.add_all(stat_limbs)
+    del stat_limbs
+    for m, k in averaged:
+        columns.add_all(limbs(per_ex[m][k]))
+    for m, k in averaged:
+        columns.add(np.isnan(per_ex[m][k]).astype(np.float64))
+    total = _sums(columns, keys, seed, n_resamples, progress)
     out = Resampled({m: {} for m in stats})
     sums: dict[str, dict[str, np.ndarray]] = {}
     col = 1 + sum(widths)
@@ -268,87 +285,82 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     return out
 
 
-_LIMB = 28  # bits per limb of a large integer statistic (as `mycelium.core.exactsum`'s limbs)
+class _DistinctColumns:
+    """Columns added one at a time, each distinct one kept once (limb columns repeat:
+    all-ones definedness, zero residuals, zero NaN flags); ``where`` maps every column
+    added to its kept copy."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.kept: list[np.ndarray] = []
+        self.where: list[int] = []
+        self._seen: dict[tuple, list[int]] = {}
+
+    def add(self, column: np.ndarray) -> None:
+        col = np.ascontiguousarray(column, dtype=np.float64)
+        key = (float(col.sum()), col[:: max(1, self.n // 64)].tobytes())
+        for i in self._seen.get(key, []):
+            if np.array_equal(self.kept[i], col):
+                self.where.append(i)
+                return
+        self._seen.setdefault(key, []).append(len(self.kept))
+        self.where.append(len(self.kept))
+        self.kept.append(col)
+
+    def add_all(self, matrix: np.ndarray) -> None:
+        for j in range(matrix.shape[1]):
+            self.add(matrix[:, j])
+
+    def matrix(self) -> np.ndarray:
+        return np.column_stack(self.kept) if self.kept else np.zeros((self.n, 0))
 
 
-def _stat_limbs(values) -> np.ndarray:
-    """A summed statistic as float64 columns whose weighted sums are exact: the values
-    themselves when at most 2**28 in magnitude (or not integers; 1.0's limb is 2**28),
-    else 28-bit limbs, least significant first (``v = Σ limb_j · 2**(28·j)``)."""
-    arr = np.asarray(values)
-    if arr.dtype.kind == "f" or arr.size == 0:
-        return arr.astype(np.float64)[:, None]
-    if arr.dtype != object:
-        peak = int(np.abs(arr).max())
-        if peak <= 2**_LIMB:
-            return arr.astype(np.float64)[:, None]
-        n = -(-peak.bit_length() // _LIMB)
-        x = arr.astype(np.int64)
-        mask = np.int64(2**_LIMB - 1)
-        cols = [(x >> np.int64(_LIMB * j)) & mask for j in range(n - 1)]
-        cols.append(x >> np.int64(_LIMB * (n - 1)))  # arithmetic shift keeps the sign
-        return np.stack(cols, axis=1).astype(np.float64)
-    ints = [int(v) for v in arr.tolist()]
-    n = max(1, -(-max(abs(v) for v in ints).bit_length() // _LIMB))
-    mask = 2**_LIMB - 1
-    rows = [[(v >> (_LIMB * j)) & mask for j in range(n - 1)] + [v >> (_LIMB * (n - 1))]
-            for v in ints]
-    return np.array(rows, dtype=np.float64)
+def blocked_sums(matrix: np.ndarray, keys: np.ndarray, seed: int, n_resamples: int,
+                 progress: Callable[[int], object] | None = None,
+                 example_block: int | None = None) -> np.ndarray:
+    """``poisson_weights(keys, seed, range(n_resamples)) @ matrix``, as `reweight` makes
+    it, generated and reduced CHUNK resamples by ``example_block`` examples at a time
+    (default `EXAMPLE_BLOCK`), each distinct column once.
+
+    Integer-valued columns are summed exactly in int64, so any blocking gives the same
+    sums. A column that is not (a float residual) is summed as `reweight` sums it, over
+    blocks of 2**20 examples in order: the blocking falls back to those blocks for it.
+    """
+    columns = _DistinctColumns(keys.size)
+    columns.add_all(matrix)
+    return _sums(columns, keys, seed, n_resamples, progress, example_block)
 
 
-def _combine_limbs(sums: np.ndarray, values) -> np.ndarray:
-    """Exact resampled sums from the summed limb columns of `_stat_limbs`: int64 when
-    they fit, else Python ints; float sums (float statistics) as float64."""
-    if np.asarray(values).dtype.kind == "f":
-        return sums[:, 0].astype(np.float64)
-    if sums.shape[1] == 1:
-        return sums[:, 0].astype(np.int64)
-    scale = 2.0 ** (_LIMB * np.arange(sums.shape[1]))
-    if sums.size == 0 or float((np.abs(sums.astype(np.float64)) @ scale).max()) < 2.0**62:
-        # every term and partial sum is below 2**62 (a float bound): int64 is exact
-        return sum((sums[:, j].astype(np.int64) << np.int64(_LIMB * j)
-                    for j in range(sums.shape[1])), np.zeros(sums.shape[0], np.int64))
-    totals = [sum(int(x) << (_LIMB * j) for j, x in enumerate(row)) for row in sums.tolist()]
-    return narrow(np.array(totals + [None], dtype=object)[:-1])
-
-
-def limb_matrix(columns, n: int) -> tuple[np.ndarray, list[int]]:
-    """The `_stat_limbs` of each column side by side (``(n, Σ widths)`` float64) and
-    each column's width: weighted sums of the matrix (`reweight`) are exact."""
-    blocks = [_stat_limbs(c) for c in columns]
-    matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
-    return matrix, [b.shape[1] for b in blocks]
-
-
-def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarray]:
-    """Each column's exact weighted sums (`_combine_limbs`) from the summed matrix of
-    `limb_matrix`."""
-    out, col = [], 0
-    for width, values in zip(widths, columns):
-        out.append(_combine_limbs(sums[:, col:col + width], values))
-        col += width
-    return out
-
-
-#: Examples whose weights are drawn and reduced together in `reweighted` (a chunk of
-#: weights then stays in cache instead of a ``CHUNK x n`` array going through memory).
-_KEY_BLOCK = 8192
-
-
-def reweighted(keys: np.ndarray, seed: int, chunk: range, matrix: np.ndarray) -> np.ndarray:
-    """``reweight(poisson_weights(keys, seed, chunk), matrix)``, drawing the weights
-    block by block of examples (the same weights: each is a function of its key)."""
+def _sums(columns: _DistinctColumns, keys: np.ndarray, seed: int, n_resamples: int,
+          progress: Callable[[int], object] | None = None,
+          example_block: int | None = None) -> np.ndarray:
+    core = columns.matrix()
+    columns.kept = []  # the stacked copy is the only one kept
+    where = np.asarray(columns.where, dtype=np.int64)
+    exact = np.all(core == np.trunc(core), axis=0)
+    step = example_block or EXAMPLE_BLOCK
+    if not exact.all():
+        step = _BLOCK  # float sums in reweight's block order, for identical rounding
     n = keys.size
-    if n <= _KEY_BLOCK:
-        return reweight(poisson_weights(keys, seed, chunk), matrix)
-    exact = np.all(matrix == np.trunc(matrix), axis=0)
-    out = np.zeros((len(chunk), matrix.shape[1]), dtype=np.int64 if exact.all() else np.float64)
-    for start in range(0, n, _KEY_BLOCK):
-        stop = min(n, start + _KEY_BLOCK)
-        part = _reweight(poisson_weights(keys[start:stop], seed, chunk), matrix[start:stop],
-                         exact)
-        out += part
-    return out
+    base = _key_base(keys, seed)
+    ints = np.zeros((n_resamples, core.shape[1]), dtype=np.int64)
+    floats = np.zeros((n_resamples, core.shape[1])) if not exact.all() else None
+    for chunk in _chunks(n_resamples):
+        rows = slice(chunk.start, chunk.stop)
+        for start in range(0, n, step):
+            stop = min(n, start + step)
+            # small single-threaded products (`mycelium.stats._products`)
+            part = _small_products(_weights(base[start:stop], chunk), core[start:stop],
+                                   as_int=False)
+            if floats is None:
+                ints[rows] += part.astype(np.int64)
+            else:
+                ints[rows, exact] += part[:, exact].astype(np.int64)
+                floats[rows, ~exact] += part[:, ~exact]
+        if progress is not None:
+            progress(len(chunk))
+    total = ints if floats is None else np.where(exact, ints, floats)
+    return total[:, where]
 
 
 def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],

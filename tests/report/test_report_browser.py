@@ -105,3 +105,27 @@ def test_show_page_renders_scripts_as_text_and_marks_spans(tmp_path):
     seen = colours_present(png, {"both": "#a6d8f5", "reference only": "#f7c873",
                                  "prediction only": "#efc3dd", "white": "#ffffff"})
     assert all(n > 30 for n in seen.values()), seen
+
+
+def test_narrow_window_keeps_words_whole_and_the_text_column_wide(tmp_path):
+    # In a 480 px notebook column the text cell once shrank to two characters a line
+    # (words broken anywhere, the metrics column never wrapping); it keeps 14em now.
+    view = mycelium.show("Marie Curie won three Nobel prizes in 1911 and 1903.", [[22, 27]],
+                         {"a": [[16, 27]], "b": [[38, 51]]},
+                         soft_predictions=[{"start": 16, "end": 27, "prob": 0.7}])
+    probe = ("<script>const td = document.querySelector('td.myc-text');"
+             "const m = document.querySelector('td.myc-metrics');"
+             "document.body.setAttribute('data-text-width', Math.round("
+             "td.getBoundingClientRect().width));"
+             "document.body.setAttribute('data-metrics-right', Math.round("
+             "m.getBoundingClientRect().right));</script>")
+    page = tmp_path / "narrow.html"
+    page.write_text(view.html().replace("</body>", probe + "</body>"), encoding="utf-8")
+    dom = chromium(tmp_path, page, "--dump-dom", "--window-size=480,600")
+    import re
+
+    width = int(re.search(r'data-text-width="(\d+)"', dom).group(1))
+    right = int(re.search(r'data-metrics-right="(\d+)"', dom).group(1))
+    assert width >= 180, width  # 14em of 14px, not a column of two characters
+    assert right <= 480, right  # the metrics wrap inside the window
+    assert 'class="myc-soft myc-soft-hi"' in dom and "score 0 \u2192 1" in dom

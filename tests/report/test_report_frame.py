@@ -56,3 +56,39 @@ def test_frame_is_not_modified(df):
     before = df.copy()
     df.mycelium.show("ref", "pred", text="text", by="lang")
     pd.testing.assert_frame_equal(df, before)
+
+
+def _polars(df):
+    from _optional import pl
+
+    if pl is None:
+        pytest.skip("polars is not installed")
+    return pl.from_pandas(df.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(),
+    dict(by="lang", n=1, ascending=False, sort_by="character_f1", metrics=["character"]),
+    dict(by=["lang"], n=2, sort_by="iou"),
+])
+def test_polars_frame_gives_the_same_rows_order_and_html(df, kwargs):
+    flat = df.reset_index(drop=True)
+    pandas_view = flat.mycelium.show("ref", ["pred", "other"], text="text", **kwargs)
+    polars_view = _polars(df).mycelium.show("ref", ["pred", "other"], text="text", **kwargs)
+    assert [ex.title for ex in polars_view.examples] == [ex.title for ex in pandas_view.examples]
+    assert polars_view.note == pandas_view.note
+    assert polars_view._repr_html_() == pandas_view._repr_html_()
+    assert repr(polars_view) == repr(pandas_view)
+
+
+def test_polars_frame_worst_rows_hand_checked(df):
+    view = _polars(df).mycelium.show("ref", "pred", text="text", n=3, by="lang")
+    assert [ex.title for ex in view.examples] == [
+        "row 1 · lang=en · iou_score 0.333", "row 0 · lang=en · iou_score 1.000",
+        "row 2 · lang=fr · iou_score 0.000", "row 3 · lang=fr · iou_score 0.000",
+        "row 4 · lang=null · iou_score 1.000"]
+    # row 1: "ijklmnop", reference [0, 4), prediction [2, 6)
+    assert parse(view._repr_html_()).rows[1] == [("myc-ref", "ij"), ("myc-both", "kl"),
+                                                 ("myc-pred", "mn"), ("", "op")]
+    with pytest.raises(KeyError, match="text column 'missing' not found"):
+        _polars(df).mycelium.show("ref", "pred", text="missing")

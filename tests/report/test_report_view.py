@@ -130,8 +130,80 @@ def test_batch_of_examples_and_soft_heat_strip():
     html = view._repr_html_()
     assert 'style="--p:0.150" title="prob 0.200">a<' in html
     assert 'style="--p:0.675" title="prob 0.900">b<' in html  # the later span wins
-    with pytest.raises(ValueError, match="prob in \\[0, 1\\], got .*prob: 1.5"):
+    with pytest.raises(mycelium.SpanValidationError,
+                       match=r"soft_predictions example 0, token 0: Expected a finite score "
+                             r"in \[0, 1\], got 1.5"):
         mycelium.show("abc", [], soft_predictions=[{"start": 0, "end": 1, "prob": 1.5}])
+
+
+def test_token_scores_heat_strip_takes_the_highest_covering_token():
+    # byte-level halves of "ñ" score .3 and .8: the character takes .8; the zero-length
+    # special token scores nothing; "c" is covered by no token (0: unmarked)
+    view = mycelium.show("añbc", [[1, 2]], [[1, 3]],
+                         token_offsets=[(0, 1), (1, 2), (1, 2), (2, 3), (4, 4)],
+                         token_scores=[0.2, 0.3, 0.8, 0.05, 1.0], metrics=["iou"])
+    html = view._repr_html_()
+    parsed = parse(html)
+    assert parsed.names == ["reference", "prediction", "scores"]
+    assert parsed.rows[2] == [("myc-soft", "a"), ("myc-soft", "ñ"), ("myc-soft", "b"),
+                              ("", "c")]
+    assert parsed.offsets[2] == [(0, 1), (1, 2), (2, 3)]
+    assert 'style="--p:0.150" title="score 0.200">a<' in html
+    assert 'style="--p:0.600" title="score 0.800">ñ<' in html
+    assert 'style="--p:0.038" title="score 0.050">b<' in html
+    ex = view.examples[0]
+    assert ex.soft == [(0, 1, 0.2), (1, 2, 0.8), (2, 3, 0.05)]
+    # per-example metrics: the span metric beside the prediction, the score metrics
+    # named in `metrics` beside the scores (none here)
+    assert ex.metrics == [{"iou": {"score": 0.5}}] and ex.score_metrics is None
+    assert repr(view).splitlines()[1:5] == [
+        "             añbc",
+        "reference     ^",
+        "prediction    =+     iou 0.500",
+        "scores       280"]
+
+
+def test_token_scores_show_the_score_metrics_by_default_and_on_request():
+    # positives: "b" (score .9); negatives a (.5), c (.5), d (0): AUROC 1, AP 1
+    view = mycelium.show("abcd", [[1, 2]], token_offsets=[(0, 1), (1, 2), (2, 3)],
+                         token_scores=[0.5, 0.9, 0.5])
+    assert view.examples[0].score_metrics == {"char_auroc": {"score": 1.0},
+                                              "char_ap": {"score": 1.0}}
+    assert ('<span>char_auroc <b>1.000</b></span> · <span>char_ap <b>1.000</b></span></td>'
+            '</tr>') in view._repr_html_()
+    # second example, hand-checked: positive b = .2; negatives a = .6, c = d = 0: b
+    # outranks two of the three negatives, AUROC 2/3
+    batch = mycelium.show(["abcd", "abcd"], [[[1, 2]], [[1, 2]]], [[[1, 2]], []],
+                          token_offsets=[[(1, 2)], [(0, 1), (1, 2)]],
+                          token_scores=[[0.7], [0.6, 0.2]], metrics=["iou", "char_auroc"])
+    assert [ex.score_metrics for ex in batch.examples] == [
+        {"char_auroc": {"score": 1.0}}, {"char_auroc": {"score": pytest.approx(2 / 3)}}]
+    assert [ex.metrics for ex in batch.examples] == [[{"iou": {"score": 1.0}}],
+                                                     [{"iou": {"score": 0.0}}]]
+    assert "char_auroc 0.667" in repr(batch)
+
+
+def test_soft_and_token_scores_draw_the_same_strip_for_the_same_character_scores():
+    soft = mycelium.show("abcdef", [[0, 2]], soft_predictions=[
+        {"start": 0, "end": 4, "prob": 0.3}, {"start": 2, "end": 3, "prob": 0.9}],
+        metrics=None)
+    tokens = mycelium.show("abcdef", [[0, 2]], token_offsets=[(0, 2), (2, 3), (3, 4)],
+                           token_scores=[0.3, 0.9, 0.3], metrics=None)
+    assert parse(soft._repr_html_()).rows == parse(tokens._repr_html_()).rows
+    assert soft.examples[0].soft == tokens.examples[0].soft == [
+        (0, 2, 0.3), (2, 3, 0.9), (3, 4, 0.3)]
+    assert repr(soft).splitlines()[3] == repr(tokens).splitlines()[3] == "scores       3393"
+
+
+def test_token_score_errors_are_the_core_errors():
+    with pytest.raises(mycelium.SpanValidationError, match="token_offsets example 0, "
+                                                           "token 1: Expected 0 <= start"):
+        mycelium.show("abc", [], token_offsets=[(0, 1), (2, 9)], token_scores=[0.1, 0.2])
+    with pytest.raises(mycelium.SpanValidationError, match="Expected one score per token "
+                                                           r"\(2 tokens\), got 1 scores"):
+        mycelium.show("abc", [], token_offsets=[(0, 1), (1, 2)], token_scores=[0.1])
+    with pytest.raises(ValueError, match="Expected one score form, got both"):
+        mycelium.show("abc", [], soft_predictions=[], token_offsets=[], token_scores=[])
 
 
 def test_span_outside_the_text_is_the_evaluate_error():
