@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..adapters.phrases import parse_tagged
 from ..errors import SpanValidationError
 from . import _records as rec
+from .provenance import attach_dataset
 
 __all__ = ["read_fava", "fava_spans", "FAVA_ERROR_TYPES", "FAVA_SPAN_TYPE",
            "FAVA_EDIT_TYPE"]
@@ -179,7 +180,7 @@ def read_fava(path: str | os.PathLike[str], *, types=FAVA_ERROR_TYPES) -> pd.Dat
     table = {k: pa.array(cols[k], pa.string()) for k in (*_STRINGS, "annotated", "text")}
     table["text_matches_output"] = pa.array(cols["match"], pa.bool_())
     table["labels"], table["edits"] = labels.finish(), edits.finish()
-    return rec.to_pandas(pa.table(table))
+    return attach_dataset(rec.to_pandas(pa.table(table)), "fava", [path])
 
 
 def _records(path: Path):

@@ -23,6 +23,7 @@ from ..adapters.phrases import parse_tagged
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
 from . import _records as rec
+from .provenance import attach_dataset
 
 __all__ = ["read_psiloqa", "PSILOQA_STRINGS", "hal_chunk_spans"]
 
@@ -95,7 +96,8 @@ def read_psiloqa(paths, *, unplaced: str = "error") -> pd.DataFrame:
     cols: dict[str, list] = {k: [] for k in ("split", *PSILOQA_STRINGS)}
     labels, hal = rec.StructLists(SPAN_TYPE), rec.StructLists(SPAN_TYPE)
     dropped = 0
-    for path in _files(paths):
+    files = list(_files(paths))
+    for path in files:
         split = next((s for s in _SPLITS if path.name.startswith(s + "-")
                       or path.stem == s), None)
         for where, record in _records(path):
@@ -118,7 +120,7 @@ def read_psiloqa(paths, *, unplaced: str = "error") -> pd.DataFrame:
     table["labels"], table["hal_labels"] = labels.finish(), hal.finish()
     df = rec.to_pandas(pa.table(table))
     df.attrs["psiloqa_unplaced"] = dropped
-    return df
+    return attach_dataset(df, "psiloqa", files)
 
 
 def hal_chunk_spans(answer: str, chunks) -> tuple[list[tuple[int, int]], list[int]]:

@@ -2,6 +2,7 @@
 the Hugging Face dataset fava-uw/fava-data: a JSON array of {prompt, output, annotated,
 model}; JSON lines of the same records)."""
 
+import hashlib
 import json
 
 import pytest
@@ -89,3 +90,12 @@ def test_bad_files(tmp_path):
     p.write_text('{"annotated": "a"}\n{"annotated": 1}\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"annotations.json:2: field 'annotated'"):
         mycelium.read_fava(p)
+
+
+def test_the_loaded_file_is_in_the_signature(tmp_path):
+    path = _array(tmp_path, [RECORD])
+    df = mycelium.read_fava(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    got = mycelium.parse_signature(mycelium.evaluate(
+        df["labels"], df["labels"], text=df["text"])["meta"]["signature"])["dataset"]
+    assert (got["name"], got["sha256"], got["files"]) == ("fava", digest[:12], [path.name])

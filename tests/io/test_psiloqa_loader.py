@@ -1,6 +1,7 @@
 """`mycelium.read_psiloqa` on small records in PsiloQA's published format (the Hugging
 Face dataset s-nlp/PsiloQA: Parquet split files; JSON lines of the same records)."""
 
+import hashlib
 import json
 
 import pyarrow as pa
@@ -96,3 +97,13 @@ def test_missing_paths_and_options(tmp_path):
         mycelium.read_psiloqa(tmp_path)
     with pytest.raises(ValueError, match=r"Expected unplaced one of 'error', 'drop'"):
         mycelium.read_psiloqa(tmp_path, unplaced="skip")
+
+
+def test_the_loaded_files_are_in_the_signature(tmp_path):
+    path = _jsonl(tmp_path, [RECORD])
+    df = mycelium.read_psiloqa(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert mycelium.dataset_of(df).sha256 == digest
+    sig = mycelium.evaluate(df["labels"], df["labels"], text=df["llm_answer"])["meta"]["signature"]
+    got = mycelium.parse_signature(sig)["dataset"]
+    assert (got["name"], got["sha256"], got["files"]) == ("psiloqa", digest[:12], [path.name])
