@@ -293,7 +293,8 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     for k, (r, p) in enumerate(pairs):
         n = lengths[k]
         if hard:
-            h = converted[k] if k < first_bad else _checked_hard(p, n, pred_name)
+            h = converted[k] if converted is not None and k < first_bad \
+                else _checked_hard(p, n, pred_name)
             so = _checked_soft(p, n, pred_name) if soft else derive_soft_labels(h)
         else:  # _label_fields: a file without hard labels has soft labels
             so = _checked_soft(p, n, pred_name)

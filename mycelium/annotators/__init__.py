@@ -111,7 +111,8 @@ def majority_reference(frame: pd.DataFrame, *, share: float = 0.5, strict: bool 
     item = v.table["item"].to_numpy()
     k = np.bincount(item, minlength=v.n_items).astype(np.float64)
     maj, _ = _coverage(v, item, v.n_items, k * share, strict)
-    return pd.Series(pd.array(_arrow(*maj, v.n_items), dtype=pd.ArrowDtype(SPAN_TYPE)),
+    row, s, e = maj
+    return pd.Series(pd.array(_arrow(row, s, e, v.n_items), dtype=pd.ArrowDtype(SPAN_TYPE)),
                      index=frame.index)
 
 
@@ -238,7 +239,8 @@ def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = Tru
     target, voter = _ordered_pairs(item)
     maj, (g, s, e, c) = _coverage(v, target, len(v.table), others * share, strict,
                                   voter_rows=voter)
-    refs = _lists(*maj, len(v.table), np.arange(len(v.table)))
+    m_row, m_s, m_e = maj
+    refs = _lists(m_row, m_s, m_e, len(v.table), np.arange(len(v.table)))
     preds = v.lists(np.arange(len(v.table)))
     cors = None
     if soft:
@@ -283,7 +285,7 @@ def _tidy(long: pd.DataFrame, refs, preds, texts, cors, frame, keys, kind, soft,
         for metric in settings.metrics:
             avg = "macro" if metric == "soft_spearman" else settings.average
             for measure, value in values[metric].items():
-                ends = [] if boot is None else list(
+                ends = [] if boot is None or settings.bootstrap is None else list(
                     percentile_interval(boot[metric][measure], settings.bootstrap.ci, value))
                 rows.append([*key, metric, measure, value, *ends, len(pos), avg, name])
     cols = ["metric", "measure", "value"] + (["ci_low", "ci_high"] if ci is not None else [])

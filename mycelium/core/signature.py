@@ -38,7 +38,8 @@ def format_signature(settings) -> str:
         ("zero_division", _value(settings.zero_division_label)),
         ("metrics", ",".join(settings.metrics)),
     ]
-    fields += [tuple(f.split(":", 1)) for f in param_fields(settings.used_params())]
+    fields += [(k, v) for k, _, v in (f.partition(":") for f in
+                                       param_fields(settings.used_params()))]
     fields += [("missing", settings.missing), ("offsets", OFFSETS),
                ("granularity", settings.granularity)]
     if settings.trim_spans is not None:  # absent when off, so older signatures stand

@@ -160,6 +160,7 @@ def _rows(path: Path, fields: tuple[str, ...], what: str
             raise ValueError(f"{path}:1: expected the columns {', '.join(fields)}, got "
                              f"{header or 'an empty file'}; missing {', '.join(missing)}; "
                              f"fix by passing {what}.")
+        assert header is not None  # an empty file is missing every field
         index = {f: header.index(f) for f in fields}
         line = reader.line_num + 1
         for values in reader:
@@ -192,7 +193,8 @@ def _unique(value: str, seen: dict[str, int], where: rec.Where) -> None:
 
 
 def _read_messages(path: Path) -> list[dict]:
-    out, seen = [], {}
+    out: list[dict] = []
+    seen: dict[str, int] = {}
     last_user: dict[str, str] = {}
     for where, row in _rows(path, _MESSAGE_FIELDS, "RAGTruth++'s messages.csv"):
         _unique(row["stable_id"], seen, where)
