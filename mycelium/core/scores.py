@@ -142,6 +142,10 @@ def _per_example(obj, name: str, single: bool, n: int) -> list:
     return list(obj)
 
 
+def _values(row) -> list:
+    return row.tolist() if isinstance(row, np.ndarray) else list(row)
+
+
 def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
                 token_offsets=None, token_scores=None, token_overlap: str = "max"
                 ) -> ScoreInput:
@@ -202,7 +206,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
             if o is None or s_ is None:
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
                            "got None", "passing [] for an example without tokens")
-            o, s_ = list(o), list(s_)
+            # numpy rows as Python values: messages read as they do for lists.
+            o, s_ = _values(o), _values(s_)
             if len(o) != len(s_):
                 raise _bad("token_scores", k, None, f"Expected one score per token "
                            f"({len(o)} tokens), got {len(s_)} scores",
