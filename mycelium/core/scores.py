@@ -297,8 +297,9 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
     # and belongs to the example whose boundaries enclose it.
     k = seg_start.size
     if rs.size:
-        depth = np.bincount(np.searchsorted(bp, rs), minlength=k + 1) \
-            - np.bincount(np.searchsorted(bp, re_), minlength=k + 1)
+        depth = np.zeros(k + 1, dtype=np.int64)  # few spans: scattered, not counted
+        np.add.at(depth, np.searchsorted(bp, rs), 1)
+        np.add.at(depth, np.searchsorted(bp, re_), -1)
         positive = np.cumsum(depth[:k]) > 0
     else:
         positive = np.zeros(k, dtype=bool)
