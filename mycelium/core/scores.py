@@ -233,8 +233,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
 def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(owner, value) of ``first[i] + 0..count[i]-1`` for every i, without a loop."""
     owner = np.repeat(np.arange(count.size), count)
-    starts = np.cumsum(count) - count
-    return owner, first[owner] + (np.arange(owner.size) - starts[owner])
+    shift = first - (np.cumsum(count) - count)  # value minus position, per interval
+    return owner, shift[owner] + np.arange(owner.size)
 
 
 def _boundaries(base, gs, ge, rs, re_):
