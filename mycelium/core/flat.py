@@ -47,8 +47,8 @@ def flat_pairs(rows, *, numbers: bool = False):
     pair_types = _SEQ | {np.ndarray} if numbers else _SEQ
     if not set(map(type, pairs)) <= pair_types or set(map(len, pairs)) != {2}:
         return None
-    types = set(map(type, chain.from_iterable(pairs)))
-    values = chain.from_iterable(pairs)
+    values = list(chain.from_iterable(pairs))  # one list: read twice, faster than twice a chain
+    types = set(map(type, values))
     try:
         if types <= (_NUMBER_INTS if numbers else _INTS):  # integers read exactly
             return counts, np.fromiter(values, np.int64, 2 * len(pairs)).reshape(-1, 2)
