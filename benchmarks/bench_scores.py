@@ -9,11 +9,15 @@ and macro on the whole batch; one evaluation of iou + character at a threshold; 
 average_precision_score on the expanded per-character arrays of a --baseline-examples
 subset (per example for macro, pooled for micro; building the arrays is not timed),
 with mycelium on the same subset, and the part of mycelium's time spent reading the
-Python token lists. Also one text of 10,000,000 characters. Results are compared with
+token offsets and scores. ``--input`` picks how mycelium is given them: Python lists,
+pyarrow arrays (``list<fixed_size_list<int64, 2>>`` offsets, ``list<double>`` scores;
+built outside the timing, as a Parquet or Arrow source gives them) or both, each beside
+the same scikit-learn run. Also one text of 10,000,000 characters. Results are compared with
 scikit-learn and the script fails if they disagree.
 
     python benchmarks/bench_scores.py                       # 100,000 examples, baseline 10,000
     python benchmarks/bench_scores.py --examples 20000 --baseline-examples 2000 --repeat 1
+    python benchmarks/bench_scores.py --input arrow      # token columns as pyarrow arrays
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import math
 import time
 
 import numpy as np
+import pyarrow as pa
 
 import mycelium
 
@@ -62,6 +67,14 @@ def best(fn, repeat):
     return min(times), out
 
 
+def tokens(offsets, scores, form: str) -> dict:
+    """The token offsets and scores in the input form timed (Arrow built untimed)."""
+    if form == "lists":
+        return dict(token_offsets=offsets, token_scores=scores)
+    return dict(token_offsets=pa.array(offsets, type=pa.list_(pa.list_(pa.int64(), 2))),
+                token_scores=pa.array(scores, type=pa.list_(pa.float64())))
+
+
 def expanded(text, refs, offsets, scores):
     out = []
     for t, r, o, s in zip(text, refs, offsets, scores):
@@ -81,18 +94,23 @@ def main() -> None:
     ap.add_argument("--thresholds", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--input", choices=("lists", "arrow", "both"), default="both",
+                    help="token offsets and scores as Python lists, pyarrow arrays, or both")
     a = ap.parse_args()
     text, refs, offsets, scores = make(a.examples, a.seed)
+    forms = ("lists", "arrow") if a.input == "both" else (a.input,)
     n_tok = sum(map(len, offsets))
     print(f"{a.examples} examples, {sum(map(len, text))} characters, {n_tok} tokens "
           f"({n_tok / a.examples:.0f} per example)")
     kw = dict(text=text, token_offsets=offsets, token_scores=scores)
     names = ["char_auroc", "char_ap"]
-    for average in ("micro", "macro"):
-        t, r = best(lambda: mycelium.evaluate(refs, metrics=names, average=average, **kw),
-                    a.repeat)
-        print(f"evaluate char_auroc+char_ap {average}: {t:.3f} s "
-              f"({t / a.examples * 1e6:.1f} us/example)")
+    for form in forms:
+        kw_f = dict(kw, **tokens(offsets, scores, form))
+        for average in ("micro", "macro"):
+            t, r = best(lambda: mycelium.evaluate(refs, metrics=names, average=average,
+                                                  **kw_f), a.repeat)
+            print(f"evaluate char_auroc+char_ap {average} ({form}): {t:.3f} s "
+                  f"({t / a.examples * 1e6:.1f} us/example)")
     t_one, _ = best(lambda: mycelium.evaluate(refs, threshold=0.5, metrics=["iou", "character"],
                                               **kw), a.repeat)
     print(f"evaluate iou+character at one threshold: {t_one:.3f} s")
@@ -123,20 +141,25 @@ def main() -> None:
 
     for average, sk in (("macro", sk_macro), ("micro", sk_micro)):
         t_sk, want = best(sk, 1)
-        t_my, r = best(lambda: mycelium.evaluate(refs[:m], metrics=names, average=average,
-                                                 **sub), a.repeat)
-        got = (r["char_auroc"]["score"], r["char_ap"]["score"])
-        if not all(math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-12) for x, y in zip(got, want)):
-            raise SystemExit(f"disagreement with scikit-learn ({average}): {got} vs {want}")
-        print(f"{m} examples {average}: scikit-learn {t_sk:.3f} s, mycelium {t_my:.3f} s "
-              f"-> {t_sk / t_my:.1f}x")
-    # How much of mycelium's time is reading the Python token lists (validated, in bulk).
+        for form in forms:
+            sub_f = dict(sub, **tokens(offsets[:m], scores[:m], form))
+            t_my, r = best(lambda: mycelium.evaluate(refs[:m], metrics=names,
+                                                     average=average, **sub_f), a.repeat)
+            got = (r["char_auroc"]["score"], r["char_ap"]["score"])
+            if not all(math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-12)
+                       for x, y in zip(got, want)):
+                raise SystemExit(f"disagreement with scikit-learn ({average}, {form}): "
+                                 f"{got} vs {want}")
+            print(f"{m} examples {average} ({form}): scikit-learn {t_sk:.3f} s, mycelium "
+                  f"{t_my:.3f} s -> {t_sk / t_my:.1f}x")
+    # How much of mycelium's time is reading the token offsets and scores (validated).
     from mycelium.core.scores import score_input
 
     lengths = np.array([len(t) for t in text[:m]], dtype=np.int64)
-    t_read, _ = best(lambda: score_input(lengths, single=False, token_offsets=offsets[:m],
-                                         token_scores=scores[:m]), a.repeat)
-    print(f"{m} examples: reading the token lists {t_read:.3f} s of mycelium's time")
+    for form in forms:
+        tok = tokens(offsets[:m], scores[:m], form)
+        t_read, _ = best(lambda: score_input(lengths, single=False, **tok), a.repeat)
+        print(f"{m} examples: reading the token {form} {t_read:.3f} s of mycelium's time")
 
     n = 10_000_000
     t_big, r = best(lambda: mycelium.evaluate(

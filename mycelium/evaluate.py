@@ -148,6 +148,10 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     token_offsets, token_scores : optional
         The other score form: per example the tokens' ``(start, end)`` code-point offsets
         and one score in [0, 1] per token (a character takes its highest covering score).
+        Python lists, per-example numpy arrays, or pyarrow list arrays / Arrow-backed
+        columns (``list<fixed_size_list<int, 2>>``, ``list<list<int>>`` or
+        ``list<struct<start, end>>`` offsets, ``list<float>`` scores), read column-wise
+        (`mycelium.core.token_input`); every form gives the same values and errors.
     threshold : float, optional
         With scores and no ``predictions``: the spans at ``threshold`` (scores ``> t``,
         `mycelium.spans_at`) are the predictions of every span metric. ``meta`` and the

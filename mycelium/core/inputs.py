@@ -27,6 +27,7 @@ from ..errors import SpanValidationError
 from .columns import _I64_MAX, _I64_MIN, _is_null, _show, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
+from .flat import flat_pairs
 from .spans import SpanBatch
 
 __all__ = ["Side", "convert", "from_python", "from_arrow", "to_spans"]
@@ -153,34 +154,26 @@ def _via_flat(examples):
     pair of three anywhere returns None (and the Arrow and checked paths decide)."""
     if not isinstance(examples, (list, tuple)) or not set(map(type, examples)) <= _SEQ:
         return None
-    counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
-    offsets = np.zeros(counts.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    nulls = np.zeros(counts.size, dtype=bool)
-    spans = list(chain.from_iterable(examples))
-    if not spans:
-        return SpanBatch(offsets, np.empty(0, np.int64), np.empty(0, np.int64)), nulls
-    kinds = set(map(type, spans))
-    try:
-        if kinds <= _SEQ:
-            if set(map(len, spans)) != {2}:
-                return None
-            flat = list(chain.from_iterable(spans))
-            if set(map(type, flat)) != {int}:
-                return None
-            values = np.fromiter(flat, dtype=np.int64, count=len(flat))
-            starts, ends = values[0::2].copy(), values[1::2].copy()
-        elif kinds == {dict}:
+    read = flat_pairs(examples)
+    if read is not None:
+        counts, pairs = read
+        starts, ends = pairs[:, 0].copy(), pairs[:, 1].copy()
+    else:
+        spans = list(chain.from_iterable(examples))
+        if set(map(type, spans)) != {dict}:
+            return None
+        try:
             first, second = list(map(_START, spans)), list(map(_END, spans))
             if set(map(type, first)) | set(map(type, second)) != {int}:
                 return None
             starts = np.fromiter(first, dtype=np.int64, count=len(first))
             ends = np.fromiter(second, dtype=np.int64, count=len(second))
-        else:
+        except (KeyError, OverflowError):
             return None
-    except (KeyError, OverflowError):
-        return None
-    return SpanBatch(offsets, starts, ends), nulls
+        counts = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return SpanBatch(offsets, starts, ends), np.zeros(counts.size, dtype=bool)
 
 
 _SEQ = {list, tuple}

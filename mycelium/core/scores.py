@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import SpanValidationError
 from .spans import SpanBatch
+from .token_input import arrow_column, token_arrays
 
 __all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "spans_at_threshold",
            "score_pieces", "SCORE_FORMS"]
@@ -126,7 +126,10 @@ def _check_offset(side, k, j, s, e, n) -> tuple[int, int]:
 def _per_example(obj, name: str, single: bool, n: int) -> list:
     if single:
         obj = [obj]
-    if hasattr(obj, "to_pylist"):
+    arr = arrow_column(obj)
+    if arr is not None:
+        obj = arr.to_pylist()
+    elif hasattr(obj, "to_pylist"):
         obj = obj.to_pylist()
     elif hasattr(obj, "tolist") and not isinstance(obj, (list, tuple)):
         obj = obj.tolist()
@@ -137,6 +140,10 @@ def _per_example(obj, name: str, single: bool, n: int) -> list:
         raise ValueError(f"Expected {n} entries in {name} (one per example), got "
                          f"{len(obj)}; fix by passing one list per example.")
     return list(obj)
+
+
+def _values(row) -> list:
+    return row.tolist() if isinstance(row, np.ndarray) else list(row)
 
 
 def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
@@ -188,17 +195,19 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                 if e > s:
                     kept.append((k, s, e, p))
     else:
-        offs = _per_example(token_offsets, "token_offsets", single, n)
-        scs = _per_example(token_scores, "token_scores", single, n)
-        fast = _tokens_fast(offs, scs, lengths)
+        fast = token_arrays(token_offsets, token_scores, lengths, single)
         if fast is not None:
             f_ex, f_st, f_en, f_sc = fast
             return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single)
+        # The checked path: every token in turn, the first bad one named.
+        offs = _per_example(token_offsets, "token_offsets", single, n)
+        scs = _per_example(token_scores, "token_scores", single, n)
         for k, (o, s_) in enumerate(zip(offs, scs)):
             if o is None or s_ is None:
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
                            "got None", "passing [] for an example without tokens")
-            o, s_ = list(o), list(s_)
+            # numpy rows as Python values: messages read as they do for lists.
+            o, s_ = _values(o), _values(s_)
             if len(o) != len(s_):
                 raise _bad("token_scores", k, None, f"Expected one score per token "
                            f"({len(o)} tokens), got {len(s_)} scores",
@@ -221,60 +230,11 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                       np.array(cols[3], dtype=np.float64), single)
 
 
-_PAIR_TYPES = {tuple, list, np.ndarray}
-_NUMBER_TYPES = {int, float, np.float64, np.float32, np.int64, np.int32}
-_INT_TYPES = {int, np.int64, np.int32}
-
-
-def _tokens_fast(offs: list, scs: list, lengths: np.ndarray):
-    """Token form of plain lists, validated in bulk; None when anything is off (the
-    per-token path then finds and names the first bad token).
-
-    numpy reads the values in one pass; non-integral offsets, strings, None or ragged
-    pairs take the per-token path, which checks every value's type and names the bad
-    token. Integers are read exactly; integral floats as the integers they are (bools
-    are not numbers here and take the per-token path, which rejects them).
-    """
-    try:
-        counts = np.fromiter(map(len, offs), dtype=np.int64, count=len(offs))
-        if not np.array_equal(counts, np.fromiter(map(len, scs), np.int64, len(scs))):
-            return None
-        total = int(counts.sum())
-        if total == 0 or not set(map(type, chain.from_iterable(offs))) <= _PAIR_TYPES \
-                or set(map(len, chain.from_iterable(offs))) != {2} \
-                or not set(map(type, chain.from_iterable(scs))) <= _NUMBER_TYPES:
-            return None
-        types = set(map(type, chain.from_iterable(chain.from_iterable(offs))))
-        if not types <= _NUMBER_TYPES:
-            return None
-        sc = np.fromiter(chain.from_iterable(scs), np.float64, total)
-        values = chain.from_iterable(chain.from_iterable(offs))
-        if types <= _INT_TYPES:  # integers read exactly, in one pass
-            se = np.fromiter(values, np.int64, 2 * total).reshape(-1, 2)
-        else:
-            # float64 holds every offset of a real text exactly; non-integral values are
-            # caught here and take the per-token path, which names them.
-            flat = np.fromiter(values, np.float64, 2 * total)
-            if not (np.isfinite(flat).all() and (flat == np.trunc(flat)).all()
-                    and np.abs(flat).max() < 2**53):
-                return None
-            se = flat.astype(np.int64).reshape(-1, 2)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    ex = np.repeat(np.arange(len(offs), dtype=np.int64), counts)
-    st, en = se[:, 0], se[:, 1]
-    ok = (st >= 0) & (st <= en) & (en <= lengths[ex]) & np.isfinite(sc) & (sc >= 0) & (sc <= 1)
-    if not ok.all():
-        return None
-    keep = en > st
-    return ex[keep], st[keep], en[keep], sc[keep]
-
-
 def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(owner, value) of ``first[i] + 0..count[i]-1`` for every i, without a loop."""
     owner = np.repeat(np.arange(count.size), count)
-    starts = np.cumsum(count) - count
-    return owner, first[owner] + (np.arange(owner.size) - starts[owner])
+    shift = first - (np.cumsum(count) - count)  # value minus position, per interval
+    return owner, shift[owner] + np.arange(owner.size)
 
 
 def _boundaries(base, gs, ge, rs, re_):
@@ -337,8 +297,9 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
     # and belongs to the example whose boundaries enclose it.
     k = seg_start.size
     if rs.size:
-        depth = np.bincount(np.searchsorted(bp, rs), minlength=k + 1) \
-            - np.bincount(np.searchsorted(bp, re_), minlength=k + 1)
+        depth = np.zeros(k + 1, dtype=np.int64)  # few spans: scattered, not counted
+        np.add.at(depth, np.searchsorted(bp, rs), 1)
+        np.add.at(depth, np.searchsorted(bp, re_), -1)
         positive = np.cumsum(depth[:k]) > 0
     else:
         positive = np.zeros(k, dtype=bool)

@@ -1,7 +1,9 @@
 """Frames with detector scores: ``df.mycelium.evaluate`` with score columns or a threshold,
 ``df.mycelium.sweep`` and ``df.mycelium.tune_threshold`` (SPEC section 9).
 
-Columns are read positionally into plain lists (`rows_of`) and each group's rows are
+Columns are read positionally into plain lists (`rows_of`; Arrow-backed token offset
+and score columns stay Arrow arrays, read column-wise by
+`mycelium.core.token_input`) and each group's rows are
 scored by `mycelium.evaluate` / `mycelium.sweep` / `mycelium.tune_threshold` themselves,
 so every group's values equal the dict face on that group's rows, bit for bit. (The
 score metrics are not sums of per-example statistics, so the grouped-sums engine of
@@ -14,7 +16,9 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
 from ..evaluate import evaluate, evaluate_keyed
 from ..scoring import score_form_given
@@ -41,10 +45,16 @@ def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_score
         or (metrics is None and prof is not None and bool(prof.extra_metrics))
 
 
-def rows_of(series) -> list:
-    """A column as a list of Python values, positionally (pandas, Arrow-backed or Polars)."""
+def rows_of(series, *, arrow: bool = False) -> list:
+    """A column as a list of Python values, positionally (pandas, Arrow-backed or Polars);
+    with ``arrow=True`` an Arrow-backed or Polars column is returned as one pyarrow
+    Array instead (token offsets and scores are read from it without Python objects)."""
     if series is None:
         return None  # type: ignore[return-value]
+    if arrow:
+        arr = arrow_column(series)
+        if arr is not None:
+            return arr  # type: ignore[return-value]
     if hasattr(series, "to_list") and type(series).__module__.startswith("polars"):
         return series.to_list()
     dtype = getattr(series, "dtype", None)
@@ -70,6 +80,8 @@ def _groups(columns: dict[str, list], by: list[str], n: int):
 
 
 def _take(values, pos):
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(pos, type=pa.int64()))
     return None if values is None else [values[i] for i in pos.tolist()]
 
 
@@ -164,13 +176,18 @@ def tune_frame(columns: dict[str, list], *, ref: str, text: str, by: list[str],
                                           token_scores), **options)
 
 
+#: Columns passed to the scorers as Arrow arrays when they are Arrow-backed (read
+#: column-wise); every other column is read as Python values.
+_ARROW_ROLES = {"token_offsets_col", "token_scores_col"}
+
+
 def collect(column: Callable[[str, str], Any], names: dict[str, str | None]
             ) -> dict[str, list]:
     """``{column name: rows}`` of the named columns (``column(name, role)`` looks one up)."""
     out: dict[str, list] = {}
     for role, name in names.items():
         if name is not None and name not in out:
-            out[name] = rows_of(column(name, role))
+            out[name] = rows_of(column(name, role), arrow=role in _ARROW_ROLES)
     return out
 
 

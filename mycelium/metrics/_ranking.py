@@ -40,15 +40,20 @@ class Ranking:
 def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) -> Ranking:
     """Sort the points by group, then score descending, and find the tie blocks."""
     score = np.asarray(score, dtype=np.float64)
-    if group is None or n_groups == 1:
-        group = np.zeros(score.size, dtype=np.int64)
-        order = np.argsort(-score)  # the order inside a tie block does not matter
-    else:
+    one = group is None or n_groups == 1
+    order = np.argsort(-score)  # the order inside a tie block does not matter
+    if not one:
         group = np.asarray(group, dtype=np.int64)
-        order = _by_group(np.argsort(-score), group, n_groups)
-    s, g = score[order], group[order]
+        order = _by_group(order, group, n_groups)
+    s = score[order]
     new = np.ones(s.size, dtype=bool)
-    new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    if one:  # one group: the blocks are the distinct scores
+        first = np.flatnonzero(new)
+        bg = np.zeros(first.size, dtype=np.int64)
+        return Ranking(order, first, bg, np.zeros(min(first.size, 1), dtype=np.int64), 1)
+    g = group[order]
+    new[1:] |= g[1:] != g[:-1]
     first = np.flatnonzero(new)
     bg = g[first]
     gnew = np.ones(first.size, dtype=bool)
@@ -88,13 +93,14 @@ def blocks(r: Ranking, pos, neg) -> Blocks:
 
 def _blocks(r: Ranking, pos, neg):
     """Block sums and within-group cumulative sums, shape (resamples, blocks)."""
-    pos = np.atleast_2d(np.asarray(pos, dtype=np.float64))[:, r.order]
-    neg = np.atleast_2d(np.asarray(neg, dtype=np.float64))[:, r.order]
+    # Gathered in their own dtype and summed in float64 (integer weights sum exactly).
+    pos = np.take(np.atleast_2d(np.asarray(pos)), r.order, axis=1)
+    neg = np.take(np.atleast_2d(np.asarray(neg)), r.order, axis=1)
     if r.first.size == 0:
         z = np.zeros((pos.shape[0], 0))
         return z, z, z, z, z, z
-    tp = np.add.reduceat(pos, r.first, axis=1)
-    fp = np.add.reduceat(neg, r.first, axis=1)
+    tp = np.add.reduceat(pos, r.first, axis=1, dtype=np.float64)
+    fp = np.add.reduceat(neg, r.first, axis=1, dtype=np.float64)
     ctp, cfp = np.cumsum(tp, axis=1), np.cumsum(fp, axis=1)
     gid = _group_of_block(r)
     before_tp = np.where(r.group_first > 0, ctp[:, r.group_first - 1], 0.0)

@@ -189,3 +189,31 @@ def test_group_intervals_without_id_col_are_keyed_by_frame_position():
             assert (r["value"], r["ci_low"], r["ci_high"]) == (
                 want[r["metric"]]["score"], ci["low"], ci["high"])
             assert ci["low"] < ci["high"]
+
+
+def test_arrow_backed_token_columns_pass_through_and_equal_lists():
+    import pyarrow as pa
+
+    from mycelium.frames.scores import rows_of
+
+    offs = pd.Series(pd.arrays.ArrowExtensionArray(
+        pa.array(DF["offs"].tolist(), type=pa.list_(pa.list_(pa.int64(), 2)))))
+    scores = pd.Series(pd.arrays.ArrowExtensionArray(
+        pa.array(DF["scores"].tolist(), type=pa.list_(pa.float64()))))
+    assert isinstance(rows_of(offs, arrow=True), pa.Array)  # no Python round trip
+    arrow = DF.assign(offs=offs, scores=scores)
+    kw = dict(text="text", token_offsets_col="offs", token_scores_col="scores", by="lang",
+              metrics=["char_auroc", "char_ap", "iou"], threshold=0.5)
+    got, want = arrow.mycelium.evaluate("ref", **kw), DF.mycelium.evaluate("ref", **kw)
+    assert got["value"].tolist() == want["value"].tolist()
+    sweep = dict(text="text", token_offsets_col="offs", token_scores_col="scores", by="lang",
+                 thresholds=[0.3, 0.5])
+    assert arrow.mycelium.sweep("ref", **sweep)["value"].tolist() == \
+        DF.mycelium.sweep("ref", **sweep)["value"].tolist()
+    bad = DF.assign(offs=pd.Series(pd.arrays.ArrowExtensionArray(pa.array(
+        [[[0, 3]], [[0, 50]], [[0, 2]], [[0, 6]]]))), scores=pd.Series(
+        pd.arrays.ArrowExtensionArray(pa.array([[0.1], [0.2], [0.3], [0.4]]))))
+    with pytest.raises(mycelium.SpanValidationError, match=r"token_offsets example 1, "
+                       r"token 0: Expected 0 <= start <= end <= len\(text\) = 10, got \[0, 50\)"):
+        bad.mycelium.evaluate("ref", text="text", token_offsets_col="offs",
+                              token_scores_col="scores", by="lang", metrics=["char_auroc"])
