@@ -199,7 +199,7 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
                    token_overlap: str = "max") -> tuple[ScoreInput, np.ndarray]:
     """Validated scores of every input example and the text lengths."""
     if text is None:
-        also = (" soft_predictions without soft_references are scores (SPEC section 9); "
+        also = (" soft_predictions without soft_references are scores (the score metrics rank characters); "
                 "soft_spearman needs both soft_references and soft_predictions."
                 if soft_predictions is not None else "")
         raise ValueError("Expected text with the scores, got text=None; fix by passing "

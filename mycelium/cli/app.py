@@ -51,7 +51,7 @@ Files are read by extension: .jsonl, .ndjson, .json (one JSON object per line),
 .csv (cells as text unless --infer-types; span cells as JSON strings), .parquet;
 .jsonl.gz and .csv.gz are read compressed; '-' reads JSON lines from standard input.
 
-Detector scores (SPEC section 9) instead of, or beside, predicted spans: a soft-label
+Detector scores instead of, or beside, predicted spans: a soft-label
 column (--soft-pred-col without --soft-ref-col) or token offsets and scores
 (--token-offsets-col with --token-scores-col) add char_auroc, char_ap and
 response_auroc (needs --text-col); with --threshold and no --pred-col the spans

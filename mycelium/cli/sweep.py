@@ -19,7 +19,7 @@ from .output import EXIT_OK, write_result
 from .read import read_frame
 
 DESCRIPTION = """\
-Span metrics of a detector's scores at many thresholds (SPEC section 9): the spans at
+Span metrics of a detector's scores at many thresholds: the spans at
 t are the characters (soft labels) or runs of tokens scoring > t. The scores are a
 soft-label column (--soft-pred-col) or token offsets and scores (--token-offsets-col
 with --token-scores-col); --text-col is required."""
