@@ -96,8 +96,11 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
         return [g.astype(np.int64) * w + v for g, v in zip(groups, values)]
     low = np.full(n_groups, INT64_MAX, dtype=np.int64)
     high = np.zeros(n_groups, dtype=np.int64)
+    runs: dict[int, np.ndarray | None] = {}  # run starts, per group array (often shared)
     for g, v in zip(groups, values):
-        _group_extremes(g, v, low, high)
+        if id(g) not in runs:
+            runs[id(g)] = _runs(g)
+        _group_extremes(g, v, low, high, runs[id(g)])
     present = low <= high
     span = np.where(present, high - np.minimum(low, high), -1) + 1  # values per group
     ranks = None
@@ -109,9 +112,12 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
         span = np.where(wide, n_ranks, span)
     base = np.zeros(n_groups, dtype=np.int64)
     np.cumsum(span[:-1] + 1, out=base[1:])  # +1: a gap between groups
-    out = []
+    shift = base - np.minimum(low, high)  # >= -INT64_MAX; base + (v - low) fits
+    out, gathered = [], {}
     for k, (g, v) in enumerate(zip(groups, values)):
-        key = base[g] + (v - low[g])
+        if id(g) not in gathered:
+            gathered[id(g)] = shift[g]
+        key = v + gathered[id(g)]
         if ranks is not None:
             w = wide[g]
             key[w] = base[g[w]] + ranks[k]
@@ -119,15 +125,24 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
     return out
 
 
-def _group_extremes(g: np.ndarray, v: np.ndarray, low: np.ndarray, high: np.ndarray) -> None:
-    """Fold each group's minimum and maximum of ``v`` into ``low`` and ``high``."""
+def _runs(g: np.ndarray) -> np.ndarray | None:
+    """Where each run of equal groups begins, or None when ``g`` is not sorted."""
+    if g.size > 1 and not (g[1:] >= g[:-1]).all():
+        return None
+    new = np.ones(g.size, dtype=bool)
+    np.not_equal(g[1:], g[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def _group_extremes(g, v, low, high, first) -> None:
+    """Fold each group's minimum and maximum of ``v`` into ``low`` and ``high``
+    (``first``: the run starts of a sorted ``g``, see `_runs`)."""
     if v.size == 0:
         return
-    if g.size > 1 and not (g[1:] >= g[:-1]).all():
+    if first is None:
         np.minimum.at(low, g, v)
         np.maximum.at(high, g, v)
         return
-    first = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
     ids = g[first]
     low[ids] = np.minimum(low[ids], np.minimum.reduceat(v, first))
     high[ids] = np.maximum(high[ids], np.maximum.reduceat(v, first))
