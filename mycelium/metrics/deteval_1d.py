@@ -112,8 +112,9 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     def held_candidates(by, other, rows, taken, test_ok, single_ok):
         if ws.dense:
             return None
-        sel = rows[by] & ~taken[other] & test_ok
-        return [(held.select(sel), single_ok[sel])]
+        sel = np.flatnonzero(rows[by] & ~taken[other] & test_ok)
+        # (by, other, overlap, single test) columns of the live candidate pairs
+        return by[sel], other[sel], held.overlap[sel], single_ok[sel]
 
     # Pass 2: one reference split into several predictions.
     def split(pr):
@@ -147,6 +148,9 @@ def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshol
                 held=None):
     """Pass 2 (``side="ref"``: references claim predictions) or pass 3 (``"pred"``).
 
+    ``held``: the live candidate pairs (``rows`` spans, other spans not ``taken``) as
+    ``(by, other, overlap, single_ok)`` columns, or None to enumerate them.
+
     The sequential pass visits the ``by`` spans (``rows``: the unmatched ones with two or
     more overlaps) in canonical order; each claims its candidates C (the unclaimed
     ``other`` spans that pass the pass's ``test``) when ``|C| == 1`` and the single test
@@ -177,16 +181,15 @@ def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshol
         b, o = (g, d) if side == "ref" else (d, g)
         return undecided[b] & ~dead[o]
 
-    held = held or None  # the candidate pairs, when the caller holds them
+    held = held or None  # the live candidate pairs' columns, when the caller holds them
     if held is None and not ws.dense:
-        held = [test(pr.select(live(pr.ref, pr.pred))) for pr in ws.pair_blocks(side)]
+        held = [cols(*test(pr.select(live(pr.ref, pr.pred)))) for pr in ws.pair_blocks(side)]
+        held = tuple(np.concatenate(c) for c in zip(*held))
     by_ids = other_ids = None  # local index -> span, when the state is compacted
     if held is not None:
         # Only the spans that have a candidate take part: number them once (in order, so
         # "earlier" is unchanged) and size every round's arrays to them, not to the batch.
-        b, o, ov, ok = (np.concatenate(c) for c in zip(*(cols(*h) for h in held)))
-        keep = undecided[b] & ~dead[o]
-        b, o, ov, ok = b[keep], o[keep], ov[keep], ok[keep]
+        b, o, ov, ok = held
         by_ids, b = _compact(b, n_by)
         other_ids, o = _compact(o, n_other)
         held = [(b, o, ov, ok)]
