@@ -82,8 +82,8 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
 
     Keys of different arrays are comparable with each other, so one ``searchsorted`` can
     find, across a whole batch, the spans of the *same* example that satisfy a bound;
-    the last key of a group is always more than one below the first key of the next (so
-    runs never touch across groups). Fast path: ``group * K + value`` with ``K = max(value) + 1``
+    the last key of a group is always below the first key of the next one (so runs never
+    touch across groups). Fast path: ``group * K + value`` with ``K = max(value) + 1``
     when that fits in int64. Otherwise (offsets near 2**63) each group keeps only its own
     range: ``base[group] + value - low[group]``, the bases stacking the ranges; a group
     whose range alone is too wide for that (checked group by group) uses the dense ranks
@@ -101,15 +101,15 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
         if id(g) not in runs:
             runs[id(g)] = _runs(g)
         _group_extremes(g, v, low, high, runs[id(g)])
-    present = low <= high
-    span = np.where(present, high - np.minimum(low, high), -1) + 1  # values per group
+    extent = np.where(low <= high, high - np.minimum(low, high), -1)  # -1: no value
     ranks = None
-    if float((span + 1).sum(dtype=np.float64)) >= _SAFE:
+    if float((extent.astype(np.float64) + 2.0).sum()) >= _SAFE:
         # The ranges do not stack within int64: group by group, a range wider than its
         # share of int64 is replaced by its ranks (the others keep their offsets).
-        wide = span > (INT64_MAX // 2) // max(n_groups, 1)
+        wide = extent >= (INT64_MAX // 2) // max(n_groups, 1)
         ranks, n_ranks = _dense_ranks(groups, values, wide, n_groups)
-        span = np.where(wide, n_ranks, span)
+        extent = np.where(wide, n_ranks - 1, extent)
+    span = extent + 1  # key values per group
     base = np.zeros(n_groups, dtype=np.int64)
     np.cumsum(span[:-1] + 1, out=base[1:])  # +1: a gap between groups
     shift = base - np.minimum(low, high)  # >= -INT64_MAX; base + (v - low) fits
