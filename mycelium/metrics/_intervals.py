@@ -94,9 +94,19 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
     if n_groups * width <= INT64_MAX:
         w = np.int64(width)
         return [g.astype(np.int64) * w + v for g, v in zip(groups, values)]
+    runs: dict[int, np.ndarray | None] = {}  # run starts, per group array (often shared)
+    if len({id(g) for g in groups}) == 1 and groups[0].size:
+        # One sorted group array (a subset of spans): number its runs instead, so that
+        # the per-group arrays below are sized to the groups present, not to n_groups.
+        first = _runs(groups[0])
+        if first is not None and first.size < n_groups:
+            new = np.zeros(groups[0].size, dtype=np.int64)
+            new[first] = 1
+            g = np.cumsum(new) - 1
+            groups, n_groups = [g] * len(groups), int(first.size)
+            runs[id(g)] = first
     low = np.full(n_groups, INT64_MAX, dtype=np.int64)
     high = np.zeros(n_groups, dtype=np.int64)
-    runs: dict[int, np.ndarray | None] = {}  # run starts, per group array (often shared)
     for g, v in zip(groups, values):
         if id(g) not in runs:
             runs[id(g)] = _runs(g)
