@@ -154,8 +154,14 @@ def _group_extremes(g, v, low, high, first) -> None:
         np.maximum.at(high, g, v)
         return
     ids = g[first]
-    low[ids] = np.minimum(low[ids], np.minimum.reduceat(v, first))
-    high[ids] = np.maximum(high[ids], np.maximum.reduceat(v, first))
+    rising = v[1:] >= v[:-1]
+    rising[first[1:] - 1] = True  # a new group may start lower
+    if rising.all():  # sorted within each group (starts): its ends are the extremes
+        lo, hi = v[first], v[np.append(first[1:], v.size) - 1]
+    else:
+        lo, hi = np.minimum.reduceat(v, first), np.maximum.reduceat(v, first)
+    low[ids] = np.minimum(low[ids], lo)
+    high[ids] = np.maximum(high[ids], hi)
 
 
 def _dense_ranks(groups, values, wide, n_groups):
