@@ -35,7 +35,7 @@ def timed(fn):
 def finish(run, repeat, digest, **extra):
     best, out = float("inf"), None
     for _ in range(repeat):
-        t = time.perf_counter(); out = run(); best = min(best, time.perf_counter() - t)
+        t = CLOCK(); out = run(); best = min(best, CLOCK() - t)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"seconds": best, "rss_mib": rss, "digest": digest(out),
                       "package": mycelium.__file__, **extra}))
@@ -105,8 +105,10 @@ def extract(rev: str, into: Path) -> Path:
 
 
 def run_case(code: str, package_root: Path, *, arg, repeat: int, scale: int = 1,
-             load: int = 0, timeout: float = 1800) -> dict:
-    src = (PRELUDE.replace("BENCH_DIR", repr(str(ROOT / "benchmarks")))
+             load: int = 0, timeout: float = 1800, clock: str = "wall") -> dict:
+    src = (PRELUDE.replace("CLOCK", "time.process_time" if clock == "cpu"
+                           else "time.perf_counter")
+           .replace("BENCH_DIR", repr(str(ROOT / "benchmarks")))
            .replace("PACKAGE_ROOT", repr(str(package_root)))
            + code.replace("ARG", repr(arg)).replace("REPEAT", str(repeat))
            .replace("SCALE", str(scale)))
@@ -148,6 +150,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=2,
                         help="processes per revision, alternating; the best is kept")
     parser.add_argument("--only", default="dense,six,wide,intervals,loaded,groups")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time the calls by wall clock, or by the process's CPU time "
+                             "(steadier on a shared machine; single-threaded cases only)")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     rows, bad = [], []
@@ -161,8 +166,10 @@ def main(argv=None) -> int:
             b = a = None
             for _ in range(args.rounds if rounds is None else rounds):
                 if run_before:
-                    b = _best(b, run_case(code, before, arg=arg, repeat=args.repeat, **kw))
-                a = _best(a, run_case(code, after, arg=arg, repeat=args.repeat, **kw))
+                    b = _best(b, run_case(code, before, arg=arg, repeat=args.repeat,
+                                          clock=args.clock, **kw))
+                a = _best(a, run_case(code, after, arg=arg, repeat=args.repeat,
+                                      clock=args.clock, **kw))
             if b is not None and b["digest"] != a["digest"] and "timeout" not in b["digest"]:
                 bad.append(name)
             rows.append((name, b, a))

@@ -117,6 +117,17 @@ def parts(values: np.ndarray) -> Parts:
 
 
 def _chunk_parts(v: np.ndarray) -> Parts:
+    with np.errstate(invalid="ignore"):
+        common = bool(np.all(np.abs(v) <= 1.0))
+    if common:  # `limb_arrays` without the columns a sum does not need
+        f, h = np.modf(v * _S1)
+        f *= _S1
+        f, m = np.modf(f, out=(f, np.empty_like(f)))
+        f *= _S1
+        f, low = np.modf(f, out=(f, np.empty_like(f)))
+        # Residuals are zero for |v| >= 2**-31; then the scaled sum is the same ±0.
+        residual = float(f.sum()) / _S3 if not f.any() else float((f / _S3).sum())
+        return Parts(int(h.sum()), int(m.sum()), int(low.sum()), residual, int(v.size))
     h, m, low, residual, defined = limb_arrays(v)
     return Parts(int(h.sum()), int(m.sum()), int(low.sum()), float(residual.sum()),
                  int(defined.sum()))

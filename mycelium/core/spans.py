@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import SpanValidationError
+from ..metrics import _intervals as iv
 
 __all__ = ["SPAN_TYPE", "SpanBatch"]
 
@@ -196,4 +197,15 @@ def _lex_order(ex: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
     if sum(bits) <= 62:
         key = (((ex - first) << (bits[1] + bits[2])) | (s << bits[2])) | e
         return np.argsort(key, kind="stable")
-    return np.lexsort((e, s, ex))
+    # Long offsets: (example, start) as one key of each example's own range of starts
+    # (`order_keys`), the ends deciding only among the few spans that share a start.
+    (key,) = iv.order_keys([ex - first], [s], int(ex[-1] - first) + 1)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    tie = np.zeros(ks.size, dtype=bool)
+    tie[1:] = ks[1:] == ks[:-1]
+    tie[:-1] |= tie[1:]
+    if tie.any():
+        at = order[tie]  # runs of equal keys, contiguous and in key order
+        order[tie] = at[np.lexsort((e[at], key[at]))]
+    return order

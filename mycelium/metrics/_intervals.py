@@ -81,28 +81,116 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
     """Map ``(group, value)`` pairs to int64 keys that sort in ``(group, value)`` order.
 
     Keys of different arrays are comparable with each other, so one ``searchsorted`` can
-    find, across a whole batch, the spans of the *same* example that satisfy a bound.
-    Fast path: ``group * K + value`` with ``K = max(value) + 1`` when that fits in int64;
-    otherwise (offsets near 2**63) dense ranks of the pairs, which preserve order and ties.
+    find, across a whole batch, the spans of the *same* example that satisfy a bound;
+    the last key of a group is always below the first key of the next one (so runs never
+    touch across groups). Fast path: ``group * K + value`` with ``K = max(value) + 1``
+    when that fits in int64. Otherwise (offsets near 2**63) each group keeps only its own
+    range: ``base[group] + value - low[group]``, the bases stacking the ranges; a group
+    whose range alone is too wide for that (checked group by group) uses the dense ranks
+    of its values instead, so only those groups pay for a sort. Values are ``>= 0``.
     """
     vmax = max((int(v.max()) for v in values if v.size), default=0)
     width = vmax + 1
     if n_groups * width <= INT64_MAX:
         w = np.int64(width)
         return [g.astype(np.int64) * w + v for g, v in zip(groups, values)]
-    all_groups = np.concatenate(groups)
-    all_values = np.concatenate(values)
+    runs: dict[int, np.ndarray | None] = {}  # run starts, per group array (often shared)
+    if len({id(g) for g in groups}) == 1 and groups[0].size:
+        # One sorted group array (a subset of spans): number its runs instead, so that
+        # the per-group arrays below are sized to the groups present, not to n_groups.
+        first = _runs(groups[0])
+        if first is not None and first.size < n_groups:
+            new = np.zeros(groups[0].size, dtype=np.int64)
+            new[first] = 1
+            g = np.cumsum(new) - 1
+            groups, n_groups = [g] * len(groups), int(first.size)
+            runs[id(g)] = first
+    low = np.full(n_groups, INT64_MAX, dtype=np.int64)
+    high = np.zeros(n_groups, dtype=np.int64)
+    for g, v in zip(groups, values):
+        if id(g) not in runs:
+            runs[id(g)] = _runs(g)
+        _group_extremes(g, v, low, high, runs[id(g)])
+    extent = np.where(low <= high, high - np.minimum(low, high), -1)  # -1: no value
+    ranks = None
+    if float((extent.astype(np.float64) + 2.0).sum()) >= _SAFE:
+        # The ranges do not stack within int64: group by group, a range wider than its
+        # share of int64 is replaced by its ranks (the others keep their offsets).
+        wide = extent >= (INT64_MAX // 2) // max(n_groups, 1)
+        ranks, n_ranks = _dense_ranks(groups, values, wide, n_groups)
+        extent = np.where(wide, n_ranks - 1, extent)
+    span = extent + 1  # key values per group
+    base = np.zeros(n_groups, dtype=np.int64)
+    np.cumsum(span[:-1] + 1, out=base[1:])  # +1: a gap between groups
+    shift = base - np.minimum(low, high)  # >= -INT64_MAX; base + (v - low) fits
+    out, gathered = [], {}
+    for k, (g, v) in enumerate(zip(groups, values)):
+        if id(g) not in gathered:
+            gathered[id(g)] = shift[g]
+        key = v + gathered[id(g)]
+        if ranks is not None:
+            w = wide[g]
+            key[w] = base[g[w]] + ranks[k]
+        out.append(key)
+    return out
+
+
+def _runs(g: np.ndarray) -> np.ndarray | None:
+    """Where each run of equal groups begins, or None when ``g`` is not sorted."""
+    if g.size > 1 and not (g[1:] >= g[:-1]).all():
+        return None
+    new = np.ones(g.size, dtype=bool)
+    np.not_equal(g[1:], g[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def _group_extremes(g, v, low, high, first) -> None:
+    """Fold each group's minimum and maximum of ``v`` into ``low`` and ``high``
+    (``first``: the run starts of a sorted ``g``, see `_runs`)."""
+    if v.size == 0:
+        return
+    if first is None:
+        np.minimum.at(low, g, v)
+        np.maximum.at(high, g, v)
+        return
+    ids = g[first]
+    rising = v[1:] >= v[:-1]
+    rising[first[1:] - 1] = True  # a new group may start lower
+    if rising.all():  # sorted within each group (starts): its ends are the extremes
+        lo, hi = v[first], v[np.append(first[1:], v.size) - 1]
+    else:
+        lo, hi = np.minimum.reduceat(v, first), np.maximum.reduceat(v, first)
+    low[ids] = np.minimum(low[ids], lo)
+    high[ids] = np.maximum(high[ids], hi)
+
+
+def _dense_ranks(groups, values, wide, n_groups):
+    """Dense ranks (from 0, per group) of the values of the ``wide`` groups, across all
+    arrays; returns the ranks per array (for its wide entries) and the count per group."""
+    sel = [wide[g] for g in groups]
+    all_groups = np.concatenate([g[s] for g, s in zip(groups, sel)]).astype(np.int64)
+    all_values = np.concatenate([v[s] for v, s in zip(values, sel)])
     order = np.lexsort((all_values, all_groups))
     sg, sv = all_groups[order], all_values[order]
-    new = np.ones(sg.size, dtype=bool)
-    new[1:] = (sg[1:] != sg[:-1]) | (sv[1:] != sv[:-1])
-    ranks = np.empty(sg.size, dtype=np.int64)
-    ranks[order] = np.cumsum(new) - 1
+    new_group = np.ones(sg.size, dtype=bool)
+    new_group[1:] = sg[1:] != sg[:-1]
+    new = new_group.copy()
+    new[1:] |= sv[1:] != sv[:-1]
+    dense = np.cumsum(new) - 1
+    first_rank = dense[np.flatnonzero(new_group)]
+    dense -= np.repeat(first_rank, np.diff(np.append(np.flatnonzero(new_group), sg.size)))
+    ranks_flat = np.empty(sg.size, dtype=np.int64)
+    ranks_flat[order] = dense
+    n_ranks = np.zeros(n_groups, dtype=np.int64)
+    if sg.size:
+        last = np.append(np.flatnonzero(new_group)[1:] - 1, sg.size - 1)
+        n_ranks[sg[last]] = dense[last] + 1
     out, pos = [], 0
-    for v in values:
-        out.append(ranks[pos:pos + v.size])
-        pos += v.size
-    return out
+    for s in sel:
+        n = int(s.sum())
+        out.append(ranks_flat[pos:pos + n])
+        pos += n
+    return out, n_ranks
 
 
 def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -176,8 +264,15 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     (int64, or Python ints when a sum leaves int64; see the module docstring)."""
     n = offsets.size - 1
     counts = np.diff(offsets)
-    return group_sum(np.repeat(np.arange(n, dtype=np.int64), counts), values, n) \
-        if _may_overflow(values) else _reduceat(values, offsets, counts, n)
+    if not _may_overflow(values):
+        return _reduceat(values, offsets, counts, n)
+    if values.dtype != object and values.dtype.kind != "f":
+        # Segment by segment: int64 sums wrap, so they are exact wherever a float
+        # estimate of the segment's magnitude stays well inside int64.
+        size = _reduceat(np.abs(values.astype(np.float64)), offsets, counts, n)
+        if size.max(initial=0.0) < _SAFE:
+            return _reduceat(values, offsets, counts, n)
+    return group_sum(np.repeat(np.arange(n, dtype=np.int64), counts), values, n)
 
 
 def _reduceat(values, offsets, counts, n):
@@ -212,6 +307,10 @@ def group_sum(groups: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
         bound = int(np.abs(values).max()) * values.size
         if bound < 2**53:
             return np.bincount(groups, weights=values, minlength=n).astype(np.int64)
+        if values.min() >= 0:  # lengths: a float sum is exact where it stays below 2**53
+            sums = np.bincount(groups, weights=values, minlength=n)
+            if sums.max() < 2.0**52:  # each partial sum is then an exact integer
+                return sums.astype(np.int64)
         out = np.zeros(n, dtype=np.int64)
         np.add.at(out, groups, values)
         if bound <= INT64_MAX:

@@ -112,8 +112,9 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     def held_candidates(by, other, rows, taken, test_ok, single_ok):
         if ws.dense:
             return None
-        sel = rows[by] & ~taken[other] & test_ok
-        return [(held.select(sel), single_ok[sel])]
+        sel = np.flatnonzero(rows[by] & ~taken[other] & test_ok)
+        # (by, other, overlap, single test) columns of the live candidate pairs
+        return by[sel], other[sel], held.overlap[sel], single_ok[sel]
 
     # Pass 2: one reference split into several predictions.
     def split(pr):
@@ -147,6 +148,9 @@ def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshol
                 held=None):
     """Pass 2 (``side="ref"``: references claim predictions) or pass 3 (``"pred"``).
 
+    ``held``: the live candidate pairs (``rows`` spans, other spans not ``taken``) as
+    ``(by, other, overlap, single_ok)`` columns, or None to enumerate them.
+
     The sequential pass visits the ``by`` spans (``rows``: the unmatched ones with two or
     more overlaps) in canonical order; each claims its candidates C (the unclaimed
     ``other`` spans that pass the pass's ``test``) when ``|C| == 1`` and the single test
@@ -162,71 +166,109 @@ def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshol
       least one span; claims apply after the round.
 
     One round is one sweep over the candidate pairs in ``by`` order (a block holds whole
-    ``by`` spans), so dense workspaces read in blocks keep memory bounded.
+    ``by`` spans), so dense workspaces read in blocks keep memory bounded. Held pairs are
+    renumbered once to the spans that have a candidate, and each round keeps only the
+    pairs still live for the next, so later rounds cost what is left undecided.
     """
     by_batch, other_batch = (ws.refs, ws.preds) if side == "ref" else (ws.preds, ws.refs)
     n_by, n_other, n = by_batch.n_spans, other_batch.n_spans, ws.n
     by_name, other_name = ("ref", "pred") if side == "ref" else ("pred", "ref")
-    out = {"matched_by": np.zeros(n_by, dtype=bool),
-           "matched_other": np.zeros(n_other, dtype=bool),
-           "one": np.zeros(n, dtype=np.int64),
-           "groups": np.zeros(n, dtype=np.int64),
-           "members": np.zeros(n, dtype=np.int64)}
-    undecided = rows.copy()
-    dead = taken.copy()  # claimed before the pass or during it
-    ex = by_batch.example_ids
+    cols = lambda pr, ok: (getattr(pr, by_name), getattr(pr, other_name),  # noqa: E731
+                           pr.overlap, ok)
+    undecided, dead = rows.copy(), taken.copy()  # dead: claimed before the pass or in it
 
     def live(g, d):
         b, o = (g, d) if side == "ref" else (d, g)
         return undecided[b] & ~dead[o]
 
-    held = held or None  # the candidate pairs, when the caller holds them
+    held = held or None  # the live candidate pairs' columns, when the caller holds them
     if held is None and not ws.dense:
-        held = [test(pr.select(live(pr.ref, pr.pred))) for pr in ws.pair_blocks(side)]
+        held = [cols(*test(pr.select(live(pr.ref, pr.pred)))) for pr in ws.pair_blocks(side)]
+        held = tuple(np.concatenate(c) for c in zip(*held))
+    by_ids = other_ids = None  # local index -> span, when the state is compacted
+    if held is not None:
+        # Only the spans that have a candidate take part: number them once (in order, so
+        # "earlier" is unchanged) and size every round's arrays to them, not to the batch.
+        b, o, ov, ok = held
+        by_ids, b = _compact(b, n_by)
+        other_ids, o = _compact(o, n_other)
+        held = [(b, o, ov, ok)]
+        undecided = np.ones(by_ids.size, dtype=bool)
+        dead = np.zeros(other_ids.size, dtype=bool)
+        length, ex = length[by_ids], by_batch.example_ids[by_ids]
+    else:
+        ex = by_batch.example_ids
+    m_by, m_other = undecided.size, dead.size
+    matched = np.zeros(m_by, dtype=bool)
+    claimed = np.zeros(m_other, dtype=bool)
+    members = np.zeros(m_by, dtype=np.int64)  # candidates claimed; 0 unless a group
+    single_claim = np.zeros(m_by, dtype=bool)
     while undecided.any():
         source = held if held is not None else (
-            test(pr) for pr in ws.pair_blocks(side, rows=undecided, dead=dead, keep=live))
-        seen = np.zeros(n_other, dtype=bool)  # wanted by an earlier span that would claim
-        claims = np.zeros(n_other, dtype=bool)
-        visited = np.zeros(n_by, dtype=bool)
-        kept, kept_size = [], 0
-        for pr, single_ok in source:
-            b, o = getattr(pr, by_name), getattr(pr, other_name)
+            cols(*test(pr)) for pr in ws.pair_blocks(side, rows=undecided, dead=dead,
+                                                     keep=live))
+        seen = np.zeros(m_other, dtype=bool)  # wanted by an earlier span that would claim
+        claims = np.zeros(m_other, dtype=bool)
+        visited = np.zeros(m_by, dtype=bool)
+        kept, kept_size, holding = [], 0, held is not None
+        for b, o, ov, single_ok in source:
             alive = undecided[b] & ~dead[o]
             if not alive.all():
-                pr, single_ok = pr.select(alive), single_ok[alive]
-                b, o = b[alive], o[alive]
+                b, o, ov, single_ok = b[alive], o[alive], ov[alive], single_ok[alive]
             visited[b] = True
-            if held is None and kept_size <= _blocks.BLOCK:
-                kept.append((pr, single_ok))
+            if holding or kept_size <= _blocks.BLOCK:
+                kept.append((b, o, ov, single_ok))
                 kept_size += b.size
-            n_cand = iv.count(b, n_by)
-            n_single = iv.count(b[single_ok], n_by)
-            sum_ov = iv.group_sum(b, pr.overlap, n_by)
+            n_cand = iv.count(b, m_by)
+            n_single = iv.count(b[single_ok], m_by)
+            sum_ov = iv.group_sum(b, ov, m_by)
             would = ((n_cand == 1) & (n_single == 1)) | (
                 (n_cand >= 2) & iv.passes(sum_ov, np.maximum(length, 1), threshold))
             want = would[b]
             bw, ow = b[want], o[want]
-            first = np.full(n_other, n_by, dtype=np.int64)
+            first = np.full(m_other, m_by, dtype=np.int64)
             np.minimum.at(first, ow, bw)
-            waiting = np.zeros(n_by, dtype=bool)
+            waiting = np.zeros(m_by, dtype=bool)
             waiting[bw[seen[ow] | (first[ow] != bw)]] = True
             seen[ow] = True
             ready = would & ~waiting
             claims[ow[ready[bw]]] = True
-            out["matched_by"] |= ready
-            single, multi = ready & (n_cand == 1), ready & (n_cand >= 2)
-            out["one"] += iv.count(ex[single], n)
-            out["groups"] += iv.count(ex[multi], n)
-            out["members"] += iv.group_sum(ex[multi], n_cand[multi], n)
+            matched |= ready
+            single_claim |= ready & (n_cand == 1)
+            multi = ready & (n_cand >= 2)
+            members[multi] = n_cand[multi]
             # Spans seen in this block are decided unless they would claim and wait.
             undecided[b] = would[b] & waiting[b]
-        if held is None and kept_size <= _blocks.BLOCK:
+        if holding or kept_size <= _blocks.BLOCK:  # the live pairs alone, for the next round
             held = kept
         # Spans with no live candidate left were in no block: they cannot claim.
         undecided &= visited
         dead |= claims
-        out["matched_other"] |= claims
+        claimed |= claims
+    groups = matched & ~single_claim
+    out = {"one": iv.count(ex[single_claim], n), "groups": iv.count(ex[groups], n),
+           "members": iv.group_sum(ex[groups], members[groups], n),
+           "matched_by": _expand(matched, by_ids, n_by),
+           "matched_other": _expand(claimed, other_ids, n_other)}
+    return out
+
+
+def _compact(idx: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``idx`` (indices below ``size``) in increasing order, and
+    ``idx`` renumbered as positions among them (order preserving, no sort)."""
+    used = np.zeros(size, dtype=bool)
+    used[idx] = True
+    ids = np.flatnonzero(used)
+    local = np.cumsum(used) - 1
+    return ids, local[idx]
+
+
+def _expand(mask: np.ndarray, ids: np.ndarray | None, size: int) -> np.ndarray:
+    """A mask over local indices as a mask over all ``size`` spans."""
+    if ids is None:
+        return mask
+    out = np.zeros(size, dtype=bool)
+    out[ids[mask]] = True
     return out
 
 
