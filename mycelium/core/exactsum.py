@@ -128,8 +128,8 @@ def _chunk_parts(v: np.ndarray) -> Parts:
         # Residuals are zero for |v| >= 2**-31; then the scaled sum is the same ±0.
         residual = float(f.sum()) / _S3 if not f.any() else float((f / _S3).sum())
         return Parts(int(h.sum()), int(m.sum()), int(low.sum()), residual, int(v.size))
-    h, m, low, residual, defined = limb_arrays(v)
-    return Parts(int(h.sum()), int(m.sum()), int(low.sum()), float(residual.sum()),
+    h, m, low, residuals, defined = limb_arrays(v)
+    return Parts(int(h.sum()), int(m.sum()), int(low.sum()), float(residuals.sum()),
                  int(defined.sum()))
 
 

@@ -54,7 +54,7 @@ def rows_of(series, *, arrow: bool = False) -> list:
     if arrow:
         arr = arrow_column(series)
         if arr is not None:
-            return arr  # type: ignore[return-value]
+            return arr
     if hasattr(series, "to_list") and type(series).__module__.startswith("polars"):
         return series.to_list()
     dtype = getattr(series, "dtype", None)

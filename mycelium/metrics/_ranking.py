@@ -52,6 +52,7 @@ def rank(score: np.ndarray, group: np.ndarray | None = None, n_groups: int = 1) 
         first = np.flatnonzero(new)
         bg = np.zeros(first.size, dtype=np.int64)
         return Ranking(order, first, bg, np.zeros(min(first.size, 1), dtype=np.int64), 1)
+    assert group is not None  # more than one group
     g = group[order]
     new[1:] |= g[1:] != g[:-1]
     first = np.flatnonzero(new)
