@@ -269,6 +269,22 @@ def span_list(value, field: str, where: Where) -> list:
     return value
 
 
+def label_objects(record: dict, text_len: int, where: Where, missing: str
+                  ) -> Iterator[tuple[int, dict, int, int]]:
+    """``(j, label, start, end)`` for each object of a record's ``labels`` list (RAGTruth's
+    layout and its derivatives'), each an object with in-bounds ``start``/``end``; a
+    missing or null list is an error saying it expected ``missing``."""
+    if record.get("labels") is None:
+        where.fail("labels", f"is missing; expected {missing}.")
+    for j, label in enumerate(span_list(record["labels"], "labels", where)):
+        if not isinstance(label, dict):
+            where.fail("labels", f"expected a label object with 'start' and 'end', got "
+                       f"{show(label)}.", span=j, cls=SpanValidationError)
+        s, e = pair(label, "labels", where, j)
+        check_bounds(s, e, text_len, "labels", where, j)
+        yield j, label, s, e
+
+
 def show(x) -> str:
     s = repr(x)
     return s if len(s) <= 60 else s[:57] + "..."

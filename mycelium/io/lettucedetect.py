@@ -176,16 +176,10 @@ def _skip(text: str, i: int) -> int:
 
 
 def _labels(sample: dict, text_len: int, where: rec.Where) -> list[tuple]:
-    if sample.get("labels") is None:
-        where.fail("labels", "is missing; expected a list of {start, end, label} ([] when "
-                   "the answer has no hallucination).")
     rows = []
-    for j, label in enumerate(rec.span_list(sample["labels"], "labels", where)):
-        if not isinstance(label, dict):
-            where.fail("labels", f"expected a label object with 'start' and 'end', got "
-                       f"{rec.show(label)}.", span=j, cls=rec.SpanValidationError)
-        s, e = rec.pair(label, "labels", where, j)
-        rec.check_bounds(s, e, text_len, "labels", where, j)
+    for j, label, s, e in rec.label_objects(
+            sample, text_len, where,
+            "a list of {start, end, label} ([] when the answer has no hallucination)"):
         kind = label.get("label")
         if kind is not None and not isinstance(kind, str):
             where.fail("labels", f"label {rec.show(kind)} is not a string.", span=j)

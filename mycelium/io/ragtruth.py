@@ -138,16 +138,10 @@ def _read_responses(path: Path) -> dict[str, pa.Array]:
 
 
 def _labels(record: dict, text_len: int, where: rec.Where) -> list[tuple]:
-    if "labels" not in record or record["labels"] is None:
-        where.fail("labels", "is missing; expected a list of label objects ([] when the "
-                   "response has no hallucination).")
     rows = []
-    for j, label in enumerate(rec.span_list(record["labels"], "labels", where)):
-        if not isinstance(label, dict):
-            where.fail("labels", f"expected a label object with 'start' and 'end', got "
-                       f"{rec.show(label)}.", span=j, cls=rec.SpanValidationError)
-        s, e = rec.pair(label, "labels", where, j)
-        rec.check_bounds(s, e, text_len, "labels", where, j)
+    for j, label, s, e in rec.label_objects(
+            record, text_len, where,
+            "a list of label objects ([] when the response has no hallucination)"):
         texts = []
         for key in ("label_type", "text", "meta"):
             value = label.get(key)

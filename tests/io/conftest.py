@@ -1,30 +1,9 @@
-"""Fixtures of the I/O tests: the Mu-SHROOM data folder (from the environment) and Polars."""
+"""Fixtures of the I/O tests: Polars (the Mu-SHROOM data folder is the suite-wide
+``mushroom_dir``)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
-
-MUSHROOM_ENV = "MYCELIUM_MUSHROOM_DIR"
-
-
-@pytest.fixture(scope="session")
-def mushroom_dir() -> Path:
-    """The Mu-SHROOM labeled data (``splits/val/...``, ``splits/test_labeled/...``).
-
-    The data is never copied into the project; CI points the variable at a copy.
-    """
-    value = os.environ.get(MUSHROOM_ENV)
-    if not value:
-        pytest.skip(f"{MUSHROOM_ENV} is not set; set it to the Mu-SHROOM data folder "
-                    "(the one holding splits/) to run the tests on the real files.")
-    path = Path(value)
-    if not (path / "splits").is_dir():
-        pytest.skip(f"{MUSHROOM_ENV}={value!r} has no splits/ folder; point it at the "
-                    "Mu-SHROOM data folder.")
-    return path
 
 
 @pytest.fixture(scope="session")
