@@ -194,7 +194,7 @@ class Accumulator:
         settings = self._settings(soft=soft, ids=ids is not None)
         si = lengths = None
         if plan is not None:
-            si, lengths, predictions = scoring.scored_inputs(
+            si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
                 rules=rules_of(settings.profile))
         prepared = prepare(references, predictions, text=text, missing=settings.missing,

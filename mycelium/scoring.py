@@ -317,13 +317,15 @@ def score_plan(metrics, predictions, *, soft_references, soft_predictions, token
 
 def scored_inputs(plan: ScorePlan, references, predictions, *, text,
                   rules: ScoreRules | None = None):
-    """(score input or None, text lengths or None, the predictions to score: the spans
-    at the threshold when there is one, the references when there are no spans), the
-    scores read by ``rules`` (a profile's `ScoreRules`; SPEC section 9's by default)."""
+    """(score input or None, text lengths or None, the references converted once (a
+    `mycelium.core.inputs.Side`), the predictions to score: the spans at the threshold
+    when there is one, the references when there are no spans), the scores read by
+    ``rules`` (a profile's `ScoreRules`; the default rules otherwise)."""
     from .core.inputs import convert
 
     rules = rules or ScoreRules()
-    single = convert(references, "references").single
+    ref = convert(references, "references")
+    single = ref.single
     n_input = len(references) if not single and hasattr(references, "__len__") else 1
     si = lengths = None
     if plan.form is not None:
@@ -335,7 +337,7 @@ def scored_inputs(plan: ScorePlan, references, predictions, *, text,
         assert si is not None and lengths is not None
         predictions = as_predictions(spans_at_threshold(
             si, lengths, float(plan.threshold), inclusive=rules.inclusive), single)
-    return si, lengths, predictions if plan.has_spans else references
+    return si, lengths, ref, predictions if plan.has_spans else ref
 
 
 def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
@@ -346,8 +348,11 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
                       soft_predictions=soft_predictions, token_offsets=token_offsets,
                       token_scores=token_scores, threshold=threshold,
                       granularity=options["granularity"])
-    si, lengths, predictions = scored_inputs(plan, references, predictions, text=text,
-                                             rules=rules_of(get_profile(options["profile"])))
+    si, lengths, ref, predictions = scored_inputs(
+        plan, references, predictions, text=text,
+        rules=rules_of(get_profile(options["profile"])))
+    if options.get("type_field") is None:  # the per-type breakdown reads the raw spans
+        references = ref
     report, prepared, settings = evaluate_spans(
         references, predictions, text=text, metrics=plan.span_names,
         soft_references=soft_references,

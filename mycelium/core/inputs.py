@@ -45,7 +45,10 @@ class Side:
 # --------------------------------------------------------------------- dispatch
 
 def convert(obj, side: str) -> Side:
-    """Turn ``obj`` (any accepted form) into a `Side`; raise on anything else."""
+    """Turn ``obj`` (any accepted form) into a `Side`; raise on anything else. A `Side`
+    (converted once by a caller that reads the input twice) is returned as it is."""
+    if isinstance(obj, Side):
+        return obj
     if obj is None:
         raise TypeError(f"{side} is None; expected spans of one example (e.g. [[0, 10]]) "
                         "or a batch of span sets (e.g. [[[0, 10]], []]).")

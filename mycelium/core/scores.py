@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import SpanValidationError
 from .spans import SpanBatch
 from .token_input import arrow_column, token_arrays
+from .token_points import token_points
 
 __all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "spans_at_threshold",
            "score_pieces", "SCORE_FORMS"]
@@ -62,8 +63,9 @@ class ScoreInput:
 class ScoreRuns:
     """Pieces of constant score and label: the weighted points of the score metrics.
 
-    ``example`` (int64, non-decreasing), ``score`` (float64), ``length`` (int64 > 0) and
-    ``positive`` (bool: inside a reference span) per piece; ``max_score`` (0.0 for an
+    ``example`` (int64), ``score`` (float64), ``length`` (int64 > 0) and ``positive``
+    (bool: inside a reference span) per piece, in no guaranteed order (pieces of equal
+    score and label may be grouped differently by the two ways of reading them); ``max_score`` (0.0 for an
     empty text) and ``gold`` (the example has a reference character) per example.
     """
 
@@ -264,10 +266,18 @@ def _boundaries(base, gs, ge, rs, re_):
 
 
 def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) -> ScoreRuns:
-    """The pieces of constant score and label of every example (see the module docstring)."""
-    n = scores.n
-    base = np.zeros(n + 1, dtype=np.int64)
+    """The pieces of constant score and label of every example (see the module docstring):
+    read off the tokens when they are in text order without overlap
+    (`mycelium.core.token_points`), cut at every boundary otherwise."""
+    base = np.zeros(scores.n + 1, dtype=np.int64)
     np.cumsum(lengths, out=base[1:])
+    points = token_points(scores, lengths, refs, base)
+    return ScoreRuns(scores.n, *points) if points is not None else _cut_runs(scores, refs, base)
+
+
+def _cut_runs(scores: ScoreInput, refs: SpanBatch | None, base: np.ndarray) -> ScoreRuns:
+    """The pieces between the sorted distinct boundaries, in text order (a tiling)."""
+    n = scores.n
     gs, ge = base[scores.example] + scores.starts, base[scores.example] + scores.ends
     if refs is not None and refs.n_spans:
         rs = base[refs.example_ids] + refs.starts
@@ -320,10 +330,10 @@ def score_pieces(scores: ScoreInput, lengths: np.ndarray
     """The character scores of every example as pieces of constant score: ``(example,
     start, end, score)`` arrays in text order, local code-point offsets, tiling each
     text (uncovered characters score 0). Either form, by `score_runs`' rule."""
-    runs = score_runs(scores, lengths, None)
-    ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
     base = np.zeros(scores.n + 1, dtype=np.int64)
     np.cumsum(lengths, out=base[1:])
+    runs = _cut_runs(scores, None, base)  # the tiling, in text order
+    ex, s = runs.example, np.concatenate([[0], np.cumsum(runs.length)])[:-1]
     starts = s - base[ex]
     return ex, starts, starts + runs.length, runs.score
 

@@ -7,13 +7,15 @@ difference arrays over the pieces; grouped rankings are radix-sorted by group
 computation and against the per-character expansion, so the values stay bit-identical.
 """
 
+from collections import Counter
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mycelium.core import pipeline
 from mycelium.core.score_metrics import score_values
-from mycelium.core.scores import _boundaries, score_input, score_runs
+from mycelium.core.scores import _boundaries, _cut_runs, score_input, score_runs
 from mycelium.metrics._ranking import rank
 
 
@@ -78,17 +80,29 @@ def test_merged_boundaries_equal_the_sorted_ones(batch):
 
 @settings(max_examples=300, deadline=None)
 @given(tokenized())
-def test_pieces_expand_to_the_per_character_arrays(batch):
+def test_cut_pieces_tile_the_per_character_arrays(batch):
+    # The general path cuts each text into pieces in text order (`score_pieces` relies on
+    # it); the runs of in-order tokens hold the same characters, grouped by score and label.
     text = batch[0]
-    _, _, _, runs = _runs(*batch)
+    si, lengths, prepared, runs = _runs(*batch)
+    base = np.concatenate([[0], np.cumsum(lengths)])
+    cut = _cut_runs(si, prepared.refs, base)
     label, score = _expanded(*batch)
     for k in range(len(text)):
-        mine = runs.example == k
-        assert np.repeat(runs.score[mine], runs.length[mine]).tolist() == score[k].tolist()
-        assert np.repeat(runs.positive[mine], runs.length[mine]).tolist() == \
+        mine = cut.example == k
+        assert np.repeat(cut.score[mine], cut.length[mine]).tolist() == score[k].tolist()
+        assert np.repeat(cut.positive[mine], cut.length[mine]).tolist() == \
             label[k].tolist()
-        assert runs.gold[k] == bool(label[k].any())
-        assert runs.max_score[k] == (score[k].max() if len(text[k]) else 0.0)
+        want = Counter(zip(score[k].tolist(), label[k].tolist()))
+        for r in (cut, runs):
+            got: Counter = Counter()
+            for sc, pos, n in zip(r.score[r.example == k].tolist(),
+                                  r.positive[r.example == k].tolist(),
+                                  r.length[r.example == k].tolist()):
+                got[(sc, pos)] += n
+            assert got == want
+            assert r.gold[k] == bool(label[k].any())
+            assert r.max_score[k] == (score[k].max() if len(text[k]) else 0.0)
 
 
 @settings(max_examples=200, deadline=None)

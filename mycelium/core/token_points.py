@@ -1,0 +1,95 @@
+"""The weighted points of tokens in text order: `mycelium.core.scores.score_runs`' fast case.
+
+A tokenizer's output is in text order and its tokens do not overlap, so every character
+of a token takes that token's score and nothing needs merging: the points of the score
+metrics can be read off the tokens directly instead of cutting the text into pieces at
+every boundary (`mycelium.core.scores._boundaries`).
+
+- Each token is one point of its score, positive or negative as a whole when it lies
+  inside or outside the union of the reference spans; a token that straddles a reference
+  boundary adds a second point of the same score for its other part.
+- The characters no token covers score 0: per example, one positive and one negative
+  point of score 0 (when non-empty).
+- How many characters of a token are positive comes from the reference coverage on the
+  global axis: the tokens overlapping a merged reference span are a range of the sorted
+  tokens (two binary searches per span), so only the tokens that touch a reference are
+  visited.
+
+The points differ from the pieces of the general path only in how characters of equal
+score and label are grouped, so every score metric gets the same tie blocks with the same
+integer sums, and the same values bit for bit (`tests/core/test_token_points.py` compares
+the two). Points are not in text order (a straddler's second point comes after every
+token), which no consumer of the runs relies on; `score_pieces`, which needs the tiling,
+takes the general path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spans import SpanBatch
+
+__all__ = ["token_points"]
+
+
+def token_points(scores, lengths: np.ndarray, refs: SpanBatch | None, base: np.ndarray):
+    """The fields of `mycelium.core.scores.ScoreRuns` after ``n`` (example, score, length,
+    positive per point; max score and gold per example) for token-form scores whose tokens
+    are in text order without overlap, or None when they are not (or the references are
+    not canonical): the caller then cuts pieces. ``base``: each example's start on the
+    global axis (``n + 1`` cumulative lengths)."""
+    if scores.form != "token" or (refs is not None and not refs.canonical):
+        return None
+    n, ex = scores.n, scores.example
+    gs = base[ex] + scores.starts
+    ge = base[ex] + scores.ends
+    m = gs.size
+    if m > 1 and not (ge[:-1] <= gs[1:]).all():
+        return None
+    size = ge - gs
+    if refs is not None and refs.n_spans:
+        pos, ref_chars = _covered(gs, ge, refs, base, n)
+    else:
+        pos, ref_chars = np.zeros(m, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    neg = size - pos
+    covered = np.bincount(ex, weights=size, minlength=n).astype(np.int64)
+    pos_ex = np.bincount(ex, weights=pos, minlength=n).astype(np.int64)
+    gap_pos = ref_chars - pos_ex
+    gap_neg = lengths - covered - gap_pos
+    mixed = np.flatnonzero((pos > 0) & (neg > 0))
+    inside = pos > 0
+    whole = np.where(inside, pos, neg)  # every token is non-empty: no point is
+    gp, gn = np.flatnonzero(gap_pos), np.flatnonzero(gap_neg)  # only gaps can be empty
+    example = np.concatenate([ex, ex[mixed], gp, gn])
+    score = np.concatenate([scores.scores, scores.scores[mixed],
+                            np.zeros(gp.size + gn.size)])
+    length = np.concatenate([whole, neg[mixed], gap_pos[gp], gap_neg[gn]])
+    positive = np.concatenate([inside, np.zeros(mixed.size, dtype=bool),
+                               np.ones(gp.size, dtype=bool), np.zeros(gn.size, dtype=bool)])
+    max_score = np.zeros(n, dtype=np.float64)
+    if m:  # tokens are in example order: one reduceat
+        first = np.flatnonzero(np.concatenate([[True], ex[1:] != ex[:-1]]))
+        max_score[ex[first]] = np.maximum.reduceat(scores.scores, first)
+    return example, score, length, positive, max_score, ref_chars > 0
+
+
+def _covered(gs, ge, refs: SpanBatch, base, n):
+    """(positive characters of each token, reference characters of each example)."""
+    ref_ex = refs.example_ids
+    rs, re_ = base[ref_ex] + refs.starts, base[ref_ex] + refs.ends
+    # The union of each example's spans (sorted by start: canonical), as disjoint runs.
+    reach = np.maximum.accumulate(re_)
+    new = np.ones(rs.size, dtype=bool)
+    new[1:] = (rs[1:] > reach[:-1]) | (ref_ex[1:] != ref_ex[:-1])
+    first = np.flatnonzero(new)
+    us, ue = rs[first], np.maximum.reduceat(re_, first)
+    # The tokens overlapping each run are a range of the sorted tokens: two binary
+    # searches per run, then only the overlapping (token, run) pairs are visited.
+    lo = np.searchsorted(ge, us, side="right")
+    count = np.maximum(np.searchsorted(gs, ue, side="left") - lo, 0)
+    run = np.repeat(np.arange(us.size), count)
+    tok = lo[run] + np.arange(run.size) - (np.cumsum(count) - count)[run]
+    part = np.minimum(ge[tok], ue[run]) - np.maximum(gs[tok], us[run])
+    pos = np.bincount(tok, weights=part, minlength=gs.size).astype(np.int64)
+    ref_chars = np.bincount(ref_ex[first], weights=ue - us, minlength=n).astype(np.int64)
+    return pos, ref_chars
