@@ -19,6 +19,7 @@ from ..errors import SpanValidationError
 from ..metrics import SOFT_METRICS
 from .output import EXIT_OK, _is_null, _plain, write_result
 from .read import FileError, read_frame
+from .stream import evaluate_streamed, streamable
 
 #: Output formats told by the --output extension (without --format).
 OUTPUT_SUFFIXES = {"": "table", ".txt": "table", ".csv": "csv", ".json": "json",
@@ -35,8 +36,22 @@ class Source:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    """``mycelium evaluate``: read, pair, score with ``df.mycelium.evaluate``, write."""
+    """``mycelium evaluate``: read, pair, score with ``df.mycelium.evaluate``, write.
+
+    One JSON-lines file is scored in batches when the options allow it
+    (`mycelium.cli.stream`: the same result, memory bounded by a batch); otherwise, or
+    whenever the batched path cannot vouch for the file, the files are read whole."""
     fmt = _output_format(args, args.parser)
+    result = evaluate_streamed(args) if streamable(args) else None
+    if result is None:
+        result = _evaluate_in_memory(args)
+    write_result(result, fmt, args.output, by=args.by)
+    return EXIT_OK
+
+
+def _evaluate_in_memory(args: argparse.Namespace) -> pd.DataFrame:
+    """Read the files whole, pair them, score with ``df.mycelium.evaluate``; a bad span
+    is told by its file, row and column."""
     typed = args.infer_types
     refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed))
     preds = refs if args.preds is None else Source(
@@ -55,8 +70,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             seed=args.seed, id_col=names.get("id"), trim_spans=args.trim_spans)
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
-    write_result(result, fmt, args.output, by=args.by)
-    return EXIT_OK
+    return result
 
 
 def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:

@@ -25,7 +25,8 @@ from ..errors import MyceliumError
 from ..io import read_parquet
 from ..io._records import decode_text, json_objects, object_lines, object_lines_in
 
-__all__ = ["READERS", "FileError", "read_frame"]
+__all__ = ["READERS", "FileError", "read_frame", "open_jsonl_blocks", "chunk_kind",
+           "json_column"]
 
 READERS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
@@ -116,7 +117,7 @@ def _read_jsonl_file_arrow(path: Path) -> pd.DataFrame | None:
     """`_read_jsonl_arrow` of a file read in blocks: neither the file nor Arrow's parse
     buffers are ever held whole (2,000,000 rows stay well under 2 GB)."""
     try:
-        reader = pa_json.open_json(path)
+        reader = open_jsonl_blocks(path)
         table = pa.Table.from_batches(list(reader), schema=reader.schema)
     except (pa.ArrowException, ValueError, TypeError, OverflowError):
         try:  # a block that disagrees with the first one's types: read it whole
@@ -132,19 +133,41 @@ def _read_jsonl_file_arrow(path: Path) -> pd.DataFrame | None:
         return None
 
 
+#: Bytes of JSON lines Arrow parses at a time (None: pyarrow's default block size); the
+#: blocks are the chunks of the table read whole and the batches read in turn alike.
+_BLOCK_BYTES: int | None = None
+
+
+def open_jsonl_blocks(path: Path) -> pa_json.JSONStreamingReader:
+    """A reader of ``path``'s record batches, one per `_BLOCK_BYTES` block."""
+    options = None if _BLOCK_BYTES is None else pa_json.ReadOptions(block_size=_BLOCK_BYTES)
+    return pa_json.open_json(path, read_options=options)
+
+
 def _arrow_frame(table: pa.Table, data: bytes | None = None) -> pd.DataFrame | None:
     if data is not None and (table.num_rows == 0 or table.num_rows != object_lines(data)):
         return None
     columns = {}
     for name in table.column_names:
         col = table.column(name)
-        if all(_span_column(c) for c in col.chunks):
+        kinds = {chunk_kind(c) for c in col.chunks}
+        if kinds <= {"spans"}:
             columns[name] = pd.Series(pd.arrays.ArrowExtensionArray(col))
-        elif all(_exact_in_python(col.type, c) for c in col.chunks):
-            columns[name] = _json_column(col.to_pylist())
+        elif None not in kinds:
+            columns[name] = json_column(col.to_pylist())
         else:
             return None
     return pd.DataFrame(columns)
+
+
+def chunk_kind(chunk: pa.Array) -> str | None:
+    """How a chunk of a JSON column reaches the frame: ``"spans"`` (well-formed span
+    pairs, kept in Arrow), ``"values"`` (Python values exactly those ``json.loads``
+    gives), or None (Arrow may have altered them: the line-by-line reader decides). A
+    column of span chunks only stays in Arrow; one mixing both is read as values."""
+    if _span_column(chunk):
+        return "spans"
+    return "values" if _exact_in_python(chunk.type, chunk) else None
 
 
 def _span_column(col: pa.Array) -> bool:
@@ -197,10 +220,10 @@ def _read_jsonl(lines, name: str) -> pd.DataFrame:
         raise FileError(f"{name}: the file is empty (no JSON lines); expected one JSON "
                         "object per line.")
     names = list(dict.fromkeys(key for record in records for key in record))
-    return pd.DataFrame({key: _json_column([r.get(key) for r in records]) for key in names})
+    return pd.DataFrame({key: json_column([r.get(key) for r in records]) for key in names})
 
 
-def _json_column(values: list):
+def json_column(values: list):
     """A column of JSON values with its integers exact (never float64 around a null)."""
     present = [v for v in values if v is not None]
     ints = [isinstance(v, int) and not isinstance(v, bool) for v in present]

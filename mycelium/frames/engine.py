@@ -22,10 +22,12 @@ from ..core.inputs import arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
+from ..core.spans import SpanBatch
 from ..evaluate import prepare
 from .groups import Groups, check_key_type, group_codes, key_table, normalize_by
 
-__all__ = ["TIDY_COLUMNS", "evaluate_table", "score_table", "tidy_table", "tidy_from_sums",
+__all__ = ["TIDY_COLUMNS", "evaluate_table", "table_of_statistics", "score_table",
+           "tidy_table", "tidy_from_sums",
            "with_intervals", "typed_table", "group_codes", "Groups", "soft_lists",
            "column_values", "example_ids", "key_table", "normalize_by", "check_key_type"]
 
@@ -83,9 +85,20 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
                            type_field=type_field, typed_matching=typed_matching)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
+    return table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
+                               progress=progress)
+
+
+def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Groups, *,
+                        ids=None, progress=None) -> pa.Table:
+    """`evaluate_table`'s result from the per-row statistics of the kept rows (``kept``:
+    one flag per input row, `Prepared.kept`), however they were computed: on all rows at
+    once, or batch by batch and concatenated (per-row statistics do not depend on the
+    other rows, so the result is the same bit for bit). ``ids`` as `example_ids` gives."""
+    prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None)
     if settings.warn_undefined:
         warn_undefined(stats, average=settings.average, params=settings.params,
-                       codes=groups.codes[prepared.kept], n_groups=groups.n_groups)
+                       codes=groups.codes[kept], n_groups=groups.n_groups)
     table = _tidy(stats, settings, prepared, groups)
     if settings.bootstrap is not None:
         table = with_intervals(table, stats, settings, prepared, groups, ids=ids,
