@@ -148,8 +148,9 @@ def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings)
     matrix = np.empty((n, k), dtype=np.float64)
     for j, (metric, measure) in enumerate(pairs):
         matrix[:, j] = np.asarray(values[metric][measure], dtype=np.float64)
-    examples = np.asarray([int(x) for x in np.asarray(examples_per_group).tolist()],
-                          dtype=np.int64)
+    examples = np.asarray(examples_per_group)
+    examples = (examples.astype(np.int64) if examples.dtype.kind in "iu" else
+                np.asarray([int(x) for x in examples.tolist()], dtype=np.int64))
     rows = {
         "group": np.repeat(np.arange(n, dtype=np.int64), k),
         "metric": [m for m, _ in pairs] * n,
