@@ -200,17 +200,21 @@ def _quotient(a, rest, d) -> np.ndarray:
     steps = np.zeros(a.size, dtype=np.int64)   # 8-bit quotient digits appended to q
     sticky = np.zeros(a.size, dtype=bool)      # a nonzero digit after the last one kept
     nonzero = (a | rest) != 0
-    for step in range(64):
-        consumed = step * _STEP >= 2 * _B  # every numerator bit brought down
-        if consumed and not (nonzero & (q < _WANT)).any():
-            break
-        chunk = 0 if consumed else (rest >> (2 * _B - _STEP * (step + 1))) & 0xFF
-        digit, r = np.divmod((r << _STEP) + chunk, d)
+    left = 2 * _B  # numerator bits not yet brought down
+    for _ in range(64):
         grow = q < _WANT
+        if not (grow & nonzero).any():
+            break
+        chunk = 0
+        if left:
+            left -= _STEP
+            chunk = (rest >> left) & 0xFF
+        digit, r = np.divmod((r << _STEP) + chunk, d)
         q = np.where(grow, (q << _STEP) + digit, q)
         steps += grow
         sticky |= ~grow & (digit != 0)
-    sticky |= r != 0
+    # the quotient's bits beyond: nonzero unless the remainder and the bits left are 0
+    sticky |= (r != 0) | ((rest & ((1 << left) - 1)) != 0)
     # round q (55 to 63 bits) to 53 bits: to nearest, ties to even
     _, bits = np.frexp(q.astype(np.float64))
     bits = bits.astype(np.int64)
