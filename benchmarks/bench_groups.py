@@ -92,6 +92,7 @@ def _faces(table: pa.Table, names, tmp: Path):
 
         import mycelium.frames.spark as mspark
 
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers: this Python
         spark = (SparkSession.builder.master("local[2]").appName("bench_groups")
                  .config("spark.ui.enabled", "false").getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
