@@ -246,16 +246,10 @@ def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
         elif col.source in out:
             continue
         elif col.kind == "wide":
-            out[col.source] = np.array(
-                [(int(hi) << _LO) + int(lo) for lo, hi in
-                 zip(summed[f"{col.source}#lo"], summed[f"{col.source}#hi"])],
-                dtype=object)
+            out[col.source] = _joined(summed[f"{col.source}#lo"], summed[f"{col.source}#hi"])
         elif col.kind == "residual":
             base = f"{col.source}#"
-            out[col.source] = np.array(
-                [_rounded(int(n), r) for n, r in zip(summed[base + "res"],
-                                                     rests[base + "rest"])],
-                dtype=np.float64)
+            out[col.source] = _residual_sums(summed[base + "res"], rests[base + "rest"])
         else:
             out[col.source] = _float_statistic(col.source, summed, rests)
     return out
@@ -278,6 +272,27 @@ def _float_statistic(source: str, summed, rests) -> np.ndarray:
     if sum(int(v) for v in get["fractional"]) == 0 and not rest.any():
         return np.array([v >> _GRID for v in scaled], dtype=object)
     return np.array([_rounded(v, r) for v, r in zip(scaled, rest)], dtype=np.float64)
+
+
+def _joined(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """``hi·2**31 + lo`` exactly: int64 when every sum fits, else Python ints."""
+    lo, hi = np.asarray(lo), np.asarray(hi)
+    if lo.dtype == np.int64 and hi.dtype == np.int64 and (
+            not hi.size or int(np.abs(hi).max()) < 2**30 and int(np.abs(lo).max()) < 2**62):
+        return (hi << np.int64(_LO)) + lo
+    return np.array([(int(h) << _LO) + int(v) for v, h in zip(lo.tolist(), hi.tolist())],
+                    dtype=object)
+
+
+def _residual_sums(res: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """``res / 2**115 + rest`` per group, each rounded once (`_rounded`)."""
+    res, rest = np.asarray(res), np.asarray(rest, dtype=np.float64)
+    if res.dtype != np.int64 or rest.any():
+        return np.array([_rounded(int(n), r) for n, r in zip(res.tolist(), rest.tolist())],
+                        dtype=np.float64)
+    # int64 → float64 rounds to nearest (ties to even), as Python's int / 2**115 does;
+    # scaling by a power of two is then exact (no result is subnormal)
+    return np.ldexp(res.astype(np.float64), -_GRID)
 
 
 def _rounded(scaled: int, rest: float) -> float:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean"]
+__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums"]
 
 _B = 28
 _S1, _S2, _S3 = 2.0**_B, 2.0**(2 * _B), 2.0**(3 * _B)
@@ -137,6 +137,99 @@ def sums_to_parts(sums) -> Parts:
     """`Parts` from summed limb columns (as an engine's GROUP BY SUM returns them)."""
     h, m, low, residual, defined = sums
     return Parts(int(h), int(m), int(low), float(residual), int(defined))
+
+
+_MASK = (1 << _B) - 1
+_STEP = 8            # numerator bits brought down per long-division step
+_WANT = 1 << 55      # quotient bits before rounding: 53, a guard bit and more
+_SAFE = 1 << 60      # limb sums beyond this (or counts beyond _MAX_COUNT): Python ints
+_MAX_COUNT = 1 << 54  # remainder·2**_STEP + chunk stays below 2**63
+
+
+def means_of_sums(h, m, low, residual, count) -> np.ndarray:
+    """`Parts.mean` of many summed limbs at once (one mean per position), bit for bit.
+
+    ``Parts.mean`` divides the Python integer ``h·2**56 + m·2**28 + l`` by
+    ``count·2**84``, correctly rounded. Here the same division runs as a long division
+    in int64 columns, 8 bits at a time, until each quotient has at least 55 bits; it is
+    then rounded to nearest, ties to even, with the remainder as the sticky bit — the
+    same double. Sums that int64 cannot carry fall back to `Parts`.
+    """
+    residual = np.asarray(residual, dtype=np.float64)
+    columns = [np.asarray(x) for x in (h, m, low, count)]
+    n = residual.size
+    if any(x.dtype.kind not in "iu" for x in columns) or (n and (
+            max(int(np.abs(x).max()) for x in columns[:3]) >= _SAFE
+            or int(columns[3].max()) >= _MAX_COUNT or int(columns[3].min()) < 0)):
+        return np.array([sums_to_parts(p).mean() for p in zip(
+            *(np.asarray(x).tolist() for x in (h, m, low, residual, count)))],
+            dtype=np.float64)
+    h, m, low, count = (x.astype(np.int64, copy=False) for x in columns)
+    out = np.full(n, math.nan)
+    defined = count > 0
+    if not defined.all():
+        h, m, low, d = h[defined], m[defined], low[defined], count[defined]
+    else:
+        d = count
+    a, b, c = _normalised(h, m, low)
+    negative = a < 0  # then the numerator is negative: divide its magnitude
+    if negative.any():
+        a[negative], b[negative], c[negative] = _normalised(-h[negative], -m[negative],
+                                                            -low[negative])
+    value = _quotient(a, (b << _B) | c, d)
+    value[negative] = -value[negative]
+    r, k = residual[defined], d.astype(np.float64)
+    with np.errstate(all="ignore"):
+        value = np.where(r != 0, value + r / k, value)
+    out[defined] = value
+    return out
+
+
+def _normalised(h, m, low):
+    """``h·2**56 + m·2**28 + l`` as ``a·2**56 + b·2**28 + c`` with ``0 <= b, c < 2**28``."""
+    m = m + (low >> _B)
+    c = low & _MASK
+    a = h + (m >> _B)
+    return a, m & _MASK, c
+
+
+def _quotient(a, rest, d) -> np.ndarray:
+    """``(a·2**56 + rest) / (d·2**84)`` correctly rounded, for ``a >= 0``,
+    ``0 <= rest < 2**56`` and ``0 < d < 2**54`` (int64 columns)."""
+    q, r = np.divmod(a, d)
+    steps = np.zeros(a.size, dtype=np.int64)   # 8-bit quotient digits appended to q
+    sticky = np.zeros(a.size, dtype=bool)      # a nonzero digit after the last one kept
+    nonzero = (a | rest) != 0
+    left = 2 * _B  # numerator bits not yet brought down
+    for _ in range(64):
+        grow = q < _WANT
+        if not (grow & nonzero).any():
+            break
+        chunk = 0
+        if left:
+            left -= _STEP
+            chunk = (rest >> left) & 0xFF
+        digit, r = np.divmod((r << _STEP) + chunk, d)
+        q = np.where(grow, (q << _STEP) + digit, q)
+        steps += grow
+        sticky |= ~grow & (digit != 0)
+    # the quotient's bits beyond: nonzero unless the remainder and the bits left are 0
+    sticky |= (r != 0) | ((rest & ((1 << left) - 1)) != 0)
+    # round q (55 to 63 bits) to 53 bits: to nearest, ties to even
+    _, bits = np.frexp(q.astype(np.float64))
+    bits = bits.astype(np.int64)
+    bits -= (q >> np.maximum(bits - 1, 0)) == 0  # q rounded up to a power of two
+    drop = np.maximum(bits - 53, 0)
+    kept = q >> drop
+    dropped = q & ((np.int64(1) << drop) - 1)
+    half = np.where(drop > 0, np.int64(1) << np.maximum(drop - 1, 0), 1)
+    up = (dropped > half) | ((dropped == half) & (drop > 0) & (sticky | ((kept & 1) == 1)))
+    kept = kept + up
+    # q after `steps` digits is floor(numerator·2**(8·steps) / (d·2**56)): the mean is
+    # q·2**(-28 - 8·steps)
+    value = np.ldexp(kept.astype(np.float64), (drop - _B - _STEP * steps).astype(np.int32))
+    value[~nonzero] = 0.0
+    return value
 
 
 def exact_mean(values: np.ndarray) -> float:

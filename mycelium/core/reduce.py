@@ -25,13 +25,13 @@ import numpy as np
 
 from ..metrics import METRICS
 from .aggregate import _measures, per_example
-from .exactsum import limb_arrays
+from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings
 
 __all__ = ["row_columns", "row_column_parts", "group_sums", "values_from_sums", "SEP"]
 
 SEP = "|"
-_LIMB_PARTS = ("h", "m", "l", "residual", "defined")
+_LIMB_PARTS = LIMB_COLUMNS
 
 
 def row_columns(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Settings, *,
@@ -72,8 +72,9 @@ def row_column_parts(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Se
 
 def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
                n_groups: int) -> dict[str, np.ndarray]:
-    """Exact per-group sums: integer(-valued) columns → Python ints (object arrays),
-    other float columns → exactly rounded sums (``math.fsum`` per group).
+    """Exact per-group sums: integer(-valued) columns → exact integers (int64 arrays
+    when every sum fits, else object arrays of Python ints), other float columns →
+    exactly rounded sums (``math.fsum`` per group).
 
     Integer-valued columns whose sums stay below 2**53 are summed with ``bincount``
     (exact, no sort); the rest go through a sort by group.
@@ -90,7 +91,7 @@ def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
             if peak * col.size < 2**53 and (col.dtype.kind != "f" or
                                             np.array_equal(col, np.trunc(col))):
                 sums = np.bincount(codes, weights=col, minlength=n_groups)
-                out[name] = np.array([int(x) for x in sums.tolist()], dtype=object)
+                out[name] = sums.astype(np.int64)  # integers below 2**53: exact
                 continue
         rest[name] = col
     if not rest:
@@ -116,17 +117,15 @@ def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
 
 
 def _int_group_sums(col: np.ndarray, bounds: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
-    out = np.zeros(bounds.size - 1, dtype=object)
     if col.size == 0:
-        out[:] = 0
-        return out
+        return np.zeros(bounds.size - 1, dtype=np.int64)
     bound = int(np.abs(col).max()) * col.size
     if bound < 2**63:
         sums = np.zeros(bounds.size - 1, dtype=np.int64)
         sums[nonempty] = np.add.reduceat(col, bounds[:-1][nonempty])
-        out[:] = [int(x) for x in sums.tolist()]
-    else:  # beyond int64: Python integers
-        out[:] = [sum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])]
+        return sums
+    out = np.zeros(bounds.size - 1, dtype=object)  # beyond int64: Python integers
+    out[:] = [sum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])]
     return out
 
 
@@ -134,7 +133,6 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
                      ) -> dict[str, dict[str, np.ndarray]]:
     """``{metric: {measure: value per group}}`` from group sums of `row_columns`."""
     out: dict[str, dict[str, np.ndarray]] = {}
-    n = len(next(iter(sums.values()))) if sums else 0
     for metric in settings.metrics:
         if metric in METRICS and settings.average == "micro":
             st = {key: _as_exact(sums[f"{metric}{SEP}{key}"])
@@ -146,31 +144,18 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
         out[metric] = {}
         for measure in measures:
             base = f"{metric}{SEP}{measure}{SEP}"
-            h, m, low, residual, defined = (np.asarray(sums[base + c]).tolist() for c in
-                                            ("h", "m", "l", "residual", "defined"))
-            means = _means(h, m, low, residual, defined, n)
+            means = means_of_sums(*(sums[base + c] for c in LIMB_COLUMNS))
             if metric not in METRICS:
                 means[np.asarray(sums[base + "nan"], dtype=np.int64) > 0] = np.nan
             out[metric][measure] = means
     return out
 
 
-def _means(h, m, low, residual, defined, n: int) -> np.ndarray:
-    """`Parts.mean` of each group's sums, without a `Parts` per group (the same
-    arithmetic: one correctly rounded Python-integer division, then the residual)."""
-    out = np.empty(n, dtype=np.float64)
-    for g, (a, b, c, r, k) in enumerate(zip(h, m, low, residual, defined)):
-        k = int(k)
-        if k == 0:
-            out[g] = math.nan
-            continue
-        value = ((int(a) << 56) + (int(b) << 28) + int(c)) / (k << 84)
-        out[g] = value + float(r) / k if r else value
-    return out
-
-
 def _as_exact(arr: np.ndarray) -> np.ndarray:
+    """Integer sums as Python ints (the exact micro arithmetic), floats as float64."""
     arr = np.asarray(arr)
+    if arr.dtype.kind in "iu":
+        return arr.astype(object)
     if arr.dtype == object and all(isinstance(x, (int, np.integer)) for x in arr.tolist()):
         return np.array([int(x) for x in arr.tolist()], dtype=object)
     return arr.astype(np.float64) if arr.dtype == object else arr

@@ -161,16 +161,22 @@ def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings)
     matrix = np.empty((n, k), dtype=np.float64)
     for j, (metric, measure) in enumerate(pairs):
         matrix[:, j] = np.asarray(values[metric][measure], dtype=np.float64)
-    examples = np.asarray([int(x) for x in np.asarray(examples_per_group).tolist()],
-                          dtype=np.int64)
+    examples = np.asarray(examples_per_group)
+    examples = (examples.astype(np.int64) if examples.dtype.kind in "iu" else
+                np.asarray([int(x) for x in examples.tolist()], dtype=np.int64))
+    pair = np.tile(np.arange(k, dtype=np.int64), n)  # the (metric, measure) of each row
+
+    def repeated(values) -> pa.Array:  # k strings, each row's taken (no n·k Python list)
+        return pa.array(values, pa.string()).take(pair)
+
     rows = {
         "group": np.repeat(np.arange(n, dtype=np.int64), k),
-        "metric": [m for m, _ in pairs] * n,
-        "measure": [q for _, q in pairs] * n,
+        "metric": repeated([m for m, _ in pairs]),
+        "measure": repeated([q for _, q in pairs]),
         "value": matrix.ravel(),
         "examples": np.repeat(examples, k),
-        "average": [_average_of(m, settings) for m, _ in pairs] * n,
-        "profile": [profile] * (n * k),
+        "average": repeated([_average_of(m, settings) for m, _ in pairs]),
+        "profile": repeated([profile] * k),
     }
     return _assemble(rows, groups, settings)
 
@@ -182,14 +188,10 @@ def _average_of(metric: str, settings: Settings) -> str:
 def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
     group = pa.array(rows.pop("group"), pa.int64())
     columns = {name: groups.keys.column(name).take(group) for name in groups.keys.column_names}
-    columns.update({
-        "metric": pa.array(rows["metric"], pa.string()),
-        "measure": pa.array(rows["measure"], pa.string()),
-        "value": pa.array(rows["value"], pa.float64()),
-        "examples": pa.array(rows["examples"], pa.int64()),
-        "average": pa.array(rows["average"], pa.string()),
-        "profile": pa.array(rows["profile"], pa.string()),
-    })
+    types = {"metric": pa.string(), "measure": pa.string(), "value": pa.float64(),
+             "examples": pa.int64(), "average": pa.string(), "profile": pa.string()}
+    columns.update({name: rows[name] if isinstance(rows[name], pa.Array)
+                    else pa.array(rows[name], t) for name, t in types.items()})
     table = pa.table(columns)
     return table.replace_schema_metadata({SIGNATURE_KEY: settings.signature().encode()})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -45,9 +46,21 @@ def with_signature_column(out: pd.DataFrame) -> pd.DataFrame:
     not, and `mycelium.parse_signature` reads it back."""
     signature = out.attrs.get(SIGNATURE_ATTR)
     dtype = out["metric"].dtype if "metric" in out.columns else object  # the text dtype
-    out[frames.SIGNATURE_COLUMN] = pd.Series([signature] * len(out), index=out.index,
-                                             dtype=dtype)
+    out[frames.SIGNATURE_COLUMN] = _repeated(signature, out.index, dtype)
     return out
+
+
+def _repeated(value: str | None, index: pd.Index, dtype: Any) -> pd.Series:
+    """``value`` on every row of ``index``, in ``dtype``: built in Arrow for an Arrow
+    text dtype (a list of one string per row of a large result took a second)."""
+    if value is not None and hasattr(dtype, "__from_arrow__"):
+        rows = pa.array(np.zeros(len(index), dtype=np.int64))
+        column = pa.chunked_array([pa.array([value], pa.string()).take(rows)])
+        try:
+            return pd.Series(dtype.__from_arrow__(column), index=index, copy=False)
+        except (TypeError, ValueError, pa.ArrowException):
+            pass
+    return pd.Series([value] * len(index), index=index, dtype=dtype)
 
 
 _NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (

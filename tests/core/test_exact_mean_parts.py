@@ -36,3 +36,45 @@ def test_exact_mean_is_the_correctly_rounded_mean(values):
     residual: see the module docstring)."""
     want = float(sum(map(Fraction, values)) / len(values))
     assert exactsum.exact_mean(np.array(values)) == want
+
+
+# Limb sums of up to 2**31 values in [-1, 1] (each limb below 2**28 in magnitude), and
+# sums crafted to sit on or beside a rounding tie.
+count = st.one_of(st.integers(0, 8), st.integers(1, 2**31 - 1), st.sampled_from([1, 2, 4, 3]))
+
+
+@st.composite
+def limb_sums(draw):
+    k = draw(count)
+    bound = max(k, 1) * 2**28
+    limb = st.one_of(st.integers(-bound, bound), st.sampled_from([0, 1, -1, 2**27]))
+    if draw(st.booleans()):  # N = (2**53 + 1 ± δ)·2**e: halfway cases of 54-bit quotients
+        n = (((1 << 53) + 1) << draw(st.integers(0, 30))) + draw(st.sampled_from([-1, 0, 1]))
+        n = -n if draw(st.booleans()) else n
+        h, rest = divmod(n, 1 << 56)
+        return h, rest >> 28, rest & ((1 << 28) - 1), 0.0, draw(st.sampled_from([1, 2, 4]))
+    residual = draw(st.sampled_from([0.0, -0.0, 1e-30, -3e-40]))
+    return draw(limb), draw(limb), draw(limb), residual, k
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(limb_sums(), max_size=30))
+def test_means_of_sums_equal_parts_mean_bit_for_bit(sums):
+    # the column-wise exact means of the grouped faces are `Parts.mean`, group by group
+    h, m, low, residual, k = (list(c) for c in zip(*sums)) if sums else ([],) * 5
+    got = exactsum.means_of_sums(np.array(h, dtype=np.int64), np.array(m, dtype=np.int64),
+                                 np.array(low, dtype=np.int64), np.array(residual),
+                                 np.array(k, dtype=np.int64))
+    want = [exactsum.Parts(*s).mean() for s in sums]
+    assert len(got) == len(want)
+    for g, w in zip(got.tolist(), want):
+        assert (math.isnan(g) and math.isnan(w)) or (
+            g == w and math.copysign(1.0, g) == math.copysign(1.0, w)), (g, w)
+
+
+def test_means_of_sums_beyond_int64_fall_back_to_python_integers():
+    h = np.array([2**70, 3], dtype=object)
+    got = exactsum.means_of_sums(h, np.array([0, 0]), np.array([1, 0]), np.zeros(2),
+                                 np.array([2**43, 4]))
+    assert got.tolist() == [exactsum.Parts(2**70, 0, 1, 0.0, 2**43).mean(),
+                            exactsum.Parts(3, 0, 0, 0.0, 4).mean()]
