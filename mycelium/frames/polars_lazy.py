@@ -322,11 +322,11 @@ _SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scra
 
 def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
                 settings: Settings, layout, schema) -> pl.DataFrame:
-    """One batch of rows → its per-group sums (`_sums`): one row per group in the batch.
+    """One batch of rows → its per-group sums (`_sums`): one row per group of each slice.
 
     Each row is scored by the core and becomes `mycelium.core.engine_sums.engine_columns`
     (zeros and no example for rows left out by ``missing="drop"``); summing them here
-    already, in the batch, means only a few rows per batch travel on through the plan.
+    already, slice by slice, means only a few rows per slice travel on through the plan.
     Rows are scored `_SLICE` at a time, so memory does not grow with the batch size.
     """
     parts = [_slice_sums(df.slice(start, _SLICE), ref_col=ref_col, pred_col=pred_col,
@@ -334,8 +334,11 @@ def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
                          layout=layout)
              for start in range(0, max(df.height, 1), _SLICE)]
     out = parts[0] if len(parts) == 1 else pl.concat(parts)
-    if len(parts) > 1:
-        out = out.group_by(names).agg(_sums(layout)) if names else out.select(_sums(layout))
+    if len(parts) > 1 and not names:
+        out = out.select(_sums(layout))
+    # Grouped, the slices' sums travel on as they are: the plan's group_by adds them up
+    # once (adding them here too would pay for the same grouping twice when the groups
+    # are many and small).
     return out.select(list(schema))
 
 
@@ -373,13 +376,15 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
     keeps the key value of the group's first row, as the eager faces do; the integer
     sums of merged partials are added exactly.
     """
-    df = df.sort(_ROW, nulls_last=True)
-    keys = df.select(names).to_arrow() if names else None
+    # In first-row order; only the columns read are gathered, as numpy (not the frame).
+    order = df.get_column(_ROW).arg_sort(nulls_last=True).to_numpy()
+    keys = df.select(names).to_arrow().take(order) if names else None
     groups = frames.group_codes(keys, df.height)
-    partials = {c.label: _exact_sums(df[c.label]) if c.integer
-                else df[c.label].fill_null(0.0).to_numpy() for c in layout}
+    partials = {c.label: (_exact_sums(df[c.label]) if c.integer
+                          else df[c.label].fill_null(0.0).to_numpy())[order] for c in layout}
     sums = reduce_engine_sums(partials, groups.codes, groups.n_groups, settings, layout)
-    examples = group_sums({"": _exact_sums(df[_COUNT])}, groups.codes, groups.n_groups)[""]
+    examples = group_sums({"": _exact_sums(df[_COUNT])[order]}, groups.codes,
+                          groups.n_groups)[""]
     table = frames.tidy_from_sums(sums, examples, groups, settings)
     return _result(table, settings, schema)
 
