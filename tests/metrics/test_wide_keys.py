@@ -115,6 +115,20 @@ def test_canonical_order_of_long_offsets_equals_lexsort(rows):
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1200), st.integers(0, 2**58), st.integers(0, 3)),
+                min_size=1, max_size=40), st.sampled_from([2**44, 2**56, 2**58]))
+def test_canonical_order_in_runs_of_examples_equals_lexsort(rows, top):
+    """Starts of 45-59 bits leave 17-3 bits for the example: runs of examples are packed
+    one by one (from one to hundreds of runs, then the range keys), ties by the end."""
+    rows.sort(key=lambda r: r[0])
+    ex = np.array([r[0] for r in rows], dtype=np.int64)
+    s = np.array([r[1] % top for r in rows], dtype=np.int64)
+    s[0] = top - 1  # the largest start sets the bits
+    e = s + np.array([r[2] for r in rows], dtype=np.int64) * (top // 4)
+    assert spans_mod._lex_order(ex, s, e).tolist() == np.lexsort((e, s, ex)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.integers(0, 2**40), st.integers(0, 2**62)),
                          max_size=6), min_size=1, max_size=6))
 def test_group_and_segment_sums_of_long_lengths_are_exact(segments):
