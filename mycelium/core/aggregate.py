@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..metrics import METRICS, resolve_params
-from .exactratio import f1_ratio
+from .exactratio import f1_of_counts, f1_ratio
 from .exactsum import exact_mean
 from .types import AVERAGES, Average, ZeroDivision
 
@@ -305,7 +305,7 @@ def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
     prf = "precision" in ratios
     big = _needs_exact(ratios, _FLOAT_EXACT if prf else _WIDE)  # one division: 2**53
     if big is not None and prf:
-        big = _exact_f1(ratios, big, out)
+        big = _exact_f1(ratios, big, out, zd)
     if big is not None:
         # Integers beyond what float64 computes exactly: recompute those examples with
         # Python integers so every value is still rounded exactly once.
@@ -331,28 +331,50 @@ def _needs_exact(ratios, limit: int = _FLOAT_EXACT) -> np.ndarray | None:
     return big if big is not None and big.any() else None
 
 
-def _exact_f1(ratios, big: np.ndarray, out) -> np.ndarray | None:
-    """Decide F1 of the ``big`` rows whose integers are all below 2**53 and defined
-    (`mycelium.core.exactratio`: precision and recall are single divisions, exact in
-    float64 already); return the rows still needing Python integers."""
+def _exact_f1(ratios, big: np.ndarray, out, zd: float) -> np.ndarray | None:
+    """Decide F1 of the ``big`` rows whose integers are all below 2**53 (precision and
+    recall are single divisions, exact in float64 already); return the rows still
+    needing Python numbers.
+
+    Shared numerators take one division, other rows `mycelium.core.exactratio`'s
+    products. A row with an undefined ratio is already exact in ``out`` when ``zd`` is
+    0 or 1: `_fill` puts ``zd / 1`` there, so every product is by 0, 1 or 2 (exact) and
+    the float formula rounds once where Python numbers do, at the same operations.
+    """
     (pn, pd), (rn, rd) = ratios["precision"], ratios["recall"]
     rows = np.flatnonzero(big)
+    whole = rows.size == big.size  # long spans: every row, so no gathers
     ok = np.ones(rows.size, dtype=bool)
     cols = []
     for arr in (pn, pd, rn, rd):
-        v = arr[rows]
+        v = arr if whole else arr[rows]
         if v.dtype == object:
             v = np.array([x if -_WIDE < x < _WIDE else -1 for x in v.tolist()], dtype=np.int64)
-        ok &= (v >= 0) & (v < _WIDE)
-        cols.append(v.astype(np.float64))
-    ok &= (cols[1] > 0) & (cols[3] > 0)  # undefined ratios keep the exact path
-    if ok.any():
-        f1, unsure = f1_ratio(*(c[ok] for c in cols))
-        done = rows[ok][~unsure]
-        out["f1"][done] = f1[~unsure]
-        big = big.copy()
-        big[done] = False
-    return big if big.any() else None
+        if not (v.min() >= 0 and v.max() < _WIDE):  # row by row only when bounds fail
+            ok &= (v >= 0) & (v < _WIDE)
+        cols.append(v.astype(np.float64, copy=False))
+    if all(arr.dtype.kind in "iuO" for arr in (pn, rn)):
+        f1, decided = f1_of_counts(*cols)
+    else:  # fractional CLEval numerators: a shared numerator is not reduced
+        defined = (cols[1] > 0) & (cols[3] > 0)
+        idx = np.flatnonzero(defined)
+        f1 = np.zeros(rows.size)
+        decided = np.zeros(rows.size, dtype=bool)
+        f1[idx], unsure = f1_ratio(*(c[idx] for c in cols))
+        decided[idx] = ~unsure
+    decided &= ok
+    if zd in (0.0, 1.0):
+        done = decided | (ok & ((cols[1] == 0) | (cols[3] == 0)))
+    else:
+        done = decided
+    if whole:
+        np.copyto(out["f1"], f1, where=decided)
+        left = ~done
+    else:
+        out["f1"][rows[decided]] = f1[decided]
+        left = np.zeros(big.size, dtype=bool)
+        left[rows[~done]] = True
+    return left if left.any() else None
 
 
 def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:

@@ -8,12 +8,18 @@ integers per row, the products are formed exactly as float pairs (Dekker's
 whose quotient lies so close to a rounding boundary that this error could matter
 (an exact midpoint, or within 2**-90 of one) is reported so the caller decides it in
 exact integers. Rows with NaN or infinite inputs are reported as well.
+
+Most rows never need the products: when both ratios share their numerator (``a == c``,
+every count metric but CLEval with a penalty), ``2a·a / (a·d + b·a)`` is exactly
+``2a / (b + d)``, and ``2a`` and ``b + d`` are exact in float64 whenever ``b + d`` is
+below 2**53, so one IEEE division rounds the exact rational correctly (`f1_of_counts`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+_WIDE = 2.0**53  # integers beyond are inexact in float64
 _SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp split of a float64 into two 26-bit halves)
 
 
@@ -36,6 +42,30 @@ def _two_sum(x, y):
     bb = s - x
     e = (x - (s - bb)) + (y - bb)
     return s, e
+
+
+def f1_of_counts(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(f1, decided)``: ``2ac / (ad + bc)`` correctly rounded where ``decided``, for
+    float64 arrays of non-negative integers below 2**53; a row with ``b == 0`` or
+    ``d == 0`` (an undefined ratio, the caller's policy) is never decided.
+
+    A row with ``a == c`` and ``b + d < 2**53`` is one division of exact integers (the
+    ratio reduces by ``a``; ``a == 0`` gives 0.0, as ``2ac == 0`` does); the others take
+    `f1_ratio`, whose unsure rows stay undecided for the caller's exact integers.
+    """
+    defined = (b > 0) & (d > 0)
+    with np.errstate(all="ignore"):
+        s = b + d  # below 2**53 only when exact: float rounding is monotonic
+        same = (a == c) & (s < _WIDE) & defined
+        f1 = np.divide(2.0 * a, s, out=np.zeros_like(a), where=same)
+    decided = same
+    rest = np.flatnonzero(defined & ~same)
+    if rest.size:
+        f, unsure = f1_ratio(a[rest], b[rest], c[rest], d[rest])
+        f1[rest] = f
+        decided[rest] = ~unsure
+    return f1, decided
 
 
 def f1_ratio(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray

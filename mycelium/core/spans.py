@@ -197,9 +197,26 @@ def _lex_order(ex: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
     if sum(bits) <= 62:
         key = (((ex - first) << (bits[1] + bits[2])) | (s << bits[2])) | e
         return np.argsort(key, kind="stable")
-    # Long offsets: (example, start) as one key of each example's own range of starts
-    # (`order_keys`), the ends deciding only among the few spans that share a start.
-    (key,) = iv.order_keys([ex - first], [s], int(ex[-1] - first) + 1)
+    # Long offsets: (example, start) packed for runs of examples (``ex`` is sorted), as
+    # many as the start's bits leave room for, the ends deciding only among the few spans
+    # that share a start; with very long offsets, one key of each example's own range of
+    # starts (`order_keys`) instead of many runs.
+    room = 62 - bits[1]
+    if room < 0 or (int(ex[-1]) - first) >> room >= 64:
+        (key,) = iv.order_keys([ex - first], [s], int(ex[-1] - first) + 1)
+        return _ties_by_end(key, e)
+    order = np.empty(ex.size, dtype=np.int64)
+    cuts = np.searchsorted(ex, first + (np.arange(1, ((int(ex[-1]) - first) >> room) + 1,
+                                                  dtype=np.int64) << room))
+    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), ex.size]):
+        if hi > lo:
+            key = ((ex[lo:hi] - ex[lo]) << bits[1]) | s[lo:hi]
+            order[lo:hi] = _ties_by_end(key, e[lo:hi]) + lo
+    return order
+
+
+def _ties_by_end(key: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Order by ``key``, equal keys by ``e``."""
     order = np.argsort(key, kind="stable")
     ks = key[order]
     tie = np.zeros(ks.size, dtype=bool)

@@ -164,7 +164,7 @@ class Workspace:
         r, p = self.refs, self.preds
         rs, re_, ps, pe = iv.order_keys(
             [r.example_ids, r.example_ids, p.example_ids, p.example_ids],
-            [r.starts, r.ends, p.starts, p.ends], self.n)
+            [r.starts, r.ends, p.starts, p.ends], self.n, spans=True)
         return rs, re_, ps, pe
 
     @cached_property
@@ -209,7 +209,7 @@ class Workspace:
         keys = iv.order_keys([sub_r.example_ids, sub_r.example_ids, sub_p.example_ids,
                               sub_p.example_ids],
                              [sub_r.starts, sub_r.ends, sub_p.starts, sub_p.ends],
-                             sub_r.n_examples)
+                             sub_r.n_examples, spans=True)
         sub = Pairs.of(sub_r, sub_p, *keys, disjoint=True)
         inter[changed] = iv.group_sum(sub.example, sub.overlap, sub_r.n_examples)
         return inter

@@ -77,7 +77,7 @@ def narrow(values: np.ndarray) -> np.ndarray:
 
 
 def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
-               n_groups: int) -> list[np.ndarray]:
+               n_groups: int, *, spans: bool = False) -> list[np.ndarray]:
     """Map ``(group, value)`` pairs to int64 keys that sort in ``(group, value)`` order.
 
     Keys of different arrays are comparable with each other, so one ``searchsorted`` can
@@ -88,6 +88,10 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
     range: ``base[group] + value - low[group]``, the bases stacking the ranges; a group
     whose range alone is too wide for that (checked group by group) uses the dense ranks
     of its values instead, so only those groups pay for a sort. Values are ``>= 0``.
+
+    ``spans=True``: the arrays come as (starts, ends) pairs over one group array each, as
+    in a canonical `SpanBatch`, so the ranges take one reduction per pair
+    (`_span_extremes`; checked, else every array is reduced).
     """
     vmax = max((int(v.max()) for v in values if v.size), default=0)
     width = vmax + 1
@@ -105,12 +109,10 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
             g = np.cumsum(new) - 1
             groups, n_groups = [g] * len(groups), int(first.size)
             runs[id(g)] = first
-    low = np.full(n_groups, INT64_MAX, dtype=np.int64)
-    high = np.zeros(n_groups, dtype=np.int64)
-    for g, v in zip(groups, values):
+    for g in groups:
         if id(g) not in runs:
             runs[id(g)] = _runs(g)
-        _group_extremes(g, v, low, high, runs[id(g)])
+    low, high = _ranges(groups, values, n_groups, runs, spans)
     extent = np.where(low <= high, high - np.minimum(low, high), -1)  # -1: no value
     ranks = None
     if float((extent.astype(np.float64) + 2.0).sum()) >= _SAFE:
@@ -142,6 +144,43 @@ def _runs(g: np.ndarray) -> np.ndarray | None:
     new = np.ones(g.size, dtype=bool)
     np.not_equal(g[1:], g[:-1], out=new[1:])
     return np.flatnonzero(new)
+
+
+def _ranges(groups, values, n_groups, runs, spans):
+    """``(low, high)``: the smallest and largest value of each group over every array."""
+    low = np.full(n_groups, INT64_MAX, dtype=np.int64)
+    high = np.zeros(n_groups, dtype=np.int64)
+    if spans and _span_extremes(groups, values, runs, low, high):
+        return low, high
+    low.fill(INT64_MAX)
+    high.fill(0)
+    for g, v in zip(groups, values):
+        _group_extremes(g, v, low, high, runs[id(g)])
+    return low, high
+
+
+def _span_extremes(groups, values, runs, low, high) -> bool:
+    """The extremes from (starts, ends) pairs with one reduction per pair, not four: with
+    starts sorted within their groups and no end before its start, a group's smallest
+    value is its first start and its largest the largest end. False (``low`` and
+    ``high`` then partial) when the pairs are not so."""
+    if len(values) % 2:
+        return False
+    for k in range(0, len(values), 2):
+        g, s, e = groups[k], values[k], values[k + 1]
+        first = runs[id(g)]
+        if groups[k + 1] is not g or first is None or s.size != e.size:
+            return False
+        if s.size == 0:
+            continue
+        rising = s[1:] >= s[:-1]
+        rising[first[1:] - 1] = True  # a new group may start lower
+        if not rising.all() or not (e >= s).all():
+            return False
+        ids = g[first]
+        low[ids] = np.minimum(low[ids], s[first])
+        high[ids] = np.maximum(high[ids], np.maximum.reduceat(e, first))
+    return True
 
 
 def _group_extremes(g, v, low, high, first) -> None:

@@ -144,8 +144,15 @@ def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
     # start, because predictions are sorted by start and the piece starts at max(g, d).
     multi = multi.select(iv.pair_order(multi.ref, multi.pred, ws.preds.n_spans))
     g = multi.ref
-    lo = np.maximum(ws.refs.starts[g], ws.preds.starts[multi.pred])
+    # Pieces from their reference's start lie within [0, its length]: the packed
+    # (reference, offset) key then fits in int64 for long offsets too (references times
+    # the longest reference, not times the largest offset), with no per-group pass.
+    g_start = ws.refs.starts[g]
+    lo = np.maximum(g_start, ws.preds.starts[multi.pred])
+    lo -= g_start
     hi = np.minimum(ws.refs.ends[g], ws.preds.ends[multi.pred])
+    hi -= g_start
+    del g_start
     ks, ke = iv.order_keys([g, g], [lo, hi], ws.refs.n_spans)
     runs = np.flatnonzero(iv.merge_runs(ks, ke)[0])
     run_len = np.maximum.reduceat(hi, runs) - lo[runs]

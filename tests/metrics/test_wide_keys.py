@@ -49,6 +49,45 @@ def test_order_keys_sort_like_group_value_pairs(case):
             assert (a < b) == (ka < kb) and (a == b) == (ka == kb)
 
 
+@st.composite
+def span_pairs(draw):
+    """(starts, ends) pairs per side, as a canonical batch has them; sometimes broken (an
+    unsorted start, an end before its start) so the checked fallback is exercised too."""
+    n_groups = draw(st.integers(1, 6))
+    groups, values = [], []
+    for _ in range(draw(st.integers(1, 2))):
+        n = draw(st.integers(0, 10))
+        g = np.array(sorted(draw(st.lists(st.integers(0, n_groups - 1), min_size=n,
+                                          max_size=n))), dtype=np.int64)
+        s = np.array(draw(st.lists(offset, min_size=n, max_size=n)), dtype=np.int64)
+        order = np.lexsort((s, g)) if draw(st.booleans()) else np.arange(n)
+        s = s[order]
+        length = np.array(draw(st.lists(st.one_of(st.integers(0, 50), offset), min_size=n,
+                                        max_size=n)), dtype=np.int64)
+        e = np.minimum(s, INT64_MAX - length) + length
+        if n and draw(st.booleans()):
+            e[draw(st.integers(0, n - 1))] = draw(offset)  # maybe before its start
+        groups += [g, g]
+        values += [s, e]
+    return n_groups, groups, values
+
+
+@settings(max_examples=300, deadline=None)
+@given(span_pairs())
+def test_order_keys_of_span_pairs_equal_the_general_keys(case):
+    """``spans=True`` takes one reduction per pair when its checks hold, and gives the
+    very keys of the general path (same extremes), broken pairs included."""
+    n_groups, groups, values = case
+    keys = iv.order_keys(groups, values, n_groups, spans=True)
+    want = iv.order_keys(groups, values, n_groups)
+    assert [k.tolist() for k in keys] == [k.tolist() for k in want]
+    pairs = [(g, v) for ga, va in zip(groups, values) for g, v in zip(ga.tolist(), va.tolist())]
+    flat = [int(k) for ka in keys for k in ka.tolist()]
+    for (a, ka) in zip(pairs, flat):
+        for (b, kb) in zip(pairs, flat):
+            assert (a < b) == (ka < kb) and (a == b) == (ka == kb)
+
+
 def test_order_keys_of_long_offsets_stack_group_ranges_without_a_sort(monkeypatch):
     """10,000 groups of offsets near 10^13: the ranges stack in int64, no lexsort."""
     rng = np.random.default_rng(0)
@@ -72,6 +111,20 @@ def test_canonical_order_of_long_offsets_equals_lexsort(rows):
     ex = np.array([r[0] for r in rows], dtype=np.int64) + 5
     s = np.array([r[1] for r in rows], dtype=np.int64)
     e = np.array([min(r[1] + r[2] * 2**60, INT64_MAX) for r in rows], dtype=np.int64)
+    assert spans_mod._lex_order(ex, s, e).tolist() == np.lexsort((e, s, ex)).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1200), st.integers(0, 2**58), st.integers(0, 3)),
+                min_size=1, max_size=40), st.sampled_from([2**44, 2**56, 2**58]))
+def test_canonical_order_in_runs_of_examples_equals_lexsort(rows, top):
+    """Starts of 45-59 bits leave 17-3 bits for the example: runs of examples are packed
+    one by one (from one to hundreds of runs, then the range keys), ties by the end."""
+    rows.sort(key=lambda r: r[0])
+    ex = np.array([r[0] for r in rows], dtype=np.int64)
+    s = np.array([r[1] % top for r in rows], dtype=np.int64)
+    s[0] = top - 1  # the largest start sets the bits
+    e = s + np.array([r[2] for r in rows], dtype=np.int64) * (top // 4)
     assert spans_mod._lex_order(ex, s, e).tolist() == np.lexsort((e, s, ex)).tolist()
 
 
@@ -153,3 +206,22 @@ def test_deteval_rounds_on_chains_equal_the_slow_kernel(thresholds):
     for k, (r, p) in enumerate(examples):
         want = deteval(r, p, tr, tp)
         assert {key: int(got["deteval_1d"][key][k]) for key in want} == want
+
+
+def test_cleval_pieces_of_long_offsets_take_the_packed_key(monkeypatch):
+    """Short references far along (offsets near 2**61, so pieces keyed by their offsets
+    would not pack): CLEval keys each reference's pieces from its own start, so they
+    need no per-group ranges, and the counts are those of the slow kernel."""
+    examples = [([[0, 10], [12, 20]], [[2, 5], [4, 15], [16, 30]]),
+                ([[3, 9]], [[0, 4], [5, 8], [8, 12]])] * 3
+    shift = 2**61
+    big = [([[shift + s, shift + e] for s, e in r], [[shift + s, shift + e] for s, e in p])
+           for r, p in examples]
+    ranges = iv._ranges
+    calls = []
+    monkeypatch.setattr(iv, "_ranges", lambda *a: calls.append(len(a[1])) or ranges(*a))
+    got = mycelium.statistics([r for r, _ in big], [p for _, p in big], metrics="cleval_1d")
+    assert 2 not in calls  # the pieces' (start, end) keys: no per-group ranges
+    for k, (r, p) in enumerate(big):
+        want = cleval(r, p)
+        assert {key: int(got["cleval_1d"][key][k]) for key in want} == want
