@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import scoring
-from .core.scores import ScoreRuns
+from .core.scores import ScoreRuns, concat_runs
 
 
 def _plan_key(plan) -> tuple | None:
@@ -48,14 +48,7 @@ def _concat_runs(parts: list[ScoreRuns | None]) -> ScoreRuns | None:
     """The pieces of every batch's examples, renumbered after one another."""
     if any(r is None for r in parts):
         return None
-    runs = [r for r in parts if r is not None]
-    if len(runs) == 1:
-        return runs[0]
-    first = np.cumsum([0] + [r.n for r in runs[:-1]])
-    return ScoreRuns(int(sum(r.n for r in runs)),
-                     np.concatenate([r.example + f for r, f in zip(runs, first)]),
-                     *(np.concatenate([getattr(r, a) for r in runs])
-                       for a in ("score", "length", "positive", "max_score", "gold")))
+    return concat_runs([r for r in parts if r is not None])
 
 
 def _ipc(table: pa.Table) -> bytes:

@@ -10,7 +10,7 @@ import numpy as np
 
 from .core.score_metrics import pooled_values, score_values
 from .core.score_rules import rules_of
-from .core.scores import ScoreInput, score_runs
+from .core.scores import ScoreInput, ScoreRuns, score_run_blocks
 from .metrics import SCORE_METRICS
 
 __all__ = ["score_report", "report_from_runs"]
@@ -23,14 +23,15 @@ def score_report(si: ScoreInput | None, lengths, prepared, stats, names, setting
     runs: Any = None
     if si is not None:
         si_k = si if kept.all() else si.take(kept)
-        runs = score_runs(si_k, lengths[kept], prepared.refs)
+        runs = score_run_blocks(si_k, lengths[kept], prepared.refs)
     return report_from_runs(runs, stats, names, settings,
                             include_per_example=include_per_example, keys=keys)
 
 
 def report_from_runs(runs, stats, names, settings, *, include_per_example: bool, keys=None
                      ) -> tuple[dict, dict | None, dict]:
-    """`score_report` from the kept examples' `ScoreRuns` (or None without scores) and
+    """`score_report` from the kept examples' `ScoreRuns` (one, or blocks of consecutive
+    examples; None without scores) and
     the pooled metrics' per-example statistics (what `mycelium.Accumulator` keeps)."""
     scored = [m for m in names if m in SCORE_METRICS]
     values: dict[str, Any] = {}
@@ -45,8 +46,9 @@ def report_from_runs(runs, stats, names, settings, *, include_per_example: bool,
             values[m] = {k: float(a[0]) for k, a in v.items()}
     per: dict[str, list] = {}
     if include_per_example and scored:
+        n = runs.n if isinstance(runs, ScoreRuns) else sum(r.n for r in runs)
         pe = score_values(runs, [m for m in scored if SCORE_METRICS[m].UNIT == "char"],
-                          average="macro", groups=np.arange(runs.n), n_groups=runs.n,
+                          average="macro", groups=np.arange(n), n_groups=n,
                           ap_undefined=undefined)
         per = {m: a[0].tolist() for m, a in pe.items()}
     ci = None

@@ -15,7 +15,8 @@ from .core.aggregate import aggregate
 from .core.inputs import convert
 from .core.pipeline import compute_statistics
 from .core.score_metrics import pooled_values
-from .core.scores import ScoreInput, score_runs, spans_at_threshold
+from .core.scores import (ScoreInput, concat_runs, score_run_blocks, score_runs,
+                          spans_at_threshold)
 from .core.settings import resolve_settings
 from .core.spans import canonicalize
 from .metrics import POOLED_METRICS
@@ -272,18 +273,23 @@ def _mask_input(si: ScoreInput) -> ScoreInput:
         return si
     gap = (si.example[1:] == si.example[:-1]) & (si.starts[1:] > si.ends[:-1])
     i = np.flatnonzero(gap)
-    return ScoreInput("token", si.n, np.concatenate([si.example, si.example[i]]),
-                      np.concatenate([si.starts, si.ends[i]]),
-                      np.concatenate([si.ends, si.starts[i + 1]]),
-                      np.concatenate([si.scores, np.minimum(si.scores[i],
-                                                            si.scores[i + 1])]), si.single)
+    # Each gap after its token, so that the examples stay in order (blocks of examples).
+    at = np.arange(si.example.size) + np.cumsum(np.concatenate([[0], gap]))
+    n = si.example.size + i.size
+    example, starts, ends, scores = (np.empty(n, dtype=np.int64), np.empty(n, np.int64),
+                                     np.empty(n, np.int64), np.empty(n))
+    example[at], starts[at], ends[at], scores[at] = si.example, si.starts, si.ends, si.scores
+    g = at[i] + 1
+    example[g], starts[g], ends[g] = si.example[i], si.ends[i], si.starts[i + 1]
+    scores[g] = np.minimum(si.scores[i], si.scores[i + 1])
+    return ScoreInput("token", si.n, example, starts, ends, scores, si.single)
 
 
 def _fast_statistics(si, lengths, refs, grid, names, *, inclusive=False
                      ) -> dict[str, list]:
     if not names:
         return {}
-    runs = score_runs(_mask_input(si), lengths, refs)
+    runs = concat_runs(score_run_blocks(_mask_input(si), lengths, refs))
     n, T = runs.n, grid.size
     # Thresholds below a run's score (index < k) count it (at or below it with ">="): a
     # difference array per example.

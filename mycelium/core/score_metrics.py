@@ -13,6 +13,7 @@ then the ``w``-weighted mean of the defined per-example values.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,17 +27,28 @@ from .scores import ScoreRuns
 __all__ = ["score_values", "pooled_values"]
 
 
-def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | None = None,
-                 n_groups: int = 1, weights: np.ndarray | None = None,
+def score_values(runs: ScoreRuns | Sequence[ScoreRuns], names, *, average: str,
+                 groups: np.ndarray | None = None, n_groups: int = 1,
+                 weights: np.ndarray | None = None,
                  ap_undefined: float | None = None) -> dict[str, np.ndarray]:
     """``{name: values}``, values of shape (resamples, n_groups) (1 resample without weights).
 
-    ``groups`` gives each example's group (0..n_groups-1; all 0 by default).
-    ``ap_undefined`` (`mycelium.core.score_rules.ScoreRules.char_ap_undefined`): the
-    macro ``char_ap`` of an example without a positive character (None: left out).
+    ``runs``: one `ScoreRuns`, or the blocks of consecutive examples of
+    `mycelium.core.scores.score_run_blocks`. ``groups`` gives each example's group
+    (0..n_groups-1; all 0 by default). ``ap_undefined``
+    (`mycelium.core.score_rules.ScoreRules.char_ap_undefined`): the macro ``char_ap`` of an
+    example without a positive character (None: left out).
+
+    Blocks are ranked one at a time. Macro values are per example, so each block gives
+    its examples' values; micro merges the blocks' tie sums (one point per distinct
+    (group, score) of a block, weighted by the block's sums) and ranks those: the sums are
+    integers (times integer weights), so the values are those of one ranking, bit for bit.
     """
-    g = np.zeros(runs.n, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
-    w = np.ones((1, runs.n)) if weights is None else np.atleast_2d(weights)
+    parts = [runs] if isinstance(runs, ScoreRuns) else list(runs)
+    first = np.cumsum([0] + [r.n for r in parts])
+    n = int(first[-1])
+    g = np.zeros(n, dtype=np.int64) if groups is None else np.asarray(groups, np.int64)
+    w = np.ones((1, n)) if weights is None else np.atleast_2d(weights)
     out: dict[str, np.ndarray] = {}
     cache: dict[str, Any] = {}  # tie blocks, shared by AUROC and AP of the same points
 
@@ -45,28 +57,63 @@ def score_values(runs: ScoreRuns, names, *, average: str, groups: np.ndarray | N
             cache[key] = make()
         return cache[key]
 
+    def response():
+        max_score = np.concatenate([r.max_score for r in parts])
+        gold = np.concatenate([r.gold for r in parts])
+        return blocks(rank(max_score, g, n_groups), w * gold, w * ~gold)
+
+    def micro():
+        points = [_micro_blocks(r, g[a:a + r.n], n_groups,
+                                None if weights is None else w[:, a:a + r.n])
+                  for r, a in zip(parts, first.tolist())]
+        return points[0][0] if len(points) == 1 else _merged(points, n_groups)
+
+    def macro():
+        return np.concatenate([_example_values(r, names) for r in parts], axis=1) \
+            if parts else np.zeros((len(names), 0))
+
     for name in names:
         metric = SCORE_METRICS[name]
         if metric.UNIT == "response":
-            b = shared("response", lambda: blocks(rank(runs.max_score, g, n_groups),
-                                                  w * runs.gold, w * ~runs.gold))
-            out[name] = metric.values(b)
+            out[name] = metric.values(shared("response", response))
         elif average == "micro":
-            def pooled():
-                r = rank(runs.score, g[runs.example] if n_groups > 1 else None, n_groups)
-                if weights is None:
-                    return blocks(r, runs.pos, runs.neg)
-                we = w[:, runs.example]
-                return blocks(r, we * runs.pos, we * runs.neg)
-            out[name] = metric.values(shared("micro", pooled))
+            out[name] = metric.values(shared("micro", micro))
         else:
-            b = shared("macro", lambda: blocks(rank(runs.score, runs.example, runs.n),
-                                               runs.pos, runs.neg))
-            v = metric.values(b)[0]
+            v = shared("macro", macro)[list(names).index(name)]
             if name == "char_ap" and ap_undefined is not None:
                 v = np.where(np.isnan(v), ap_undefined, v)
             out[name] = _macro(v, g, n_groups, w if weights is not None else None)
     return out
+
+
+def _micro_blocks(r: ScoreRuns, g: np.ndarray, n_groups: int, w):
+    """(`Blocks` of one block's pooled points, by group when there are groups; the score
+    of each tie block)."""
+    ranking = rank(r.score, g[r.example] if n_groups > 1 else None, n_groups)
+    if w is None:
+        b = blocks(ranking, r.pos, r.neg)
+    else:
+        we = w[:, r.example]
+        b = blocks(ranking, we * r.pos, we * r.neg)
+    return b, r.score[ranking.order[ranking.first]]
+
+
+def _merged(points, n_groups: int):
+    """`Blocks` of the blocks' tie sums ranked together: each tie block of a block is one
+    point of its score and group, weighted by that block's sums."""
+    score = np.concatenate([s for _, s in points])
+    group = np.concatenate([b.ranking.block_group for b, _ in points])
+    tp = np.concatenate([b.sums[0] for b, _ in points], axis=1)
+    fp = np.concatenate([b.sums[1] for b, _ in points], axis=1)
+    return blocks(rank(score, group if n_groups > 1 else None, n_groups), tp, fp)
+
+
+def _example_values(r: ScoreRuns, names) -> np.ndarray:
+    """Per-example values of the char metrics in ``names`` (rows in ``names`` order)."""
+    b = blocks(rank(r.score, r.example, r.n), r.pos, r.neg)
+    rows = [SCORE_METRICS[m].values(b)[0] if SCORE_METRICS[m].UNIT == "char"
+            else np.full(r.n, np.nan) for m in names]
+    return np.stack(rows) if rows else np.zeros((0, r.n))
 
 
 def _macro(v: np.ndarray, g: np.ndarray, n_groups: int, w) -> np.ndarray:

@@ -29,7 +29,8 @@ from .spans import SpanBatch
 from .token_input import arrow_column, token_arrays
 from .token_points import token_points
 
-__all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "spans_at_threshold",
+__all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "score_run_blocks",
+           "concat_runs", "spans_at_threshold",
            "score_pieces", "SCORE_FORMS"]
 
 SCORE_FORMS = ("soft", "token")
@@ -273,6 +274,54 @@ def score_runs(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None) 
     np.cumsum(lengths, out=base[1:])
     points = token_points(scores, lengths, refs, base)
     return ScoreRuns(scores.n, *points) if points is not None else _cut_runs(scores, refs, base)
+
+
+#: Scored intervals per block of `score_run_blocks`: arrays of about a million values stay
+#: in cache, where the same numpy passes over ten million cost two to four times as much
+#: per value.
+BLOCK_POINTS = 1 << 20
+
+
+def score_run_blocks(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | None,
+                     *, max_points: int | None = None) -> list[ScoreRuns]:
+    """`score_runs` of consecutive blocks of whole examples, each of about ``max_points``
+    (default `BLOCK_POINTS`) scored intervals: `mycelium.core.score_metrics.score_values`
+    ranks block by block and merges the blocks' tie sums, which are the same integers as
+    one ranking's."""
+    max_points = BLOCK_POINTS if max_points is None else max_points
+    ex = scores.example
+    if ex.size <= max_points or (ex[1:] < ex[:-1]).any():
+        return [score_runs(scores, lengths, refs)]
+    per_example = np.cumsum(np.bincount(ex, minlength=scores.n))
+    cuts = np.unique(np.searchsorted(per_example, np.arange(max_points, ex.size, max_points),
+                                     side="left"))
+    bounds = np.concatenate([[0], cuts[(cuts > 0) & (cuts < scores.n)], [scores.n]])
+    out = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        lo, hi = int(per_example[a - 1]) if a else 0, int(per_example[b - 1])
+        part = ScoreInput(scores.form, b - a, ex[lo:hi] - a, scores.starts[lo:hi],
+                          scores.ends[lo:hi], scores.scores[lo:hi], False)
+        out.append(score_runs(part, lengths[a:b], None if refs is None else _rows(refs, a, b)))
+    return out
+
+
+def concat_runs(runs: list[ScoreRuns]) -> ScoreRuns:
+    """The pieces of consecutive blocks of examples as one `ScoreRuns`, renumbered after
+    one another."""
+    if len(runs) == 1:
+        return runs[0]
+    first = np.cumsum([0] + [r.n for r in runs[:-1]])
+    return ScoreRuns(int(sum(r.n for r in runs)),
+                     np.concatenate([r.example + f for r, f in zip(runs, first)]),
+                     *(np.concatenate([getattr(r, a) for r in runs])
+                       for a in ("score", "length", "positive", "max_score", "gold")))
+
+
+def _rows(batch: SpanBatch, a: int, b: int) -> SpanBatch:
+    """Examples ``a..b-1`` of a batch (views, renumbered from 0)."""
+    o = batch.offsets
+    return SpanBatch(o[a:b + 1] - o[a], batch.starts[o[a]:o[b]], batch.ends[o[a]:o[b]],
+                     batch.canonical)
 
 
 def _cut_runs(scores: ScoreInput, refs: SpanBatch | None, base: np.ndarray) -> ScoreRuns:
