@@ -301,7 +301,7 @@ def score_run_blocks(scores: ScoreInput, lengths: np.ndarray, refs: SpanBatch | 
         lo, hi = int(per_example[a - 1]) if a else 0, int(per_example[b - 1])
         part = ScoreInput(scores.form, b - a, ex[lo:hi] - a, scores.starts[lo:hi],
                           scores.ends[lo:hi], scores.scores[lo:hi], False)
-        out.append(score_runs(part, lengths[a:b], None if refs is None else _rows(refs, a, b)))
+        out.append(score_runs(part, lengths[a:b], None if refs is None else refs.rows(a, b)))
     return out
 
 
@@ -315,13 +315,6 @@ def concat_runs(runs: list[ScoreRuns]) -> ScoreRuns:
                      np.concatenate([r.example + f for r, f in zip(runs, first)]),
                      *(np.concatenate([getattr(r, a) for r in runs])
                        for a in ("score", "length", "positive", "max_score", "gold")))
-
-
-def _rows(batch: SpanBatch, a: int, b: int) -> SpanBatch:
-    """Examples ``a..b-1`` of a batch (views, renumbered from 0)."""
-    o = batch.offsets
-    return SpanBatch(o[a:b + 1] - o[a], batch.starts[o[a]:o[b]], batch.ends[o[a]:o[b]],
-                     batch.canonical)
 
 
 def _cut_runs(scores: ScoreInput, refs: SpanBatch | None, base: np.ndarray) -> ScoreRuns:

@@ -82,6 +82,12 @@ class SpanBatch:
         return SpanBatch(offsets, self.starts[span_keep], self.ends[span_keep],
                          self.canonical)
 
+    def rows(self, a: int, b: int) -> "SpanBatch":
+        """Examples ``a`` to ``b - 1`` (views of the arrays, renumbered from 0)."""
+        o = self.offsets
+        return SpanBatch(o[a:b + 1] - o[a], self.starts[o[a]:o[b]], self.ends[o[a]:o[b]],
+                         self.canonical)
+
     def concat(self, other: "SpanBatch") -> "SpanBatch":
         """The examples of ``self`` followed by those of ``other``."""
         offsets = np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]])
