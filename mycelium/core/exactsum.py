@@ -35,7 +35,7 @@ _B = 28
 _S1, _S2, _S3 = 2.0**_B, 2.0**(2 * _B), 2.0**(3 * _B)
 #: Names of the per-value columns (three exact limbs, the float residual, definedness).
 LIMB_COLUMNS = ("h", "m", "l", "residual", "defined")
-_CHUNK = 1 << 16  # values per limb sum: in cache, and far below 2**25 (exact float64 sums)
+_CHUNK = 1 << 24  # float64 sums of integer limbs stay exact below 2**53
 
 
 def limb_arrays(values: np.ndarray) -> tuple[np.ndarray, ...]:
