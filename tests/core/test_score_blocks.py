@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _score_data import reference_spans
 from mycelium.core import pipeline
 from mycelium.core.score_metrics import score_values
 from mycelium.core.scores import score_input, score_run_blocks, score_runs
@@ -20,11 +21,7 @@ def batches(draw):
     for _ in range(n):
         length = draw(st.integers(0, 25))
         text.append("x" * length)
-        r = []
-        for _ in range(draw(st.integers(0, 3))):
-            a = draw(st.integers(0, length))
-            r.append([a, draw(st.integers(a, length))])
-        refs.append(r)
+        refs.append(reference_spans(draw, length, 3))
         o = []
         for _ in range(draw(st.integers(0, 6))):  # in order or not, overlapping or not
             a = draw(st.integers(0, length))

@@ -13,36 +13,17 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _score_data import in_order_tokens
 from mycelium.core import pipeline
 from mycelium.core.score_metrics import score_values
 from mycelium.core.scores import _boundaries, _cut_runs, score_input, score_runs
 from mycelium.metrics._ranking import rank
 
 
-@st.composite
-def tokenized(draw):
+def tokenized():
     """A batch of texts with tokens in order (gaps allowed), scores with ties, refs."""
-    n = draw(st.integers(1, 6))
-    text, refs, offs, scores = [], [], [], []
-    for _ in range(n):
-        length = draw(st.integers(0, 25))
-        text.append("x" * length)
-        r = []
-        for _ in range(draw(st.integers(0, 3))):
-            a = draw(st.integers(0, length))
-            r.append([a, draw(st.integers(a, length))])
-        refs.append(r)
-        o, pos = [], 0
-        while pos < length and draw(st.booleans()):
-            a = pos + draw(st.integers(0, 2))
-            b = min(length, a + draw(st.integers(0, 4)))
-            if a > length:
-                break
-            o.append([a, b])
-            pos = b
-        offs.append(o)
-        scores.append([draw(st.sampled_from([0.0, 0.2, 0.5, 0.5, 1.0])) for _ in o])
-    return text, refs, offs, scores
+    return in_order_tokens(examples=6, length=25, refs=3, gap=2, size=4,
+                           scores=(0.0, 0.2, 0.5, 0.5, 1.0))
 
 
 def _expanded(text, refs, offs, scores):

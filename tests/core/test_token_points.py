@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _score_data import in_order_tokens
 from mycelium.core import pipeline
 from mycelium.core.score_metrics import score_values
 from mycelium.core.scores import ScoreRuns, _cut_runs, score_input, score_runs
@@ -16,31 +17,11 @@ from mycelium.core.token_points import token_points
 NAMES = ["char_auroc", "char_ap", "response_auroc"]
 
 
-@st.composite
-def batches(draw):
+def batches():
     """Texts with in-order tokens (gaps, adjacent tokens, tokens across reference edges),
     overlapping or adjacent reference spans, and scores with ties."""
-    n = draw(st.integers(1, 7))
-    text, refs, offs, scores = [], [], [], []
-    for _ in range(n):
-        length = draw(st.integers(0, 30))
-        text.append("x" * length)
-        r = []
-        for _ in range(draw(st.integers(0, 4))):
-            a = draw(st.integers(0, length))
-            r.append([a, draw(st.integers(a, length))])
-        refs.append(r)
-        o, pos = [], 0
-        while pos < length and draw(st.booleans()):
-            a = pos + draw(st.integers(0, 3))
-            b = min(length, a + draw(st.integers(0, 6)))
-            if a > length:
-                break
-            o.append([a, b])
-            pos = b
-        offs.append(o)
-        scores.append([draw(st.sampled_from([0.0, 0.25, 0.5, 0.5, 1.0])) for _ in o])
-    return text, refs, offs, scores
+    return in_order_tokens(examples=7, length=30, refs=4, gap=3, size=6,
+                           scores=(0.0, 0.25, 0.5, 0.5, 1.0))
 
 
 def _both(text, refs, offs, scores):
