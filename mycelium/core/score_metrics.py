@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import POOLED_METRICS, SCORE_METRICS
-from ..metrics._ranking import blocks, rank
+from ..metrics._ranking import blocks, pooled_blocks, rank
 from .aggregate import _finalize
 from .exactsum import exact_mean
 from .scores import ScoreRuns
@@ -89,6 +89,10 @@ def score_values(runs: ScoreRuns | Sequence[ScoreRuns], names, *, average: str,
 def _micro_blocks(r: ScoreRuns, g: np.ndarray, n_groups: int, w):
     """(`Blocks` of one block's pooled points, by group when there are groups; the score
     of each tie block)."""
+    if w is None and n_groups == 1:
+        hashed = pooled_blocks(r.score, r.length, r.positive)
+        if hashed is not None:
+            return hashed
     ranking = rank(r.score, g[r.example] if n_groups > 1 else None, n_groups)
     if w is None:
         b = blocks(ranking, r.pos, r.neg)
