@@ -37,44 +37,55 @@ def token_points(scores, lengths: np.ndarray, refs: SpanBatch | None, base: np.n
     positive per point; max score and gold per example) for token-form scores whose tokens
     are in text order without overlap, or None when they are not (or the references are
     not canonical): the caller then cuts pieces. ``base``: each example's start on the
-    global axis (``n + 1`` cumulative lengths)."""
+    global axis (``n + 1`` cumulative lengths).
+
+    Only the tokens that touch a reference are visited past the first passes, and
+    per-example sums are integer ``reduceat`` over each example's tokens, so a batch
+    costs a few passes over its tokens."""
     if scores.form != "token" or (refs is not None and not refs.canonical):
         return None
     n, ex = scores.n, scores.example
-    gs = base[ex] + scores.starts
-    ge = base[ex] + scores.ends
+    gs = base[ex]
+    ge = gs + scores.ends
+    gs += scores.starts
     m = gs.size
     if m > 1 and not (ge[:-1] <= gs[1:]).all():
         return None
-    size = ge - gs
+    length = ge - gs  # every token is non-empty: no point is (only gaps can be empty)
+    covered = np.zeros(n, dtype=np.int64)
+    max_score = np.zeros(n, dtype=np.float64)
+    if m:  # tokens are in example order: one reduceat per sum
+        first = np.flatnonzero(np.concatenate([[True], ex[1:] != ex[:-1]]))
+        covered[ex[first]] = np.add.reduceat(length, first)
+        max_score[ex[first]] = np.maximum.reduceat(scores.scores, first)
     if refs is not None and refs.n_spans:
-        pos, ref_chars = _covered(gs, ge, refs, base, n)
+        tok, pos, ref_chars = _covered(gs, ge, refs, base, n)
     else:
-        pos, ref_chars = np.zeros(m, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    neg = size - pos
-    covered = np.bincount(ex, weights=size, minlength=n).astype(np.int64)
-    pos_ex = np.bincount(ex, weights=pos, minlength=n).astype(np.int64)
+        tok = pos = np.empty(0, dtype=np.int64)
+        ref_chars = np.zeros(n, dtype=np.int64)
+    # A touched token is positive for its ``pos`` characters; the rest of it (when any)
+    # is a second, negative point of the same score.
+    neg = length[tok] - pos
+    mixed, mixed_neg = tok[neg > 0], neg[neg > 0]
+    length[tok] = pos
+    positive = np.zeros(m, dtype=bool)
+    positive[tok] = True
+    pos_ex = np.bincount(ex[tok], weights=pos, minlength=n).astype(np.int64)
     gap_pos = ref_chars - pos_ex
     gap_neg = lengths - covered - gap_pos
-    mixed = np.flatnonzero((pos > 0) & (neg > 0))
-    inside = pos > 0
-    whole = np.where(inside, pos, neg)  # every token is non-empty: no point is
-    gp, gn = np.flatnonzero(gap_pos), np.flatnonzero(gap_neg)  # only gaps can be empty
+    gp, gn = np.flatnonzero(gap_pos), np.flatnonzero(gap_neg)
     example = np.concatenate([ex, ex[mixed], gp, gn])
     score = np.concatenate([scores.scores, scores.scores[mixed],
                             np.zeros(gp.size + gn.size)])
-    length = np.concatenate([whole, neg[mixed], gap_pos[gp], gap_neg[gn]])
-    positive = np.concatenate([inside, np.zeros(mixed.size, dtype=bool),
+    length = np.concatenate([length, mixed_neg, gap_pos[gp], gap_neg[gn]])
+    positive = np.concatenate([positive, np.zeros(mixed.size, dtype=bool),
                                np.ones(gp.size, dtype=bool), np.zeros(gn.size, dtype=bool)])
-    max_score = np.zeros(n, dtype=np.float64)
-    if m:  # tokens are in example order: one reduceat
-        first = np.flatnonzero(np.concatenate([[True], ex[1:] != ex[:-1]]))
-        max_score[ex[first]] = np.maximum.reduceat(scores.scores, first)
     return example, score, length, positive, max_score, ref_chars > 0
 
 
 def _covered(gs, ge, refs: SpanBatch, base, n):
-    """(positive characters of each token, reference characters of each example)."""
+    """(the tokens that overlap a reference, ascending; their positive characters; the
+    reference characters of each example)."""
     ref_ex = refs.example_ids
     rs, re_ = base[ref_ex] + refs.starts, base[ref_ex] + refs.ends
     # The union of each example's spans (sorted by start: canonical), as disjoint runs.
@@ -83,13 +94,18 @@ def _covered(gs, ge, refs: SpanBatch, base, n):
     new[1:] = (rs[1:] > reach[:-1]) | (ref_ex[1:] != ref_ex[:-1])
     first = np.flatnonzero(new)
     us, ue = rs[first], np.maximum.reduceat(re_, first)
+    ref_chars = np.zeros(n, dtype=np.int64)
+    np.add.at(ref_chars, ref_ex[first], ue - us)
     # The tokens overlapping each run are a range of the sorted tokens: two binary
-    # searches per run, then only the overlapping (token, run) pairs are visited.
+    # searches per run, then only the overlapping (token, run) pairs are visited. The
+    # runs are disjoint and sorted, so the pairs' tokens ascend (a token spanning a gap
+    # between runs comes once per run, consecutively).
     lo = np.searchsorted(ge, us, side="right")
     count = np.maximum(np.searchsorted(gs, ue, side="left") - lo, 0)
     run = np.repeat(np.arange(us.size), count)
     tok = lo[run] + np.arange(run.size) - (np.cumsum(count) - count)[run]
     part = np.minimum(ge[tok], ue[run]) - np.maximum(gs[tok], us[run])
-    pos = np.bincount(tok, weights=part, minlength=gs.size).astype(np.int64)
-    ref_chars = np.bincount(ref_ex[first], weights=ue - us, minlength=n).astype(np.int64)
-    return pos, ref_chars
+    if tok.size == 0:
+        return tok, part, ref_chars
+    once = np.flatnonzero(np.concatenate([[True], tok[1:] != tok[:-1]]))
+    return tok[once], np.add.reduceat(part, once), ref_chars

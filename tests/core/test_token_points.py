@@ -82,3 +82,13 @@ def test_a_token_across_a_reference_edge_is_split_into_two_points():
     # positives scored 0.75 x1, 0.25 x2; negatives 0.75 x3, 0.25 x4:
     # 3 x 7 pairs: 1*4 won, 1*3 + 2*4 tied (half each), the rest lost
     assert auroc == pytest.approx((4 + 11 / 2) / 21, abs=1e-15)
+
+
+def test_a_token_over_two_reference_spans_counts_both():
+    text, refs = ["abcdefghijkl"], [[[2, 4], [6, 9]]]
+    lengths = np.array([12], dtype=np.int64)
+    si = score_input(lengths, single=False, token_offsets=[[(0, 10), (10, 12)]],
+                     token_scores=[[0.5, 0.125]])
+    runs = score_runs(si, lengths, pipeline.prepare(refs, refs, text=text).refs)
+    got = sorted(zip(runs.score.tolist(), runs.positive.tolist(), runs.length.tolist()))
+    assert got == [(0.125, False, 2), (0.5, False, 5), (0.5, True, 5)]
