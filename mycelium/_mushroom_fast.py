@@ -54,7 +54,7 @@ def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool
     table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"))
     # The record reader decodes whole lines: bad UTF-8 in a skipped field is its error.
-    pa.array([data], type=pa.large_binary()).cast(pa.large_string())
+    _check_utf8(data)
     rows = table.num_rows
     if rows == 0 or rows != object_lines(data):
         raise _Decline
@@ -68,6 +68,15 @@ def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool
         else:
             raise _Decline
     return table, present
+
+
+def _check_utf8(data: bytes) -> None:
+    """Raise ``pa.ArrowInvalid`` unless ``data`` is UTF-8: Arrow validates the bytes as
+    one string value in place (no copy of the file)."""
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 1,
+                                             [None, offsets, pa.py_buffer(data)])
+    whole.cast(pa.large_string())
 
 
 def _score(ref_path: Path, pred_path: Path, order):
@@ -85,18 +94,19 @@ def _score(ref_path: Path, pred_path: Path, order):
             pred_at.keys():
         raise _Decline
     ids = order(ref_ids)
-    ref_take = np.array([ref_at[i] for i in ids], dtype=np.int64)
+    # Scored in the reference file's order, the predictions' spans brought to it (a
+    # gather of their flat arrays, none when the files share an order); the
+    # per-example values are then put in the official order.
     n = pc.utf8_length(refs.column("model_output_text")).to_numpy().astype(np.int64)
-    n = n[ref_take]
-    refs = refs.select(["hard_labels", "soft_labels"]).take(ref_take)
-    preds = preds.select([f for f in ("hard_labels", "soft_labels") if pred_have[f]]).take(
-        np.array([pred_at[i] for i in ids], dtype=np.int64))
+    to_ref = np.array([pred_at[i] for i in ref_ids], dtype=np.int64)
+    n_pred = np.empty_like(n)
+    n_pred[to_ref] = n
     ref_hard = _pairs(refs.column("hard_labels"), n)
     ref_soft = _soft(refs.column("soft_labels"), n)
     if pred_have["hard_labels"]:
-        pred_hard = _pairs(preds.column("hard_labels"), n)
+        pred_hard = _take_rows(_pairs(preds.column("hard_labels"), n_pred), to_ref)
     if pred_have["soft_labels"]:
-        pred_soft = _soft(preds.column("soft_labels"), n)
+        pred_soft = _take_rows(_soft(preds.column("soft_labels"), n_pred), to_ref)
     if not pred_have["hard_labels"]:
         # Quirk of the official Mu-SHROOM scorer (recompute_hard_labels): hard labels are
         # the soft spans with prob > 0.5, a span starting at the previous one's end
@@ -109,7 +119,20 @@ def _score(ref_path: Path, pred_path: Path, order):
         pred_soft = (off, s, e, np.ones(s.size))
     iou = _iou(ref_hard, pred_hard, n.size)
     scores = cor_runs(n, ref_soft, pred_soft, slow=cor)
-    return ids, iou.tolist(), scores.tolist()
+    official = np.array([ref_at[i] for i in ids], dtype=np.int64)
+    return ids, iou[official].tolist(), scores[official].tolist()
+
+
+def _take_rows(flat: tuple, rows: np.ndarray) -> tuple:
+    """Flat per-example spans ``(offsets, *columns)`` with the examples ``rows``."""
+    offsets, *columns = flat
+    if np.array_equal(rows, np.arange(rows.size)):
+        return flat
+    counts = np.diff(offsets)[rows]
+    out = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    at = np.repeat(offsets[:-1][rows] - out[:-1], counts) + np.arange(out[-1])
+    return (out, *(c[at] for c in columns))
 
 
 def _list_offsets(column) -> tuple[pa.Array, np.ndarray]:

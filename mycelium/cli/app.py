@@ -257,6 +257,24 @@ def _params(value: str) -> dict:
 
 # ------------------------------------------------------------------- entry point
 
+def _command_process() -> None:
+    """Settings of a process that runs the command (not of a library call): numpy's
+    transparent huge pages off, unless ``NUMPY_MADVISE_HUGEPAGE`` is set.
+
+    A command allocates most of its arrays once, in a fresh process; where the kernel
+    backs madvised memory with huge pages on first touch, zeroing them cost the
+    ``mushroom`` command 0.3-0.9 s of system time per run on 100,000 examples
+    (benchmarks/README.md, "Entry paths"), more than the pages save."""
+    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return
+    try:
+        from numpy._core.multiarray import _set_madvise_hugepage
+    except ImportError:  # another numpy layout: keep its default
+        return
+    _set_madvise_hugepage(False)
+
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``mycelium`` command; return its exit status (0, 1 or 2).
 
@@ -288,6 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     iou,score,0.6,1,macro,,mycelium:0.1.0|profile:none|average:macro|...|granularity:char
     0
     """
+    if argv is None:  # the process is the command
+        _command_process()
     parser = build_parser()
     args = None
     try:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._order import codes_in_order, stable_order
+
 __all__ = ["EXACT_CHARS", "cor_runs"]
 
 #: Above this text length, sums of products of centred ranks may pass 2**53 / 4.
@@ -70,23 +72,70 @@ def _runs(lengths, offsets, starts, ends, probs):
     bad = np.zeros(offsets.size - 1, dtype=bool)
     bad[dirty] = True
     ok = ~bad[ex]
-    parts = [(ex[ok], s[ok], e[ok], p[ok])]
-    for k in dirty.tolist():
-        vec = np.zeros(int(lengths[k]), dtype=np.float64)
-        for j in range(int(offsets[k]), int(offsets[k + 1])):
-            vec[int(starts[j]):int(ends[j])] = float(probs[j])
-        cuts = np.flatnonzero(vec[1:] != vec[:-1]) + 1
-        rs = np.concatenate(([0], cuts)).astype(np.int64)
-        re = np.concatenate((cuts, [vec.size])).astype(np.int64)
-        parts.append((np.full(rs.size, k, dtype=np.int64), rs, re, vec[rs]))
-    return _sorted(*(np.concatenate(col) for col in zip(*parts)))
+    # The examples with overlapping spans, from their spans in list order.
+    ex0 = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    mine = bad[ex0] & (np.asarray(starts) < np.asarray(ends))
+    written = _last_writer(lengths, ex0[mine], np.asarray(starts, dtype=np.int64)[mine],
+                           np.asarray(ends, dtype=np.int64)[mine],
+                           np.asarray(probs, dtype=np.float64)[mine])
+    return _sorted(*(np.concatenate(col) for col in zip((ex[ok], s[ok], e[ok], p[ok]),
+                                                        written)))
+
+
+#: (span, piece) pairs `_last_writer` enumerates at once; examples beyond go one by one.
+_PAIRS = 1 << 22
+
+
+def _last_writer(lengths, ex, s, e, p):
+    """The runs that spans written in list order leave (the last writer of each
+    character wins): the pieces between the spans' bounds, each taking the value of the
+    last span that covers it. Pieces of equal value are not merged; Cor's sums are
+    weighted by length, so they do not depend on where runs are cut."""
+    if ex.size == 0:
+        return ex, s, e, p
+    width = int(lengths.max()) + 1
+    ks, ke = ex * width + s, ex * width + e
+    bounds = _distinct(np.sort(np.concatenate([ks, ke])))
+    lo, hi = np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
+    count = hi - lo  # pieces under each span (spans never cross examples)
+    per_example = np.bincount(ex, weights=count)
+    if count.sum() > _PAIRS:  # many long overlaps: the heaviest examples one by one
+        heavy = np.flatnonzero(per_example > _PAIRS / 64)
+        if heavy.size:
+            one = np.isin(ex, heavy)
+            rest = _last_writer(lengths, ex[~one], s[~one], e[~one], p[~one])
+            parts = [rest] + [_one_vector(int(k), int(lengths[k]), s[ex == k], e[ex == k],
+                                          p[ex == k]) for k in heavy.tolist()]
+            return tuple(np.concatenate(col) for col in zip(*parts))
+    span = np.repeat(np.arange(ex.size, dtype=np.int64), count)
+    piece = lo[span] + np.arange(span.size) - (np.cumsum(count) - count)[span]
+    last = np.full(bounds.size, -1, dtype=np.int64)
+    np.maximum.at(last, piece, span)  # spans are in list order: the highest writes last
+    at = np.flatnonzero(last >= 0)
+    return ex[last[at]], bounds[at] - ex[last[at]] * width, \
+        bounds[at + 1] - ex[last[at]] * width, p[last[at]]
+
+
+def _one_vector(k: int, n: int, s, e, p):
+    """`_last_writer` of one example by writing its vector."""
+    vec = np.zeros(n, dtype=np.float64)
+    for a, b, v in zip(s.tolist(), e.tolist(), p.tolist()):
+        vec[a:b] = v
+    cuts = np.flatnonzero(vec[1:] != vec[:-1]) + 1
+    rs = np.concatenate(([0], cuts)).astype(np.int64)
+    re = np.concatenate((cuts, [vec.size])).astype(np.int64)
+    return np.full(rs.size, k, dtype=np.int64), rs, re, vec[rs]
 
 
 def _sorted(ex, s, e, p):
     """The runs in (example, start) order; spans usually arrive so, and are kept."""
     if ex.size < 2 or ((ex[1:] > ex[:-1]) | ((ex[1:] == ex[:-1]) & (s[1:] >= s[:-1]))).all():
         return ex, s, e, p
-    order = np.lexsort((s, ex))
+    width = int(s.max()) + 1
+    if int(ex.max()) < (1 << 62) // width:  # (example, start) packed in one key
+        order = stable_order(ex * width + s)
+    else:
+        order = np.lexsort((s, ex))
     return ex[order], s[order], e[order], p[order]
 
 
@@ -151,25 +200,32 @@ def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
 
 
 def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
-    """The probability of the run covering each segment's start (0.0 in a gap)."""
+    """The probability of the run covering each segment's start (0.0 in a gap).
+
+    Every run's bounds are segment bounds, so run j covers the segments
+    ``lo_j:hi_j`` (two binary searches per run, not one per segment); the runs do not
+    overlap, so a running sum of +j at ``lo_j`` and -j at ``hi_j`` numbers each
+    segment's run (0 in a gap)."""
     ex, s, e, p = runs
     if s.size == 0:
         return np.zeros(seg_start.size)
-    keys_s, keys_e = ex * width + s, ex * width + e
-    i = np.searchsorted(keys_s, seg_start, side="right") - 1
-    ic = np.maximum(i, 0)
-    covered = (i >= 0) & (keys_e[ic] > seg_start)
-    return np.where(covered, p[ic], 0.0)
+    lo = np.searchsorted(seg_start, ex * width + s)
+    hi = np.searchsorted(seg_start, ex * width + e)
+    run = np.arange(1, s.size + 1, dtype=np.int64)
+    mark = np.zeros(seg_start.size + 1, dtype=np.int64)
+    mark[lo] = run   # the starts are distinct, and so are the ends
+    mark[hi] -= run  # an end may be the next run's start: -j after +(j + 1)
+    which = np.cumsum(mark[:-1])
+    return np.where(which > 0, p[which - 1], 0.0)
 
 
 def _twice_ranks(values, seg_ex, seg_len, first):
     """Twice the average rank of every segment's value within its example (an int64),
     and whether each example's vector is constant after Python ``round(x, 8)``."""
     values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
-    uniq = _distinct(np.sort(values))
-    vid = np.searchsorted(uniq, values)
+    vid, uniq = codes_in_order(values)
     key = seg_ex * uniq.size + vid
-    order = np.argsort(key)
+    order = stable_order(key)  # any order of equal keys gives the same sums
     skey, slen = key[order], seg_len[order]
     head = np.ones(skey.size, dtype=bool)
     head[1:] = skey[1:] != skey[:-1]

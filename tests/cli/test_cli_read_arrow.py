@@ -7,6 +7,8 @@ import json
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mycelium
 from mycelium.cli.read import _read_jsonl, _read_jsonl_arrow
@@ -84,3 +86,15 @@ def test_file_reader_in_blocks_is_the_bytes_reader(tmp_path):
     # A later block that changes a column's type: read whole, or by lines if need be.
     path.write_bytes(_data(rows) + b'{"id": "x", "ref": []}\n')
     assert _read_jsonl_file_arrow(path) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"{", b"}", b"a", b" ", b"\t", b"\r", b"\n", b"\n"]),
+                max_size=40).map(b"".join), st.integers(1, 8))
+def test_object_lines_counts_the_non_blank_lines(tmp_path_factory, data, chunk):
+    from mycelium.io._records import object_lines, object_lines_in
+
+    want = sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
+    path = tmp_path_factory.mktemp("lines") / "f.jsonl"
+    path.write_bytes(data)
+    assert object_lines(data) == object_lines_in(path, chunk) == want

@@ -148,8 +148,10 @@ def _flat(sides):
 
 
 @pytest.mark.parametrize("exact_chars", [soft_runs.EXACT_CHARS, 20])
-def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars):
+@pytest.mark.parametrize("pairs", [soft_runs._PAIRS, 64])  # 64: heavy examples one by one
+def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs):
     monkeypatch.setattr(soft_runs, "EXACT_CHARS", exact_chars)
+    monkeypatch.setattr(soft_runs, "_PAIRS", pairs)
     rng = random.Random(7)
     lengths = [rng.choice([0, 1, 2, 3, 5, 10, 50, 300]) for _ in range(3000)]
     refs = [_random_side(rng, n) for n in lengths]
