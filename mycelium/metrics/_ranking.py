@@ -136,7 +136,8 @@ def pooled_blocks(score: np.ndarray, weight: np.ndarray, positive: np.ndarray
     (descending). The block sums are the same integers, in the same block order, as
     `rank` then `blocks` give, so every curve value is the same bit for bit
     (``tests/metrics/test_pooled_blocks.py``). The decision reads a strided sample of
-    `_SAMPLE` scores; it changes the time, never the values."""
+    `_SAMPLE` scores; it changes the time, never the values. The `Ranking` has blocks
+    but no order of the points (``order`` is empty): nothing is sorted to reweight."""
     score = np.asarray(score, dtype=np.float64)
     if score.size == 0:
         return None

@@ -82,7 +82,8 @@ def _runs(lengths, offsets, starts, ends, probs):
                                                         written)))
 
 
-#: (span, piece) pairs `_last_writer` enumerates at once; examples beyond go one by one.
+#: (span, piece) pairs `_last_writer` enumerates at once (about twice this at most): an
+#: example with more is written as a vector, the others go in chunks of examples.
 _PAIRS = 1 << 22
 
 
@@ -94,26 +95,42 @@ def _last_writer(lengths, ex, s, e, p):
     if ex.size == 0:
         return ex, s, e, p
     width = int(lengths.max()) + 1
-    ks, ke = ex * width + s, ex * width + e
-    bounds = _distinct(np.sort(np.concatenate([ks, ke])))
-    lo, hi = np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
+    bounds, lo, hi = _pieces(ex * width + s, ex * width + e)
     count = hi - lo  # pieces under each span (spans never cross examples)
+    if int(count.sum()) <= _PAIRS:
+        return _written(ex, p, width, bounds, lo, count)
     per_example = np.bincount(ex, weights=count)
-    if count.sum() > _PAIRS:  # many long overlaps: the heaviest examples one by one
-        heavy = np.flatnonzero(per_example > _PAIRS / 64)
-        if heavy.size:
-            one = np.isin(ex, heavy)
-            rest = _last_writer(lengths, ex[~one], s[~one], e[~one], p[~one])
-            parts = [rest] + [_one_vector(int(k), int(lengths[k]), s[ex == k], e[ex == k],
-                                          p[ex == k]) for k in heavy.tolist()]
-            return tuple(np.concatenate(col) for col in zip(*parts))
+    heavy = per_example > _PAIRS
+    parts = [_one_vector(k, int(lengths[k]), s[ex == k], e[ex == k], p[ex == k])
+             for k in np.flatnonzero(heavy).tolist()]
+    # The other examples in chunks of consecutive examples, each starting below a
+    # multiple of _PAIRS pairs: at most 2 * _PAIRS pairs per chunk.
+    light = np.where(heavy, 0.0, per_example)
+    chunk = ((np.cumsum(light) - light) // _PAIRS).astype(np.int64)[ex]
+    chunk[heavy[ex]] = -1
+    for c in np.unique(chunk[chunk >= 0]).tolist():
+        mine = chunk == c
+        bounds, lo, hi = _pieces(ex[mine] * width + s[mine], ex[mine] * width + e[mine])
+        parts.append(_written(ex[mine], p[mine], width, bounds, lo, hi - lo))
+    return tuple(np.concatenate(col) for col in zip(*parts))
+
+
+def _pieces(ks, ke):
+    """The sorted distinct bounds of spans keyed on the global axis, and the first and
+    past-last piece (between consecutive bounds) under each span."""
+    bounds = _distinct(np.sort(np.concatenate([ks, ke])))
+    return bounds, np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
+
+
+def _written(ex, p, width, bounds, lo, count):
+    """The pieces some span covers, each with the value of the last one (in list order)."""
     span = np.repeat(np.arange(ex.size, dtype=np.int64), count)
     piece = lo[span] + np.arange(span.size) - (np.cumsum(count) - count)[span]
     last = np.full(bounds.size, -1, dtype=np.int64)
     np.maximum.at(last, piece, span)  # spans are in list order: the highest writes last
     at = np.flatnonzero(last >= 0)
-    return ex[last[at]], bounds[at] - ex[last[at]] * width, \
-        bounds[at + 1] - ex[last[at]] * width, p[last[at]]
+    owner = ex[last[at]]
+    return owner, bounds[at] - owner * width, bounds[at + 1] - owner * width, p[last[at]]
 
 
 def _one_vector(k: int, n: int, s, e, p):

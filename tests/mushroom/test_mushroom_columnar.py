@@ -148,7 +148,8 @@ def _flat(sides):
 
 
 @pytest.mark.parametrize("exact_chars", [soft_runs.EXACT_CHARS, 20])
-@pytest.mark.parametrize("pairs", [soft_runs._PAIRS, 64])  # 64: heavy examples one by one
+# 8 and 64: overlapping examples in chunks, and some written one by one as vectors
+@pytest.mark.parametrize("pairs", [soft_runs._PAIRS, 64, 8])
 def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs):
     monkeypatch.setattr(soft_runs, "EXACT_CHARS", exact_chars)
     monkeypatch.setattr(soft_runs, "_PAIRS", pairs)
