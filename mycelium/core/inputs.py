@@ -139,22 +139,26 @@ def from_python(examples, side: str, *, single: bool = False) -> tuple[SpanBatch
     """Convert a sequence of span sets (Python objects) into a raw `SpanBatch`.
 
     Well-formed lists take Arrow's C converter (several times faster than a Python
-    loop); anything it cannot type, or any bad value, goes through the checked Python
-    loop, whose errors name the side, example and span precisely.
+    loop; 0.11 s against the flat reader's 0.13 s for 1.2M tuples, 0.14 s against
+    0.19 s for dicts, benchmarks/README.md "Entry paths"), then the flat reader for what
+    Arrow cannot type (only empty examples, ...); anything else, or any bad value, goes
+    through the checked Python loop, whose errors name the side, example and span
+    precisely.
     """
-    fast = _via_flat(examples)
+    fast = _via_arrow(examples, side)
     if fast is None:
-        fast = _via_arrow(examples, side)
+        fast = _via_flat(examples)
     if fast is not None:
         return fast
     return _checked_loop(examples, side, single)
 
 
 def _via_flat(examples):
-    """The common case at C speed: lists (or tuples) of ``[start, end]`` pairs or of
-    ``{"start", "end"}`` dicts holding plain Python ints. Each level is flattened with
-    `itertools.chain` and its types checked as a set, so a float, a bool, a None or a
-    pair of three anywhere returns None (and the Arrow and checked paths decide)."""
+    """Lists (or tuples) of ``[start, end]`` pairs or of ``{"start", "end"}`` dicts
+    holding plain Python ints, without Arrow (which cannot type, e.g., a batch whose
+    examples are all empty). Each level is flattened with `itertools.chain` and its
+    types checked as a set, so a float, a bool, a None or a pair of three anywhere
+    returns None (and the checked path decides)."""
     if not isinstance(examples, (list, tuple)) or not set(map(type, examples)) <= _SEQ:
         return None
     read = flat_pairs(examples)

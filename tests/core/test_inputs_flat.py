@@ -1,4 +1,4 @@
-"""The C-speed conversion of plain Python span lists (`_via_flat`) gives exactly the
+"""The flat conversion of plain Python span lists (`_via_flat`) gives exactly the
 checked loop's batch, and declines everything it cannot vouch for (the Arrow path and
 the checked loop then decide, with their messages)."""
 
