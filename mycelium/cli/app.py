@@ -264,14 +264,16 @@ def _command_process() -> None:
     A command allocates most of its arrays once, in a fresh process; where the kernel
     backs madvised memory with huge pages on first touch, zeroing them cost the
     ``mushroom`` command 0.3-0.9 s of system time per run on 100,000 examples
-    (benchmarks/README.md, "Entry paths"), more than the pages save."""
+    (benchmarks/README.md, "Every path in one run"), more than the pages save."""
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
         return
     try:
-        from numpy._core.multiarray import _set_madvise_hugepage
+        from numpy._core import multiarray
     except ImportError:  # another numpy layout: keep its default
         return
-    _set_madvise_hugepage(False)
+    setting = getattr(multiarray, "_set_madvise_hugepage", None)
+    if setting is not None:
+        setting(False)
 
 
 
