@@ -27,7 +27,10 @@ def stable_order(key: np.ndarray) -> np.ndarray:
     shift = (n - 1).bit_length()
     if (hi - lo).bit_length() + shift > 64:
         return np.argsort(key, kind="stable")
-    packed = (key - lo).astype(np.uint64) if lo else key.astype(np.uint64)
+    # In 64 bits before subtracting: a narrow type's range can exceed the type itself.
+    wide = key.astype(np.uint64 if key.dtype.kind == "u" else np.int64, copy=False)
+    packed = (wide - wide.dtype.type(lo)).astype(np.uint64, copy=False) if lo else \
+        wide.astype(np.uint64)
     packed <<= np.uint64(shift)
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()

@@ -23,10 +23,17 @@ def test_stable_order_is_the_stable_argsort(n, bits, signed, seed):
     assert np.array_equal(got, np.argsort(key, kind="stable"))
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.uint32, np.uint64, np.int16])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.uint8, np.uint16,
+                                   np.uint32, np.uint64])
 def test_stable_order_of_other_integer_types(dtype):
-    key = (np.arange(20_000) * 7919 % 1000).astype(dtype)
-    assert np.array_equal(order.stable_order(key), np.argsort(key, kind="stable"))
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(1)
+    # the whole range of the type: differences overflow the type itself
+    key = rng.integers(info.min, info.max, size=20_000, endpoint=True, dtype=dtype)
+    key[:2] = info.min, info.max
+    got = order.stable_order(key)
+    assert got.dtype == np.int64
+    assert np.array_equal(got, np.argsort(key, kind="stable"))
 
 
 @settings(max_examples=200, deadline=None)
