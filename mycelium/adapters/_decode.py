@@ -3,10 +3,11 @@ characters each token's bytes belong to (byte-level BPE, SentencePiece, WordPiec
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["SCHEMES", "BYTE_DECODER", "detect_scheme", "is_special", "split_glued",
-           "token_bytes", "units", "token_contents", "WS_TABLE"]
+           "token_bytes", "units", "token_contents", "ws_table", "white_space"]
 
 SCHEMES = ("bytelevel", "sentencepiece", "wordpiece", "plain")
 
@@ -35,12 +36,28 @@ _BYTE_TRANSLATE = {ord(c): b for c, b in BYTE_DECODER.items()}
 #: Latin-1 stand-ins of bytes >= 0x80.
 _BYTE_EVIDENCE = frozenset(c for c in _BYTE_ALPHABET if ord(c) >= 0x80)
 
-#: Unicode White_Space (the characters ``str.isspace`` accepts, less the four separators
-#: U+001C..U+001F that are not White_Space) mapped to a plain space.
-_WHITE_SPACE = [chr(c) for c in range(0x110000) if chr(c).isspace()
-                and not 0x1C <= c <= 0x1F]
-WS_TABLE = {ord(c): " " for c in _WHITE_SPACE}
-WHITE_SPACE = frozenset(_WHITE_SPACE)
+@functools.cache
+def white_space() -> frozenset[str]:
+    """Unicode White_Space: the characters ``str.isspace`` accepts, less the four
+    separators U+001C..U+001F that are not White_Space. Computed on first use (a pass
+    over every code point, ~50 ms), not when the module is imported."""
+    return frozenset(chr(c) for c in range(0x110000) if chr(c).isspace()
+                     and not 0x1C <= c <= 0x1F)
+
+
+@functools.cache
+def ws_table() -> dict[int, str]:
+    """``str.translate`` table mapping every `white_space` character to a plain space."""
+    return {ord(c): " " for c in white_space()}
+
+
+def __getattr__(name: str):
+    # WS_TABLE and WHITE_SPACE as module constants, built on first access.
+    if name == "WS_TABLE":
+        return ws_table()
+    if name == "WHITE_SPACE":
+        return white_space()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
 _SPECIAL = re.compile(
@@ -99,7 +116,7 @@ def detect_scheme(tokens: list[str]) -> str:
             return "bytelevel"
     if "▁" in chars or any(_BYTE_TOKEN.match(t) for t in tokens if t.startswith("<0x")):
         return "sentencepiece"
-    if any(t.startswith("##") and len(t) > 2 for t in tokens) and not chars & WHITE_SPACE:
+    if any(t.startswith("##") and len(t) > 2 for t in tokens) and not chars & white_space():
         return "wordpiece"
     return "plain"
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import SpanValidationError
-from ._decode import SCHEMES, WS_TABLE, detect_scheme, split_glued, units
+from ._decode import SCHEMES, detect_scheme, split_glued, units, ws_table
 
 __all__ = ["align_tokens", "AlignmentReport"]
 
@@ -87,7 +87,7 @@ class _Text:
     (the non-whitespace characters with their positions)."""
 
     def __init__(self, text: str) -> None:
-        self.nt = text.translate(WS_TABLE)
+        self.nt = text.translate(ws_table())
         self.n = len(text)
         self._skel: tuple[str, list[int]] | None = None
 
@@ -114,7 +114,7 @@ def _rest(stream, k: int, run: str, limit: int | None = None) -> str:
         text, _, _, special = stream[j]
         if special:
             continue
-        more = text.translate(WS_TABLE).replace(" ", "")
+        more = text.translate(ws_table()).replace(" ", "")
         parts.append(more)
         size += len(more)
     joined = "".join(parts)
@@ -198,7 +198,7 @@ def _cover_stream(tx: _Text, stream, npieces: int) -> _Cover:
     cover = _Cover(npieces)
     nt, c = tx.nt, 0
     for k, (text, first, last, special) in enumerate(stream):
-        u = text.translate(WS_TABLE)
+        u = text.translate(ws_table())
         if special:
             c2 = tx.skip_ws(c)
             if nt.startswith(u, c2):  # its literal string stands in the text here
