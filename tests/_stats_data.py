@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 
@@ -46,3 +48,35 @@ def detector_batch(n: int, seed: int, *, p_exact: float = 0.5, length: int = 60)
     preds = [[list(s) for s in r] if rng.random() < p_exact else p
              for r, p in zip(refs, noise)]
     return refs, preds
+
+
+def span_sides(max_examples: int):
+    """A hypothesis strategy: (references, predictions) of 1..``max_examples`` examples
+    with 0-4 spans each (duplicates, overlaps and empty spans included), short or
+    2**56 times longer."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def sides(draw):
+        n = draw(st.integers(1, max_examples))
+        scale = draw(st.sampled_from([1, 2**56]))
+
+        def spans():
+            out = []
+            for _ in range(draw(st.integers(0, 4))):
+                a = draw(st.integers(0, 30))
+                out.append([a * scale, (a + draw(st.integers(0, 12))) * scale])
+            return out
+        return [spans() for _ in range(n)], [spans() for _ in range(n)]
+    return sides()
+
+
+@contextmanager
+def module_constant(module, name: str, value):
+    """``module.name`` set to ``value`` inside the block (block sizes, thresholds)."""
+    saved = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, saved)

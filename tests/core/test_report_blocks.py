@@ -2,44 +2,23 @@
 REPORT_BLOCK`) equals the report of the whole arrays bit for bit: every metric, every
 zero_division, spans 2**56 long, and values whose exact sums keep a float residual."""
 
-from contextlib import contextmanager
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _stats_data import module_constant, span_sides
 import mycelium
 import mycelium.core.aggregate as aggregate_module
 from mycelium.core.aggregate import aggregate
 from mycelium.core.exactsum import parts
 
 
-@contextmanager
 def report_blocks(size: int):
-    saved = aggregate_module.REPORT_BLOCK
-    aggregate_module.REPORT_BLOCK = size
-    try:
-        yield
-    finally:
-        aggregate_module.REPORT_BLOCK = saved
-
-
-@st.composite
-def batches(draw):
-    n = draw(st.integers(1, 30))
-    scale = draw(st.sampled_from([1, 2**56]))
-
-    def spans():
-        out = []
-        for _ in range(draw(st.integers(0, 4))):
-            a = draw(st.integers(0, 30))
-            out.append([a * scale, (a + draw(st.integers(0, 12))) * scale])
-        return out
-    return [spans() for _ in range(n)], [spans() for _ in range(n)]
+    return module_constant(aggregate_module, "REPORT_BLOCK", size)
 
 
 @settings(max_examples=150, deadline=None)
-@given(batches(), st.integers(1, 6), st.sampled_from([0.0, 1.0, "nan"]))
+@given(span_sides(30), st.integers(1, 6), st.sampled_from([0.0, 1.0, "nan"]))
 def test_blocks_of_the_report_equal_the_whole(batch, block, zero_division):
     refs, preds = batch
     stats = mycelium.statistics(refs, preds, metrics=list(mycelium.METRICS))

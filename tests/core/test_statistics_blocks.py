@@ -2,42 +2,22 @@
 STATISTICS_BLOCK`) equal one block's, value for value and dtype for dtype, for every
 metric: short and 2**62-long spans, duplicates, overlaps and empty examples."""
 
-from contextlib import contextmanager
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _stats_data import module_constant, span_sides
 import mycelium
 import mycelium.core.pipeline as pipeline
 from mycelium.core.settings import resolve_settings
 
 
-@contextmanager
 def blocks_of(size: int):
-    saved = pipeline.STATISTICS_BLOCK
-    pipeline.STATISTICS_BLOCK = size
-    try:
-        yield
-    finally:
-        pipeline.STATISTICS_BLOCK = saved
-
-
-@st.composite
-def sides(draw):
-    n = draw(st.integers(1, 14))
-    scale = draw(st.sampled_from([1, 2**56]))
-    def spans():
-        out = []
-        for _ in range(draw(st.integers(0, 4))):
-            a = draw(st.integers(0, 30))
-            out.append([a * scale, (a + draw(st.integers(0, 12))) * scale])
-        return out
-    return [spans() for _ in range(n)], [spans() for _ in range(n)]
+    return module_constant(pipeline, "STATISTICS_BLOCK", size)
 
 
 @settings(max_examples=200, deadline=None)
-@given(sides(), st.integers(1, 5))
+@given(span_sides(14), st.integers(1, 5))
 def test_blocks_of_examples_equal_one_block(batch, block):
     refs, preds = batch
     s = resolve_settings()
