@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._order import codes_in_order
+
 __all__ = ["Ranking", "Blocks", "rank", "blocks", "pooled_blocks", "auroc",
            "average_precision"]
 
@@ -131,7 +133,7 @@ def pooled_blocks(score: np.ndarray, weight: np.ndarray, positive: np.ndarray
     mostly distinct (then `rank` and `blocks` are faster).
 
     Each point is ``weight`` characters, all positive or all negative (``positive``).
-    ``pandas.factorize`` numbers the distinct scores, one ``bincount`` adds up each
+    `codes_in_order` numbers the distinct scores by hashing, one ``bincount`` adds up each
     score's positive and negative weights, and only the distinct scores are sorted
     (descending). The block sums are the same integers, in the same block order, as
     `rank` then `blocks` give, so every curve value is the same bit for bit
@@ -144,18 +146,15 @@ def pooled_blocks(score: np.ndarray, weight: np.ndarray, positive: np.ndarray
     sample = score[::max(1, score.size // _SAMPLE)]
     if np.unique(sample).size > _DISTINCT * sample.size and sample.size > 64:
         return None
-    from pandas import factorize
-
-    codes, distinct = factorize(score, sort=False)  # 0.0 and -0.0 are one score
+    codes, distinct = codes_in_order(score)  # 0.0 and -0.0 are one score
     k = distinct.size
-    codes = codes * 2
+    codes *= 2
     codes += positive
-    sums = np.bincount(codes, weights=weight, minlength=2 * k).reshape(k, 2)
-    order = np.argsort(-distinct, kind="stable")
-    tp, fp = sums[order, 1][None, :], sums[order, 0][None, :]
+    sums = np.bincount(codes, weights=weight, minlength=2 * k).reshape(k, 2)[::-1]
+    tp, fp = sums[None, :, 1].copy(), sums[None, :, 0].copy()  # descending scores
     r = Ranking(np.empty(0, dtype=np.int64), np.arange(k), np.zeros(k, dtype=np.int64),
                 np.zeros(1, dtype=np.int64), 1)
-    return Blocks(r, _cumulative(r, tp, fp)), distinct[order]
+    return Blocks(r, _cumulative(r, tp, fp)), distinct[::-1].copy()
 
 
 def _group_of_block(r: Ranking) -> np.ndarray:

@@ -57,7 +57,8 @@ def _runs(lengths, offsets, starts, ends, probs):
     s = np.asarray(starts, dtype=np.int64)
     e = np.asarray(ends, dtype=np.int64)
     p = np.asarray(probs, dtype=np.float64)
-    ex = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    listed = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    ex = listed
     keep = s < e  # an empty span writes nothing
     if not keep.all():
         ex, s, e, p = ex[keep], s[keep], e[keep], p[keep]
@@ -73,9 +74,8 @@ def _runs(lengths, offsets, starts, ends, probs):
     bad[dirty] = True
     ok = ~bad[ex]
     # The examples with overlapping spans, from their spans in list order.
-    ex0 = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
-    mine = bad[ex0] & (np.asarray(starts) < np.asarray(ends))
-    written = _last_writer(lengths, ex0[mine], np.asarray(starts, dtype=np.int64)[mine],
+    mine = bad[listed] & (np.asarray(starts) < np.asarray(ends))
+    written = _last_writer(lengths, listed[mine], np.asarray(starts, dtype=np.int64)[mine],
                            np.asarray(ends, dtype=np.int64)[mine],
                            np.asarray(probs, dtype=np.float64)[mine])
     return _sorted(*(np.concatenate(col) for col in zip((ex[ok], s[ok], e[ok], p[ok]),
