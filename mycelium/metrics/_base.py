@@ -19,8 +19,9 @@ from . import _blocks
 from . import _intervals as iv
 from ._blocks import PairRanges
 
-if TYPE_CHECKING:  # the kernels sit below the core: they take its SpanBatch, never import it
-    from ..core.spans import SpanBatch
+if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
+    from ._spans import SpanArrays
+
 
 Stats = Mapping[str, np.ndarray]
 Ratios = dict[str, tuple[np.ndarray, np.ndarray]]
@@ -112,7 +113,7 @@ class Workspace:
     than six separate calls.
     """
 
-    def __init__(self, refs: SpanBatch, preds: SpanBatch, *, share_pairs: bool = False,
+    def __init__(self, refs: SpanArrays, preds: SpanArrays, *, share_pairs: bool = False,
                  listed: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         if refs.n_examples != preds.n_examples:
             raise ValueError("internal: sides of different sizes")
@@ -168,7 +169,7 @@ class Workspace:
         return rs, re_, ps, pe
 
     @cached_property
-    def merged(self) -> tuple[SpanBatch, SpanBatch, tuple[np.ndarray, ...]]:
+    def merged(self) -> tuple[SpanArrays, SpanArrays, tuple[np.ndarray, ...]]:
         """Character masks: each side's overlapping and touching spans merged."""
         rs, re_, ps, pe = self.keys
         mr, mrs, mre = _merge(self.refs, rs, re_)
@@ -225,14 +226,14 @@ class Pairs:
     overlap: np.ndarray
 
     @classmethod
-    def of(cls, refs: SpanBatch, preds: SpanBatch, rs, re_, ps, pe, *,
+    def of(cls, refs: SpanArrays, preds: SpanArrays, rs, re_, ps, pe, *,
            disjoint: bool = False) -> "Pairs":
         find = iv.overlap_pairs_disjoint if disjoint else iv.overlap_pairs
         ig, jd = find(rs, re_, ps, pe)
         return cls.at(refs, preds, ig, jd)
 
     @classmethod
-    def at(cls, refs: SpanBatch, preds: SpanBatch, ig, jd) -> "Pairs":
+    def at(cls, refs: SpanArrays, preds: SpanArrays, ig, jd) -> "Pairs":
         """The pairs ``(refs[ig], preds[jd])`` with their examples and overlaps."""
         ov = (np.minimum(refs.ends[ig], preds.ends[jd])
               - np.maximum(refs.starts[ig], preds.starts[jd]))
@@ -267,7 +268,7 @@ class _PairBlocks:
             yield Pairs.at(r, p, ig, jd)
 
 
-def _merge(batch: SpanBatch, ks: np.ndarray, ke: np.ndarray):
+def _merge(batch: SpanArrays, ks: np.ndarray, ke: np.ndarray):
     """Merge a canonical side into disjoint runs; return the batch and its order keys."""
     new, reach = iv.merge_runs(ks, ke)
     if new.all():

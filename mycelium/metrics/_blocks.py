@@ -20,8 +20,9 @@ import numpy as np
 
 from . import _intervals as iv
 
-if TYPE_CHECKING:
-    from ..core.spans import SpanBatch
+if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
+    from ._spans import SpanArrays
+
 
 #: Pairs held in memory at once (below: one `Pairs` of the whole batch, reused by every
 #: metric); above, metrics read them in blocks.
