@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import METRICS
+from .model import DEFAULT_METRICS, ExampleView, types_of
 from .segments import parse_spans
-from .view import DEFAULT_METRICS, ExampleView, SpanView, _types
+from .view import SpanView
 
 __all__ = ["frame_view", "order_rows", "sort_column"]
 
@@ -133,7 +134,7 @@ def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
     order = "lowest" if ascending else "highest"
     note = (f"{order} {key} first: up to {n} of {frame.height} rows"
             + (f" per group of {', '.join(by_names)}" if by_names else ""))
-    return SpanView(examples, note=note, types=_types(examples))
+    return SpanView(examples, note=note, types=types_of(examples))
 
 
 # df.mycelium.show reaches this as mycelium._frame_view: frames sit below report.

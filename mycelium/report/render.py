@@ -1,5 +1,6 @@
-"""The HTML face of a `SpanView`: escaped text in styled runs, one row per prediction,
-a legend; inline CSS only (no scripts, no fonts or images from the network).
+"""The HTML face of a view (`mycelium.report.model.ViewData`): escaped text in styled
+runs, one row per prediction, a legend; inline CSS only (no scripts, no fonts or images
+from the network).
 
 Outcome colours are from Okabe and Ito's colour-blind-safe palette and never rely on hue
 alone: *both* is blue and underlined, *reference only* (missed) orange and underlined,
@@ -11,13 +12,10 @@ strip is neutral grey (darker = higher, white text above 0.6), a hue no outcome 
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
 
+from .model import ViewData
 from .numbers import fmt, headline
 from .segments import runs
-
-if TYPE_CHECKING:
-    from .view import SpanView
 
 __all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS"]
 
@@ -161,7 +159,7 @@ def legend(types: list[str], scores: bool = False) -> str:
     return '<div class="myc-legend">' + "".join(items) + "</div>"
 
 
-def view_html(view: SpanView) -> str:
+def view_html(view: ViewData) -> str:
     """The HTML fragment of ``view`` (its own ``<style>``, classes prefixed ``myc``)."""
     note = f'<div class="myc-note">{escape(view.note)}</div>' if view.note else ""
     body = "".join(_example_html(ex, view.types, k) for k, ex in enumerate(view.examples))

@@ -1,6 +1,6 @@
-"""The plain-text face of a `SpanView` (a terminal's ``repr``): the text, and under it one
-marker line per row, aligned by display width (wide CJK and emoji take two columns,
-combining marks none), wrapped at `WIDTH` columns.
+"""The plain-text face of a view (`mycelium.report.model.ViewData`, a terminal's
+``repr``): the text, and under it one marker line per row, aligned by display width
+(wide CJK and emoji take two columns, combining marks none), wrapped at `WIDTH` columns.
 
 Markers: ``^`` a reference character; ``=`` both marked, ``-`` reference only (missed),
 ``+`` prediction only (false alarm); a space for neither. The scores row (soft or token
@@ -11,13 +11,10 @@ a space for 0.
 from __future__ import annotations
 
 import unicodedata
-from typing import TYPE_CHECKING
 
+from .model import ViewData
 from .numbers import fmt, headline
 from .segments import Span, cluster_boundary, runs
-
-if TYPE_CHECKING:
-    from .view import SpanView
 
 __all__ = ["view_text", "WIDTH", "clusters", "columns"]
 
@@ -112,7 +109,7 @@ def _chunks(widths: list[int]) -> list[tuple[int, int]]:
     return [c for c in out if c[1] > c[0]] if widths else []
 
 
-def view_text(view: SpanView) -> str:
+def view_text(view: ViewData) -> str:
     """The terminal rendering of ``view``."""
     out = [f"SpanView: {len(view.examples)} example(s){'; ' + view.note if view.note else ''}"]
     for ex in view.examples:

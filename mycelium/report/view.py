@@ -4,64 +4,30 @@ as HTML in notebooks (`SpanView._repr_html_`) and as marked plain text in a term
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .segments import Span, parse_spans
+from .model import DEFAULT_METRICS, SCORE_METRICS, ExampleView, ViewData, types_of
+from .render import page, view_html
+from .segments import parse_spans
+from .text import view_text
 
 __all__ = ["show", "SpanView", "ExampleView", "DEFAULT_METRICS", "SCORE_METRICS"]
 
-#: Metrics shown beside each prediction row by default (per example, as `mycelium.evaluate`).
-DEFAULT_METRICS = ("iou", "character", "exact_span")
-#: Threshold-free metrics of one example, shown beside the scores row when scores are given
-#: (by default both; name them in ``metrics`` to choose).
-SCORE_METRICS = ("char_auroc", "char_ap")
-
-
 @dataclass(frozen=True)
-class ExampleView:
-    """One example as shown: its text, references, named prediction rows, the row's
-    per-example metric values (``{metric: {measure: value}}``), and the character scores
-    as pieces ``(start, end, score)`` of non-zero score (``soft``; ``score_name`` says
-    ``prob`` or ``score``) with their threshold-free metric values."""
-
-    text: str
-    references: list[Span]
-    rows: list[tuple[str, list[Span]]]
-    metrics: list[dict | None]
-    soft: list[tuple[int, int, float]] | None = None
-    title: str = ""
-    score_metrics: dict | None = None
-    score_name: str = "prob"
-
-
-@dataclass(frozen=True)
-class SpanView:
+class SpanView(ViewData):
     """Examples to look at: ``_repr_html_`` for notebooks, ``repr`` for terminals,
     `html` for a page of its own."""
 
-    examples: list[ExampleView]
-    note: str = ""
-    types: list[str] = field(default_factory=list)
-
     def _repr_html_(self) -> str:
-        from .render import view_html
-
         return view_html(self)
 
     def __repr__(self) -> str:
-        from .text import view_text
-
         return view_text(self)
 
     def html(self, title: str = "mycelium: spans") -> str:
         """A complete, self-contained HTML page of this view (no scripts, no network)."""
-        from .render import page
-
         return page(title, self._repr_html_())
-
-    def __len__(self) -> int:
-        return len(self.examples)
 
 
 def show(text, references, predictions=None, *, soft_predictions=None, token_offsets=None,
@@ -169,7 +135,7 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
             soft=softs[k] if softs is not None else None, score_name=score_name,
             score_metrics=per_score[k] if per_score else None,
             title="" if single else f"example {k}"))
-    return SpanView(examples, types=_types(examples))
+    return SpanView(examples, types=types_of(examples))
 
 
 def _is_span_set_list(obj) -> bool:
@@ -237,12 +203,3 @@ def _pieces(texts, single: bool, forms: dict) -> tuple[list | None, str]:
         if p > 0.0:
             out[k].append((s, e, p))
     return out, "prob" if scores.form == "soft" else "score"
-
-
-def _types(examples: list[ExampleView]) -> list[str]:
-    seen: dict[str, None] = {}
-    for ex in examples:
-        for span in ex.references + [s for _, row in ex.rows for s in row]:
-            if span.label is not None:
-                seen.setdefault(span.label)
-    return list(seen)
