@@ -17,7 +17,7 @@ if TESTS not in sys.path:
 _NEEDS = {"frames/polars.py": "polars", "frames/polars_lazy.py": "polars",
           "frames/polars_batches.py": "polars", "frames/polars_expr.py": "polars",
           "frames/spark.py": "pyspark",
-          "plot.py": "matplotlib"}
+          "report/sweep_plot.py": "matplotlib"}
 
 collect_ignore = [f"mycelium/{module}" for module, extra in _NEEDS.items()
                   if importlib.util.find_spec(extra) is None]

@@ -15,29 +15,43 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The layers below the faces (metric kernels, core, views, statistics; the dict face
-#: ``mycelium.evaluate`` is reached from ``mycelium``). pdoc follows a package's
-#: ``__all__``, which names functions rather than submodules, so the metric modules are
-#: listed one by one; ``core``, ``views`` and ``stats`` bring all their submodules.
-LOWER_LAYERS = (
-    "mycelium.errors",
+#: The pages, in layer order (README's "Where things live"): one page per subpackage, which
+#: lists what lives there, and a page per module a user reads (each metric's definition is
+#: its module docstring; the faces' classes document every method). pdoc follows a
+#: package's ``__all__``, which names functions rather than submodules, so the modules of
+#: a package with ``__all__`` are listed one by one; ``core`` and ``views`` bring all their
+#: submodules. A ``!`` pattern leaves out what only the package uses internally.
+PAGES = (
+    "mycelium", "mycelium.errors",
     "mycelium.metrics", "mycelium.metrics.exact_span", "mycelium.metrics.iou",
     "mycelium.metrics.character", "mycelium.metrics.deteval_1d",
     "mycelium.metrics.cleval_1d", "mycelium.metrics.span_coverage",
-    "mycelium.metrics.soft_spearman",
-    "mycelium.core", "!mycelium.core.progress",
+    "mycelium.metrics.soft_spearman", "mycelium.metrics.char_auroc",
+    "mycelium.metrics.char_ap", "mycelium.metrics.response_auroc",
+    "mycelium.metrics.response_level",
+    "mycelium.core", "!mycelium.core.progress", "!mycelium.core.lazy",
+    "!mycelium.core.serialize",
     "mycelium.adapters",
     "mycelium.views",
-    "mycelium.stats",
-    "mycelium.baselines",
+    "mycelium.stats", "mycelium.stats.bootstrap", "mycelium.stats.comparison",
+    "mycelium.stats.agreement",
+    "mycelium.scores", "mycelium.scores.spans", "mycelium.scores.thresholds",
+    "mycelium.scores.baselines",
+    "mycelium.accumulator",
+    "mycelium.frames",
+    r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|polars_expr$|"
+    r"to_pandas$|spark_checks$)",
+    "mycelium.io",
+    "mycelium.annotators",
+    "mycelium.protocols", "mycelium.protocols.mushroom", "mycelium.protocols.psiloqa",
+    "mycelium.protocols.fava",
+    "mycelium.report",
+    "mycelium.integrations",
+    "mycelium.cli",
+    "mycelium.legacy",
 )
-# The faces, files and command: the pandas accessor and Polars namespaces (their classes
-# document every method), Spark, io, the Mu-SHROOM scorer, the CLI's main, the legacy
-# scorer. Patterns after them leave out what only the faces use internally.
-FACES_MODULES = ("mycelium.frames", "mycelium.io", "mycelium.mushroom", "mycelium.cli",
-                 "mycelium.legacy")
-FACES_INTERNAL = (r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|"
-                  r"polars_expr$|to_pandas$|spark_checks$)",)
+#: Kept for scripts that read the earlier name: every page of the layers below the faces.
+LOWER_LAYERS = PAGES
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
             "mycelium.frames.polars_expr": "polars",
             "mycelium.frames.polars_batches": "polars", "mycelium.frames.spark": "pyspark"}
@@ -54,8 +68,7 @@ def main(argv: list[str]) -> int:
     for name in mycelium._LAZY:  # resolve the lazily loaded public names for pdoc
         getattr(mycelium, name)
     missing = sorted(m for m, extra in OPTIONAL.items() if importlib.util.find_spec(extra) is None)
-    modules = (["mycelium", *LOWER_LAYERS, *FACES_MODULES, *FACES_INTERNAL]
-               + [f"!{m}" for m in missing])
+    modules = [*PAGES] + [f"!{m}" for m in missing]
     pdoc.render.configure(docformat="numpy", show_source=False,
                           footer_text=f"mycelium {mycelium.__version__}")
     with warnings.catch_warnings():

@@ -1,20 +1,38 @@
 """mycelium: score hallucination-span detectors the way each benchmark does, and all ways at once.
 
-Public names only; see `mycelium.evaluate` for the entry point and
-``mycelium.metrics.<name>`` for each metric's definition. The package is laid out by
-layer, lowest first: ``metrics`` (the kernels), ``core`` (spans, inputs, settings, the
-statistics pipeline, aggregation), ``adapters`` (detector output onto characters),
-``views`` (granularity, typology), ``stats`` (intervals, comparisons, agreement), the
-dict face ``evaluate`` with ``accumulator``, ``scoring``, ``thresholds`` and
-``baselines`` beside it, ``frames`` (pandas, Polars, Spark), ``io`` and ``mushroom``
-(files) with ``annotators`` (many annotators as an input), ``report`` (span views, the
-HTML report), ``cli`` (the command).
+The names here are the ones most calls need: `evaluate` (and `Accumulator`, the same in
+a loop), `compare`, the benchmark loaders, `show` / `explain` to look at examples, the
+span type and profiles. Everything else lives in the subpackage its layer names, lowest
+first (README's "Where things live"):
+
+- `mycelium.metrics`: one module per metric, the kernels over span arrays;
+- `mycelium.core`: spans, inputs, settings, profiles, signature, the statistics pipeline,
+  aggregation, exact sums, detector scores as weighted runs;
+- `mycelium.adapters`: detector output onto characters (`align_tokens`, `convert_offsets`,
+  `anchor_phrases`, `parse_tagged`);
+- `mycelium.views`: other units and breakdowns (granularity, typology);
+- `mycelium.stats`: intervals, paired comparisons, metric agreement;
+- `mycelium.scores`: spans at a threshold, sweeps and tuned thresholds, baselines from a
+  model's own signals;
+- `mycelium.evaluate` and `mycelium.accumulator`: the dict face;
+- `mycelium.frames`: pandas, Polars (eager and lazy) and Spark faces over one engine;
+- `mycelium.io`: Parquet and the benchmark loaders;
+- `mycelium.annotators`: many annotators as an input;
+- `mycelium.protocols`: benchmark procedures beyond a profile (the Mu-SHROOM scorer,
+  PsiloQA's and FAVA's);
+- `mycelium.report`: span views, explanations, the HTML report and its figures;
+- `mycelium.integrations`: other libraries' loops;
+- `mycelium.cli`: the ``mycelium`` command.
+
+Names that used to be exported here (``mycelium.sweep``, ``mycelium.leave_one_out``, ...)
+still resolve, to the same objects as their subpackages'.
 """
 
 from . import _aliases
 from ._version import __version__
 from .core.aggregate import aggregate, per_example
 from .core.inputs import to_spans
+from .core.lazy import lazy_names
 from .core.profiles import PROFILES, Profile, get_profile
 from .core.signature import parse_signature
 from .core.spans import SPAN_TYPE
@@ -23,103 +41,63 @@ from .evaluate import evaluate, statistics
 from .frames import _polars_hook
 from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium)
 from .metrics import METRICS
-from .stats.agreement import metric_agreement
 from .stats.comparison import compare
 
-_aliases.install()  # mycelium 0.1's module paths (mycelium.spark, mycelium.bootstrap, ...)
+_aliases.install()  # the module paths of earlier versions (mycelium.spark, mycelium.scoring, ...)
 _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 
-_LAZY = {  # public names whose modules load on first use
-    "read_parquet": "io", "write_parquet": "io",
-    "read_mushroom": "io", "read_ragtruth": "io", "read_psiloqa": "io", "read_fava": "io",
-    "score_psiloqa": "psiloqa", "score_fava": "fava",
-    "read_mushroom": "io", "read_ragtruth": "io",
-    "read_ragtruth_pp": "io", "read_lettucedetect": "io",
-    "attach_dataset": "io",
-    "pairwise_agreement": "annotators", "leave_one_out": "annotators",
-    "majority_reference": "annotators", "soft_reference": "annotators",
-    "annotator_table": "annotators", "dataset_of": "io", "Dataset": "io",
-    "Accumulator": "accumulator",
-    "align_tokens": "adapters", "convert_offsets": "adapters",
-    "anchor_phrases": "adapters", "parse_tagged": "adapters",
-    "spans_at": "scoring", "sweep": "thresholds", "tune_threshold": "thresholds",
-    "plot_sweep": "plot",
-    "token_logit_scores": "baselines",
-    "show": "report", "explain": "report", "explain_view": "report",
-    "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
-}
-
 __all__ = [
-    "evaluate",
-    "statistics",
-    "aggregate",
-    "per_example",
-    "compare",
-    "metric_agreement",
-    "METRICS",
-    "Profile",
-    "PROFILES",
-    "get_profile",
-    "parse_signature",
-    "SPAN_TYPE",
-    "to_spans",
-    "read_parquet",
-    "write_parquet",
-    "read_mushroom",
-    "read_ragtruth",
-    "read_psiloqa",
-    "read_fava",
-    "score_psiloqa",
-    "score_fava",
-    "read_ragtruth_pp",
-    "read_lettucedetect",
-    "attach_dataset",
-    "dataset_of",
-    "Dataset",
-    "annotators",
-    "annotator_table",
-    "pairwise_agreement",
-    "leave_one_out",
-    "majority_reference",
-    "soft_reference",
-    "Accumulator",
-    "align_tokens",
-    "convert_offsets",
-    "anchor_phrases",
-    "parse_tagged",
-    "spans_at",
-    "sweep",
-    "tune_threshold",
-    "plot_sweep",
-    "token_logit_scores",
-    "show",
-    "explain",
-    "explain_view",
-    "MyceliumError",
-    "SpanValidationError",
-    "UndefinedMetricWarning",
+    "evaluate", "statistics", "aggregate", "per_example", "Accumulator", "compare",
+    "show", "explain", "explain_view",
+    "read_mushroom", "read_ragtruth", "read_ragtruth_pp", "read_psiloqa", "read_fava",
+    "read_lettucedetect", "read_parquet", "write_parquet",
+    "spans_at", "align_tokens",
+    "to_spans", "SPAN_TYPE", "Profile", "PROFILES", "get_profile", "parse_signature",
+    "METRICS", "MyceliumError", "SpanValidationError", "UndefinedMetricWarning",
     "__version__",
 ]
 
+#: The public names above that load on first use, and the module that defines each.
+_LAZY = {
+    "Accumulator": "accumulator",
+    "show": "report", "explain": "report", "explain_view": "report",
+    "read_mushroom": "io", "read_ragtruth": "io", "read_ragtruth_pp": "io",
+    "read_psiloqa": "io", "read_fava": "io", "read_lettucedetect": "io",
+    "read_parquet": "io", "write_parquet": "io",
+    "spans_at": "scores", "align_tokens": "adapters",
+}
+#: Names exported here by earlier versions, now found in their subpackages (not listed by
+#: ``dir``; each resolves to the same object as its new home).
+_EARLIER = {
+    "metric_agreement": "stats",
+    "sweep": "scores", "tune_threshold": "scores", "token_logit_scores": "scores",
+    "plot_sweep": "report.sweep_plot",
+    "score_psiloqa": "protocols", "score_fava": "protocols",
+    "convert_offsets": "adapters", "anchor_phrases": "adapters", "parse_tagged": "adapters",
+    "attach_dataset": "io", "dataset_of": "io", "Dataset": "io",
+    "annotator_table": "annotators", "pairwise_agreement": "annotators",
+    "leave_one_out": "annotators", "majority_reference": "annotators",
+    "soft_reference": "annotators",
+    "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
+}
+#: Subpackages reachable as attributes without their own import (``mycelium.scores.sweep``).
+_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
+                "annotators", "protocols", "report", "integrations", "accumulator")
 
-#: public subpackages that load on first use (``mycelium.annotators``)
-_LAZY_MODULES = ("annotators",)
+_public_getattr, _public_dir = lazy_names(
+    __name__, {**_LAZY, **{m: m for m in _SUBPACKAGES}}, globals())
 
 
 def __getattr__(name: str):
-    if name in _LAZY_MODULES:
+    if name in _EARLIER:
         import importlib
 
-        return importlib.import_module(f".{name}", __name__)
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # loaded once; later lookups skip this function
+        value = getattr(importlib.import_module(f".{_EARLIER[name]}", __name__), name)
+        globals()[name] = value
         return value
-    raise AttributeError(f"module 'mycelium' has no attribute {name!r}")
+    return _public_getattr(name)
 
 
 def __dir__() -> list[str]:
     """Every public name, the lazily loaded ones included (for completion in notebooks)."""
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(_public_dir()) - set(_EARLIER) | set(__all__))

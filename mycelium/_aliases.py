@@ -1,6 +1,7 @@
-"""The module paths of mycelium 0.1 (``mycelium.bootstrap``, ``mycelium.polars_ext``, ...),
-kept importable after the modules moved into layer folders: scripts, pickles and
-documented paths that name an old module get the new one, loaded on first use.
+"""The module paths of earlier versions (``mycelium.bootstrap``, ``mycelium.polars_ext``,
+``mycelium.scoring``, ``mycelium.mushroom``, ...), kept importable after the modules moved
+into layer folders: scripts, pickles and documented paths that name an old module get the
+new one, loaded on first use.
 
 An import of ``mycelium.<old>`` finds `ALIASES` here and returns the module it moved to
 (the same object, so ``mycelium.bootstrap is mycelium.stats.bootstrap``). Nothing is
@@ -40,6 +41,19 @@ ALIASES = {
     "mycelium.cli_evaluate": "mycelium.cli.evaluate",
     "mycelium.cli_output": "mycelium.cli.output",
     "mycelium.cli_mushroom": "mycelium.cli.mushroom",
+    # moved into mycelium.scores, mycelium.protocols and mycelium.report
+    "mycelium.scoring": "mycelium.scores.spans",
+    "mycelium.thresholds": "mycelium.scores.thresholds",
+    "mycelium.score_report": "mycelium.scores.report",
+    "mycelium.baselines": "mycelium.scores.baselines",
+    "mycelium.plot": "mycelium.report.sweep_plot",
+    "mycelium.mushroom": "mycelium.protocols.mushroom",
+    "mycelium._mushroom_fast": "mycelium.protocols.mushroom_fast",
+    "mycelium.psiloqa": "mycelium.protocols.psiloqa",
+    "mycelium.fava": "mycelium.protocols.fava",
+    # its pieces went to mycelium.scores.plan and mycelium.core.serialize; the accumulator
+    # imports each under its old name
+    "mycelium.accumulator_parts": "mycelium.accumulator",
 }
 
 

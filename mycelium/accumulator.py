@@ -20,9 +20,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from . import scoring
-from .accumulator_parts import (_arrow, _concat, _concat_runs, _ipc, _json_default, _numpy,
-                                _plan_key, _plan_of, _said)
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
@@ -30,7 +27,17 @@ from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
 from .evaluate import build_report, intervals, prepare
-from .scoring import split_metrics
+from .core.serialize import concat as _concat
+from .core.serialize import concat_parts as _concat_runs
+from .core.serialize import ipc_bytes as _ipc
+from .core.serialize import json_default as _json_default
+from .core.serialize import to_arrow as _arrow
+from .core.serialize import to_numpy as _numpy
+from .scores import spans as scoring
+from .scores.plan import plan_key as _plan_key
+from .scores.plan import plan_of as _plan_of
+from .scores.plan import plan_said as _said
+from .scores.plan import split_metrics
 from .stats.bootstrap import example_keys
 
 __all__ = ["Accumulator"]

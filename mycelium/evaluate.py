@@ -88,7 +88,8 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
     >>> st["iou"]["inter"].tolist(), st["iou"]["union"].tolist()
     ([6, 3], [10, 3])
     """
-    from .scoring import pooled_statistics, split_metrics
+    from .scores.plan import split_metrics
+    from .scores.spans import pooled_statistics
 
     rest, pooled = split_metrics(metrics)
     settings = resolve_settings(metrics=rest or None if pooled else metrics, params=params,
@@ -144,7 +145,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     soft_references, soft_predictions : optional
         Soft labels (``{start, end, prob}`` lists) for ``soft_spearman`` (needs both).
         ``soft_predictions`` alone is a score form: it feeds ``char_auroc``, ``char_ap``,
-        ``response_auroc`` and ``threshold`` (`mycelium.scoring`, SPEC section 9).
+        ``response_auroc`` and ``threshold`` (`mycelium.scores.spans`, SPEC section 9).
     token_offsets, token_scores : optional
         The other score form: per example the tokens' ``(start, end)`` code-point offsets
         and one score in [0, 1] per token (a character takes its highest covering score).
@@ -258,7 +259,7 @@ def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
               zero_division, include_per_example, soft_references, soft_predictions,
               params, missing, ci, n_resamples, seed, progress, granularity, type_field,
               typed_matching, ids, trim_spans, token_offsets, token_scores, threshold):
-    from . import scoring
+    from .scores import spans as scoring
 
     if metrics is None and predictions is not None and threshold is None \
             and not scoring.score_form_given(soft_references, soft_predictions,

@@ -4,7 +4,7 @@
 writes (``IoU: %.8f\\nCor: %.8f\\n``), to OUT or standard output. With directories or
 glob patterns it pairs per-language files (by the language code in the file name, or the
 records' ``lang`` field) and prints one row per language. Invalid files exit with 1 and
-one line naming the file, the id and the field (see `mycelium.mushroom`).
+one line naming the file, the id and the field (see `mycelium.protocols.mushroom`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import glob
 import re
 from pathlib import Path
 
-from ..mushroom import MushroomInputError, read_jsonl, score_files
+from ..protocols.mushroom import MushroomInputError, read_jsonl, score_files
 
 DESCRIPTION = """\
 Score Mu-SHROOM (SemEval-2025 Task 3) predictions exactly as the official scorer does.

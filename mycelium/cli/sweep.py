@@ -1,7 +1,7 @@
 """``mycelium sweep``: read a file of detector scores and print span metrics at each threshold.
 
 Reads like ``mycelium evaluate`` (REFS, optionally PREDS paired by position or
-``--id-col``), scores with ``df.mycelium.sweep`` (`mycelium.thresholds.sweep`) and writes
+``--id-col``), scores with ``df.mycelium.sweep`` (`mycelium.scores.sweep`) and writes
 the tidy curve with `mycelium.cli.output` (table, csv, json or parquet).
 """
 

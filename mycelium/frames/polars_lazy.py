@@ -277,7 +277,7 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
         if name is not None:
             frames.check_column(name, role, schema.names())
     columns = list(dict.fromkeys(n for n in roles.values() if n is not None))
-    from ..scoring import split_metrics
+    from ..scores.plan import split_metrics
 
     rest, _ = split_metrics(options["metrics"])
     resolve_settings(profile=options["profile"], metrics=rest or None,

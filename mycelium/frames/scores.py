@@ -21,8 +21,8 @@ import pyarrow as pa
 from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
 from ..evaluate import evaluate, evaluate_keyed
-from ..scoring import score_form_given
-from ..thresholds import sweep, tune_threshold
+from ..scores.plan import score_form_given
+from ..scores.thresholds import sweep, tune_threshold
 
 __all__ = ["wanted", "evaluate_scores_frame", "sweep_frame", "tune_frame", "rows_of"]
 
@@ -37,7 +37,7 @@ def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_score
     (asked for, or a profile's default one: ragtruth's ``response_level``, which
     `mycelium.evaluate` then adds on each group's rows as it does for a dict)?"""
     from ..core.profiles import get_profile
-    from ..scoring import split_metrics
+    from ..scores.plan import split_metrics
 
     prof = get_profile(profile)
     return pred_col is None or threshold is not None or bool(split_metrics(metrics)[1]) \

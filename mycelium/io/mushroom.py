@@ -103,7 +103,7 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
     adjacent spans and, once, a span past the text. Probabilities are parsed with the
     ``json`` module and are exact (``0.3333333333`` stays that double). A missing
     ``hard_labels`` or ``soft_labels`` is null; nothing is derived (the official scorer's
-    derivations belong to the scorer, `mycelium.mushroom`).
+    derivations belong to the scorer, `mycelium.protocols.mushroom`).
 
     Quirk of the official Catalan test file: ``model_output_tokens`` and
     ``model_output_logits`` are stored as strings holding Python list literals; with

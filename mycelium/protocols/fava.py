@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ._version import __version__
-from .core.exactsum import exact_mean
-from .core.profiles import Profile, get_profile
-from .io.fava import FAVA_ERROR_TYPES
+from .._version import __version__
+from ..core.exactsum import exact_mean
+from ..core.profiles import Profile, get_profile
+from ..io.fava import FAVA_ERROR_TYPES
 
 __all__ = ["score_fava", "SENTENCE_ALIGNMENTS"]
 

@@ -34,13 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from ._mushroom_fast import _hard_batch, _official_order, score_columnar
-from .core.inputs import from_python
-from .core.spans import validate
-from .errors import MyceliumError, SpanValidationError
-from .evaluate import evaluate
-from .io._records import json_objects
-from .metrics.soft_spearman import soft_vector
+from ..core.inputs import from_python
+from ..core.spans import validate
+from ..errors import MyceliumError, SpanValidationError
+from ..evaluate import evaluate
+from ..io._records import json_objects
+from ..metrics.soft_spearman import soft_vector
+from .mushroom_fast import _hard_batch, _official_order, score_columnar
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]

@@ -1,4 +1,4 @@
-"""The columnar path of `mycelium.mushroom.score_files`: Arrow reads, numpy scores.
+"""The columnar path of `mycelium.protocols.mushroom.score_files`: Arrow reads, numpy scores.
 
 `score_columnar` reads both files with ``pyarrow.json`` under an explicit schema and
 scores every example at once: IoU from merged span lengths, Cor from
@@ -21,11 +21,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from .io._records import object_lines
-from .metrics._soft_runs import cor_runs
-from .metrics.soft_spearman import cor
+from ..io._records import object_lines
+from ..metrics._soft_runs import cor_runs
+from ..metrics.soft_spearman import cor
 
-__all__ = ["score_columnar"]  # and helpers of mycelium.mushroom
+__all__ = ["score_columnar"]  # and helpers of mycelium.protocols.mushroom
 
 _SOFT = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
                             ("prob", pa.float64())]))

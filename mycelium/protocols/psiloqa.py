@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .evaluate import evaluate
-from .thresholds import tune_threshold
+from ..evaluate import evaluate
+from ..scores.thresholds import tune_threshold
 
 __all__ = ["score_psiloqa"]
 

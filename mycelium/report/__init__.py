@@ -1,9 +1,13 @@
 """Looking at spans: `mycelium.show` (a view of examples for notebooks and terminals),
-the frame view behind ``df.mycelium.show``, and the self-contained HTML report of
-``mycelium report``. Sits above ``frames`` and ``io``, below ``cli``.
+`explain` and `explain_view` (the examples behind a difference), the frame view behind
+``df.mycelium.show``, the self-contained HTML report of ``mycelium report`` with its
+figures, and `plot_sweep` (a sweep's curves, with matplotlib). The view's data
+(``model``) sits below its renderers (``render`` for HTML, ``text`` for terminals).
+Sits above ``protocols``, below ``integrations`` and ``cli``.
 """
 
 from .explain import explain, explain_view
+from .sweep_plot import plot_sweep
 from .view import SpanView, show
 
-__all__ = ["show", "SpanView", "explain", "explain_view"]
+__all__ = ["show", "SpanView", "explain", "explain_view", "plot_sweep"]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .adapters.tokens import align_tokens
+from ..adapters.tokens import align_tokens
 
 __all__ = ["token_logit_scores"]
 
@@ -73,7 +73,7 @@ def token_logit_scores(record: Mapping[str, Any], *, extra_logits: str = "raise"
 
     Examples
     --------
-    >>> from mycelium.baselines import token_logit_scores
+    >>> from mycelium.scores.baselines import token_logit_scores
     >>> rec = {"id": "x", "model_output_text": "Paris is in Peru.",
     ...        "model_output_tokens": ["Paris", "Ġis", "Ġin", "ĠPeru", "."],
     ...        "model_output_logits": [20.0, 25.0, 24.0, 10.0, 30.0]}

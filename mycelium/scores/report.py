@@ -1,5 +1,5 @@
 """The values and intervals of the score metrics and ``response_level`` in a report
-(`mycelium.scoring`): from a batch's scores, or from the `ScoreRuns` of the kept
+(`mycelium.scores.spans`): from a batch's scores, or from the `ScoreRuns` of the kept
 examples that `mycelium.Accumulator` keeps batch by batch."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from .core.score_metrics import pooled_values, score_values
-from .core.score_rules import rules_of
-from .core.scores import ScoreInput, ScoreRuns, score_run_blocks
-from .metrics import SCORE_METRICS
+from ..core.score_metrics import pooled_values, score_values
+from ..core.score_rules import rules_of
+from ..core.scores import ScoreInput, ScoreRuns, score_run_blocks
+from ..metrics import SCORE_METRICS
 
 __all__ = ["score_report", "report_from_runs"]
 
@@ -58,7 +58,7 @@ def report_from_runs(runs, stats, names, settings, *, include_per_example: bool,
 
 
 def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
-    from .stats.bootstrap import _chunks, percentile_interval, poisson_weights
+    from ..stats.bootstrap import _chunks, percentile_interval, poisson_weights
 
     b = settings.bootstrap
     scored = [m for m in names if m in SCORE_METRICS]

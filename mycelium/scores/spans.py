@@ -11,53 +11,23 @@ score form and the threshold.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from .core.inputs import text_lengths
-from .core.profiles import get_profile
-from .core.score_rules import ScoreRules, rules_of
-from .core.scores import ScoreInput, score_input, spans_at_threshold
-from .score_report import report_from_runs, score_report
-from .core.spans import SpanBatch
-from .metrics import POOLED_METRICS, SCORE_METRICS
+from ..core.inputs import text_lengths
+from ..core.profiles import get_profile
+from ..core.score_rules import ScoreRules, rules_of
+from ..core.scores import ScoreInput, score_input, spans_at_threshold
+from ..core.spans import SpanBatch
+from ..metrics import POOLED_METRICS
+from .plan import (EXTRA, ScorePlan, Tuned, _form_name, check_threshold,  # noqa: F401
+                   score_form_given, score_plan, split_metrics, wanted)
+from .report import report_from_runs, score_report  # noqa: F401
 
-__all__ = ["spans_at", "Tuned", "split_metrics", "evaluate_scores", "check_threshold",
-           "as_predictions"]
-
-#: The names this module adds to `evaluate`'s metrics.
-EXTRA = tuple(SCORE_METRICS) + tuple(POOLED_METRICS)
-
-
-class Tuned(float):
-    """A threshold chosen by `mycelium.tune_threshold`: a float that remembers the metric
-    it was tuned on, so that applying it records ``tuned:<metric>`` in the signature."""
-
-    metric: str
-
-    def __new__(cls, value: float, metric: str) -> "Tuned":
-        obj = super().__new__(cls, value)
-        obj.metric = metric
-        return obj
-
-    def __reduce__(self):
-        return (Tuned, (float(self), self.metric))
-
-
-def check_threshold(threshold) -> float:
-    """A finite number in [0, 1] (scores are in [0, 1]; spans are scores ``> t``)."""
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(
-            threshold, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(threshold)) or not 0.0 <= float(threshold) <= 1.0:
-        raise ValueError(f"Expected a threshold in [0, 1], got {threshold!r}, at "
-                         "threshold=; fix by passing a number such as 0.5 (spans are the "
-                         "characters scoring > threshold).")
-    return float(threshold)
+__all__ = ["spans_at", "evaluate_scores", "as_predictions"]
 
 
 def _single_scores(soft_predictions, token_offsets) -> bool:
@@ -172,28 +142,6 @@ def as_predictions(batch: SpanBatch, single: bool):
     return pa.LargeListArray.from_arrays(pa.array(batch.offsets, pa.int64()), struct)
 
 
-def split_metrics(metrics) -> tuple[list[str] | None, list[str]]:
-    """(the names `resolve_settings` knows, or None for its default; the extra names)."""
-    if metrics is None:
-        return None, []
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    from .metrics import METRICS, SOFT_METRICS, unknown_name
-
-    valid = list(METRICS) + list(SOFT_METRICS) + list(EXTRA)
-    for m in names:
-        if m not in valid:
-            raise unknown_name("metric", m, valid)
-    extra = [m for m in names if m in EXTRA]
-    rest = [m for m in names if m not in EXTRA]
-    return rest, list(dict.fromkeys(extra))
-
-
-def score_form_given(soft_references, soft_predictions, token_offsets, token_scores) -> bool:
-    """Scores in a score form: token offsets/scores, or soft predictions alone."""
-    return token_offsets is not None or token_scores is not None or (
-        soft_predictions is not None and soft_references is None)
-
-
 def prepare_scores(references, *, text, single: bool, n_input: int,
                    soft_predictions, token_offsets, token_scores,
                    token_overlap: str = "max") -> tuple[ScoreInput, np.ndarray]:
@@ -221,7 +169,7 @@ def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
                    threshold, params=None) -> str:
     """The signature with every metric named, the extra metrics' parameters
     (``metric.param:value``, before ``missing:``) and the score form / threshold appended."""
-    from .core.signature import param_fields
+    from ..core.signature import param_fields
 
     fields = signature.split("|")
     fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
@@ -238,90 +186,13 @@ def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
     return "|".join(fields)
 
 
-def wanted(metrics, soft_references, soft_predictions, token_offsets, token_scores,
-           threshold, predictions) -> bool:
-    """Does an `evaluate` call involve scores, a threshold or an extra metric?"""
-    return predictions is None or threshold is not None or bool(split_metrics(metrics)[1]) \
-        or score_form_given(soft_references, soft_predictions, token_offsets, token_scores)
-
-
-def _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores):
-    if token_offsets is not None or token_scores is not None:
-        if soft_predictions is not None and soft_references is None:
-            raise ValueError("Expected one score form, got both soft_predictions and "
-                             "token_offsets/token_scores; fix by passing one of them.")
-        return {"token_offsets": token_offsets, "token_scores": token_scores}
-    if soft_predictions is not None:
-        return {"soft_predictions": soft_predictions}
-    return None
-
-
-@dataclass(frozen=True)
-class ScorePlan:
-    """What a call with scores computes: the score form, the threshold, the extra
-    metrics and the span metrics run beside them (``iou`` as a placeholder, left out)."""
-
-    form: dict | None
-    threshold: Any  # the value given (a `Tuned` keeps its metric), or None
-    has_spans: bool
-    extra: list
-    span_names: list | None  # None: the default span metrics
-    placeholder: bool
-
-    @property
-    def form_name(self) -> str | None:
-        return None if self.form is None else _form_name(self.form)
-
-
-def score_plan(metrics, predictions, *, soft_references, soft_predictions, token_offsets,
-               token_scores, threshold, granularity) -> ScorePlan:
-    """The `ScorePlan` of a call, with every check of the option combination."""
-    rest, extra = split_metrics(metrics)
-    form = _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
-    if predictions is not None and threshold is not None:
-        raise ValueError("Expected predictions or threshold, got both; fix by passing "
-                         "predictions=None to score the spans at the threshold, or "
-                         "dropping threshold= to score the given predictions.")
-    if threshold is not None and form is None:
-        raise ValueError("Expected scores with threshold=, got none; fix by passing "
-                         "soft_predictions=... or token_offsets=... with token_scores=...")
-    if form is None and any(m in SCORE_METRICS for m in extra):
-        need = [m for m in extra if m in SCORE_METRICS]
-        raise ValueError(f"Expected scores for {', '.join(need)}, got none; fix by "
-                         "passing soft_predictions=... or token_offsets=... with "
-                         "token_scores=....")
-    if predictions is None and threshold is None and form is None:
-        raise TypeError("predictions is None; expected predicted spans, or scores "
-                        "(soft_predictions / token_offsets + token_scores) with or "
-                        "without a threshold.")
-    if form is not None and granularity != "char":
-        raise ValueError(f"Expected granularity='char' with scores, got "
-                         f"{granularity!r}; fix by scoring units in a separate "
-                         "call (the score metrics rank characters).")
-    t = None if threshold is None else check_threshold(threshold)
-    has_spans = predictions is not None or t is not None
-    if metrics is None:
-        extra = ([m for m in SCORE_METRICS] if form is not None else []) + \
-            (list(POOLED_METRICS) if has_spans else [])
-    # A call with only the extra metrics still runs the span pipeline (validation, meta,
-    # signature) with one metric, whose values are then left out.
-    placeholder = rest == [] or (not has_spans and not (rest and set(rest) <= {
-        "soft_spearman"}))
-    if not has_spans and rest and set(rest) - {"soft_spearman"}:
-        bad = sorted(set(rest) - {"soft_spearman"})
-        raise ValueError(f"Expected predictions or a threshold for {', '.join(bad)}, got "
-                         "neither; fix by passing predictions=... or threshold=....")
-    return ScorePlan(form, threshold if t is not None else None, has_spans, extra,
-                     ["iou"] if placeholder else rest, placeholder)
-
-
 def scored_inputs(plan: ScorePlan, references, predictions, *, text,
                   rules: ScoreRules | None = None):
     """(score input or None, text lengths or None, the references converted once (a
     `mycelium.core.inputs.Side`), the predictions to score: the spans at the threshold
     when there is one, the references when there are no spans), the scores read by
     ``rules`` (a profile's `ScoreRules`; the default rules otherwise)."""
-    from .core.inputs import convert
+    from ..core.inputs import convert
 
     rules = rules or ScoreRules()
     ref = convert(references, "references")
@@ -382,7 +253,7 @@ def assemble(report, values, ci, per, prepared, settings, plan: ScorePlan) -> di
 def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
     """``stats`` with the per-example statistics of the pooled metrics in ``names`` added
     (``params``: the resolved metric parameters, `mycelium.core.settings.Settings.params`)."""
-    from .metrics._base import Workspace
+    from ..metrics._base import Workspace
 
     bad = [m for m in names if m not in POOLED_METRICS]
     if bad:
@@ -397,7 +268,7 @@ def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
 
 
 def _keys(prepared, ids, keys=None):
-    from .stats.bootstrap import example_keys
+    from ..stats.bootstrap import example_keys
 
     if keys is not None:  # given by a frame face (`mycelium.evaluate.evaluate_keyed`)
         return keys[prepared.kept]
@@ -455,5 +326,3 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
     return report
 
 
-def _form_name(form: dict) -> str:
-    return "soft" if "soft_predictions" in form else "token"

@@ -10,19 +10,19 @@ import math
 import numpy as np
 import pandas as pd
 
-from .core import pipeline
-from .core.aggregate import aggregate
-from .core.inputs import convert
-from .core.pipeline import compute_statistics
-from .core.score_metrics import pooled_values
-from .core.scores import (ScoreInput, concat_runs, score_run_blocks, score_runs,
-                          spans_at_threshold)
-from .core.settings import resolve_settings
-from .core.spans import canonicalize
-from .metrics import POOLED_METRICS
-from .core.score_rules import rules_of
-from .scoring import (Tuned, check_threshold, pooled_statistics, prepare_scores,
-                      signature_with, split_metrics)
+from ..core import pipeline
+from ..core.aggregate import aggregate
+from ..core.inputs import convert
+from ..core.pipeline import compute_statistics
+from ..core.score_metrics import pooled_values
+from ..core.score_rules import rules_of
+from ..core.scores import (ScoreInput, concat_runs, score_run_blocks, score_runs,
+                           spans_at_threshold)
+from ..core.settings import resolve_settings
+from ..core.spans import canonicalize
+from ..metrics import POOLED_METRICS
+from .plan import Tuned, check_threshold, split_metrics
+from .spans import pooled_statistics, prepare_scores, signature_with
 
 __all__ = ["sweep", "tune_threshold"]
 

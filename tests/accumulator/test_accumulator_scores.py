@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import mycelium
 from mycelium import Accumulator
-from mycelium.scoring import Tuned
+from mycelium.scores.plan import Tuned
 
 ALPHABET = "ab ,.!\t"
 

@@ -11,7 +11,7 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 
 import mycelium.io
-import mycelium.mushroom
+import mycelium.protocols.mushroom
 from mycelium.cli import main
 from mycelium.core.aggregate import AVERAGES
 from mycelium.core.profiles import PROFILES, Profile
@@ -42,9 +42,9 @@ def _public() -> list:
            main, span_coverage.span_coverage, span_coverage.span_coverage_counts]
     out += [getattr(mycelium.io, n) for n in ("read_parquet", "write_parquet",
                                               "read_mushroom", "read_ragtruth")]
-    out += [getattr(mycelium.mushroom, n) for n in mycelium.mushroom.__all__
-            if callable(getattr(mycelium.mushroom, n))
-            and not isinstance(getattr(mycelium.mushroom, n), type)]
+    out += [getattr(mycelium.protocols.mushroom, n) for n in mycelium.protocols.mushroom.__all__
+            if callable(getattr(mycelium.protocols.mushroom, n))
+            and not isinstance(getattr(mycelium.protocols.mushroom, n), type)]
     if HAS_POLARS:
         from mycelium.frames.polars import MyceliumExpr, MyceliumFrame
         from mycelium.frames.polars_lazy import MyceliumLazyFrame

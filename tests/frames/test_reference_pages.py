@@ -28,8 +28,12 @@ def reference(tmp_path_factory) -> Path:
 def test_face_modules_have_pages_and_internal_ones_do_not(reference):
     pages = {p.relative_to(reference).as_posix() for p in reference.rglob("*.html")}
     expected = {"mycelium/frames.html", "mycelium/frames/pandas.html", "mycelium/io.html",
-                "mycelium/mushroom.html", "mycelium/cli.html",
+                "mycelium/protocols/mushroom.html", "mycelium/cli.html",
                 "mycelium/legacy/span_coverage.html"}
+    # one page per subpackage, saying what lives there
+    expected |= {f"mycelium/{p}.html" for p in (
+        "metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
+        "annotators", "protocols", "report", "integrations", "cli", "legacy")}
     if importlib.util.find_spec("polars") is not None:
         expected |= {"mycelium/frames/polars.html", "mycelium/frames/polars_lazy.html"}
     if importlib.util.find_spec("pyspark") is not None:

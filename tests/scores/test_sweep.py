@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium
-from mycelium.scoring import Tuned
+from mycelium.scores.plan import Tuned
 
 SCORES = [0.0, 0.2, 0.5, 0.5, 0.7, 1.0]
 

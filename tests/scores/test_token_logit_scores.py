@@ -1,4 +1,4 @@
-"""``mycelium.baselines.token_logit_scores``: hand-made records with known scores, every
+"""``mycelium.scores.baselines.token_logit_scores``: hand-made records with known scores, every
 edge case the data has (constant logits, one token, repr strings, one logit too many),
 and every record of every Mu-SHROOM val v2 and labeled test file."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mycelium
-from mycelium.baselines import token_logit_scores
+from mycelium.scores.baselines import token_logit_scores
 
 
 def rec(tokens, logits, text, rid="r"):

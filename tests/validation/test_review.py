@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import mycelium
-from mycelium.baselines import token_logit_scores
+from mycelium.scores.baselines import token_logit_scores
 from mycelium.stats.agreement import kendall_tau_b
 
 from _study import LANGUAGES, have_matplotlib

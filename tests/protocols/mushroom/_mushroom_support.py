@@ -1,4 +1,4 @@
-"""Shared machinery of the ``mycelium mushroom`` fidelity tests (tests/mushroom/).
+"""Shared machinery of the ``mycelium mushroom`` fidelity tests (tests/protocols/mushroom/).
 
 A case of the oracle collection (``../shared/oracle/mushroom_cases.json``, or the
 committed selection ``cases.json``) is written to a REF and a PRED jsonl file exactly as
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from mycelium.cli.app import main
-from mycelium.mushroom import derive_hard_labels, derive_soft_labels, score_files
+from mycelium.protocols.mushroom import derive_hard_labels, derive_soft_labels, score_files
 
 HERE = Path(__file__).resolve().parent
 PER_EXAMPLE_TOL = 1e-9  # the oracle schema's advice for per-example floats

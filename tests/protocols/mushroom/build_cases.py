@@ -2,7 +2,7 @@
 
 Usage (from the project root)::
 
-    python tests/mushroom/build_cases.py [ORACLE_DIR]
+    python tests/protocols/mushroom/build_cases.py [ORACLE_DIR]
 
 ORACLE_DIR defaults to ``$MYCELIUM_ORACLE_DIR``, else ``../shared/oracle`` next to the
 project root. It must hold ``mushroom_cases.json`` (outputs of the UNMODIFIED official
@@ -45,7 +45,7 @@ def default_oracle_dir() -> Path:
     value = os.environ.get("MYCELIUM_ORACLE_DIR", "")
     if value:
         return Path(value)
-    return HERE.parents[2] / "shared" / "oracle"
+    return HERE.parents[3] / "shared" / "oracle"
 
 
 def load_source(oracle_dir) -> tuple[dict, str]:
@@ -73,7 +73,7 @@ def build_cases(src: dict, sha256: str) -> dict:
     counts = Counter("%s/%s" % (c["group"], c["expected"]["status"]) for c in cases)
     return {
         "provenance": {
-            "built_by": "tests/mushroom/build_cases.py",
+            "built_by": "tests/protocols/mushroom/build_cases.py",
             "source": _source_note(src, sha256),
             "selection": ("every case of the source whose group is 'edge' or 'random' "
                           "(synthetic inline references), copied verbatim in source "
@@ -96,7 +96,7 @@ def build_baselines(src: dict, sha256: str) -> dict:
     rows = [{k: row[k] for k in keep} for row in src["cross_checks"]["leaderboard_baselines"]]
     return {
         "provenance": {
-            "built_by": "tests/mushroom/build_cases.py",
+            "built_by": "tests/protocols/mushroom/build_cases.py",
             "source": _source_note(src, sha256),
             "from": "cross_checks.leaderboard_baselines of the source file",
             "leaderboard_source": src["provenance"]["leaderboard_source"],

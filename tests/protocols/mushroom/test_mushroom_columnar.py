@@ -13,9 +13,9 @@ import pytest
 
 import mycelium.metrics._soft_runs as soft_runs
 from _mushroom_support import env_dir, write_lines
-from mycelium._mushroom_fast import score_columnar
+from mycelium.protocols.mushroom_fast import score_columnar
 from mycelium.metrics.soft_spearman import cor, soft_vector
-from mycelium.mushroom import (MushroomInputError, _official_order, read_jsonl,
+from mycelium.protocols.mushroom import (MushroomInputError, _official_order, read_jsonl,
                                score_files, score_records)
 
 DATA_DIR, REASON = env_dir("MYCELIUM_MUSHROOM_DIR")

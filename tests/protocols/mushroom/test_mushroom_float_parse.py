@@ -23,7 +23,7 @@ import pytest
 
 from _mushroom_support import (EXPECTED_FLOAT_DEVIATIONS, check_float_deviation,
                                load_selection, ref_cor, ref_vector, run_cli, write_lines)
-from mycelium.mushroom import score_records
+from mycelium.protocols.mushroom import score_records
 
 BY_ID = {c["case_id"]: c for c in load_selection()["cases"]}
 

@@ -6,7 +6,7 @@ They are scored against ``$MYCELIUM_MUSHROOM_DIR/splits/test_labeled/v1/
 mushroom.<lang>-tst.v1.extra.jsonl``. The printed text must be the official scorer's
 byte for byte, the means must round to the leaderboard's published 6 significant digits,
 and they must equal the official means (oracle_iou / oracle_cor, copied with provenance
-into leaderboard_baselines.json) exactly: `mycelium.mushroom` keeps the official scorer's
+into leaderboard_baselines.json) exactly: `mycelium.protocols.mushroom` keeps the official scorer's
 numpy mean in id order for the file score. Skipped when MYCELIUM_MUSHROOM_DIR is unset.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from _mushroom_support import env_dir, load_baselines, run_cli, write_lines
-from mycelium.mushroom import format_scores, score_files
+from mycelium.protocols.mushroom import format_scores, score_files
 
 ENV = "MYCELIUM_MUSHROOM_DIR"
 DATA_DIR, REASON = env_dir(ENV)

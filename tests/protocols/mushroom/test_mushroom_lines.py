@@ -7,7 +7,7 @@ import json
 
 from _mushroom_support import assert_one_error_line, run_cli
 
-from mycelium.mushroom import read_jsonl
+from mycelium.protocols.mushroom import read_jsonl
 
 TEXT = "ab\u2028cd\u2029ef\x85gh"  # 11 code points; raw separators are legal in JSON
 REF = {"id": "a-1", "model_output_text": TEXT, "hard_labels": [[0, 4]],

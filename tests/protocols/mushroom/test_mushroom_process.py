@@ -14,7 +14,7 @@ import pytest
 from _mushroom_support import (assert_one_error_line, classify, load_selection, problems,
                                write_case, write_lines)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BY_ID = {c["case_id"]: c for c in load_selection()["cases"]}
 
 VALID = ["edge_both_empty", "edge_soft_only_exact_half", "edge_hard_only_inferred_soft",

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from _mushroom_support import (ref_average_ranks, ref_cor, ref_vector, reference_score)
-from mycelium.mushroom import (MushroomInputError, derive_hard_labels, derive_soft_labels,
+from mycelium.protocols.mushroom import (MushroomInputError, derive_hard_labels, derive_soft_labels,
                                score_records)
 
 TEXT = "abcdefghij"  # 10 characters

@@ -1,0 +1,22 @@
+"""Benchmark protocols that are more than a profile: scorers that reproduce a benchmark's
+own procedure end to end, over its files and rules, using the profiles in
+`mycelium.core.profiles` and the dict face below them.
+
+- ``mushroom``: the official Mu-SHROOM (SemEval-2025 Task 3) scorer as a drop-in
+  (`score_files`, `score_records`; the ``mycelium mushroom`` command), with its columnar
+  fast path in ``mushroom_fast``;
+- ``psiloqa``: PsiloQA's protocol (`score_psiloqa`: a threshold tuned on validation,
+  applied to test);
+- ``fava``: FAVA's sentence-level protocol (`score_fava`).
+
+Sits above ``io`` and ``annotators``, below ``report``.
+"""
+
+from ..core.lazy import lazy_names
+
+_NAMES = {"score_files": "mushroom", "score_records": "mushroom",
+          "score_psiloqa": "psiloqa", "score_fava": "fava"}
+
+__all__ = ["score_files", "score_records", "score_psiloqa", "score_fava"]
+
+__getattr__, __dir__ = lazy_names(__name__, _NAMES, globals())
