@@ -1,7 +1,7 @@
 """Real detectors: the token-logit baseline, mark-all / mark-none, and where the published
 leaderboard systems stand against the annotators on the **same** references.
 
-Token-logit (`mycelium.baselines.token_logit_scores`): each token scores the per-output
+Token-logit (`mycelium.scores.baselines.token_logit_scores`): each token scores the per-output
 min-max of its negated logit; a character takes its highest covering token score. It is
 scored threshold-free (``char_auroc``, ``char_ap``) on each split, and at the threshold
 `mycelium.tune_threshold` picks on the language's **validation** split (IoU), applied to
@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import mycelium
-from mycelium.baselines import token_logit_scores
+from mycelium.scores.baselines import token_logit_scores
 
 from . import scoring
 from .flat import Flat
