@@ -14,7 +14,8 @@ from typing import Any, Iterable, Mapping
 from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
 from ._base import Metric, Param, Workspace
 
-__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "Metric", "Param", "Workspace", "resolve_metrics", "resolve_params"]
+__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "Metric", "Param", "Workspace",
+           "resolve_metrics", "resolve_params", "recorded_params"]
 
 #: Every span metric, in report order.
 METRICS: dict[str, Metric] = {
@@ -90,3 +91,12 @@ def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str,
                     raise unknown_name(f"{metric} parameter", key, known)
                 out[metric][key] = known[key].validate(metric, value)
     return out
+
+
+def recorded_params(metric: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A metric's resolved parameters as ``meta["params"]`` and signatures record them:
+    without its quiet parameters while they have their default (`Param`)."""
+    known = {**METRICS, **POOLED_METRICS}
+    if metric not in known:
+        return dict(values)
+    return known[metric].recorded(values)

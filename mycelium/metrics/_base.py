@@ -29,19 +29,34 @@ Ratios = dict[str, tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class Param:
-    """A named metric parameter with its default and its valid range (for errors)."""
+    """A named metric parameter with its default and its valid range (for errors).
+
+    A parameter with ``choices`` takes one of those names instead of a number. A
+    ``quiet`` parameter is left out of ``meta["params"]`` and the signature while it has
+    its default, so that signatures written before it existed still stand.
+    """
 
     name: str
     default: Any
     check: Callable[[Any], bool]
     expected: str
     allow_none: bool = False
+    choices: tuple[str, ...] = ()
+    quiet: bool = False
 
     def validate(self, metric: str, value: Any) -> Any:
-        """The value as a float; a finite number in the parameter's range, or an error."""
+        """The value as a float (a finite number in the parameter's range), one of the
+        ``choices``, or an error."""
         if value is None and self.allow_none:
             return None
         where = f"params['{metric}']['{self.name}']"
+        if self.choices:
+            if not isinstance(value, str) or value not in self.choices:
+                valid = ", ".join(map(repr, self.choices))
+                raise ValueError(f"Expected {self.expected} ({valid}), got {value!r}, at "
+                                 f"{where}; fix by passing one of them (default "
+                                 f"{self.default!r}).")
+            return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):
             raise TypeError(f"Expected {self.expected}, got {type(value).__name__} "
@@ -78,6 +93,17 @@ class Metric:
 
     def default_params(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
+
+    def recorded(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` without the quiet parameters that have their default (what
+        ``meta["params"]`` and the signature record)."""
+        quiet = {p.name: p.default for p in self.params if p.quiet}
+        return {k: v for k, v in values.items() if k not in quiet or v != quiet[k]}
+
+
+def named(x: Any) -> bool:
+    """A choice parameter: `Param.validate` checks the name against its ``choices``."""
+    return True
 
 
 def unit_open(x: float) -> bool:

@@ -22,7 +22,7 @@ from ..core.profiles import get_profile
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
 from ..core.spans import SpanBatch
-from ..metrics import POOLED_METRICS
+from ..metrics import POOLED_METRICS, recorded_params
 from .plan import (EXTRA, ScorePlan, Tuned, _form_name, check_threshold,  # noqa: F401
                    score_form_given, score_plan, split_metrics, wanted)
 from .report import report_from_runs, score_report  # noqa: F401
@@ -287,7 +287,8 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
     for m in extra:
         report[m] = values[m]
     names = [m for m in settings.metrics if not (placeholder and m == "iou")] + extra
-    extra_params = {m: dict(settings.params[m]) for m in extra if m in settings.params}
+    extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
+                    if m in settings.params}
     meta["signature"] = signature_with(meta["signature"], names,
                                        form=None if form is None else _form_name(form),
                                        threshold=threshold, params=extra_params)
