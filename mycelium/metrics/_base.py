@@ -18,6 +18,7 @@ import numpy as np
 from . import _blocks
 from . import _intervals as iv
 from ._blocks import PairRanges
+from ._tokens import TokenLabels
 
 if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
     from ._spans import SpanArrays
@@ -53,9 +54,8 @@ class Param:
         if self.choices:
             if not isinstance(value, str) or value not in self.choices:
                 valid = ", ".join(map(repr, self.choices))
-                raise ValueError(f"Expected {self.expected} ({valid}), got {value!r}, at "
-                                 f"{where}; fix by passing one of them (default "
-                                 f"{self.default!r}).")
+                raise ValueError(f"Expected {self.expected}, got {value!r}, at {where}; fix "
+                                 f"by passing one of {valid} (default {self.default!r}).")
             return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):
@@ -140,13 +140,17 @@ class Workspace:
     """
 
     def __init__(self, refs: SpanArrays, preds: SpanArrays, *, share_pairs: bool = False,
-                 listed: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 listed: tuple[np.ndarray, np.ndarray] | None = None,
+                 tokens: TokenLabels | None = None) -> None:
         if refs.n_examples != preds.n_examples:
             raise ValueError("internal: sides of different sizes")
         self.refs, self.preds = refs, preds
         #: spans listed per example on each side before zero-length spans and
         #: duplicates were dropped (the canonical counts when not known).
         self.listed = listed if listed is not None else (refs.counts, preds.counts)
+        #: the tokens' gold and predicted labels when the call scores tokens at a
+        #: threshold (``token_level``; ``response_level`` with ``unit="tokens"``).
+        self.tokens = tokens
         self.n = refs.n_examples
         self._share_pairs = share_pairs
 

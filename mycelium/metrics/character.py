@@ -112,7 +112,7 @@ METRIC = Metric(
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,
-    params=(Param("overlaps", "merge", named, "a rule for overlapping spans",
+    params=(Param("overlaps", "merge", named, "an overlap rule 'merge' or 'pairwise'",
                   choices=OVERLAP_RULES, quiet=True),),
     summary="Character-mask precision, recall and F1",
 )

@@ -138,9 +138,9 @@ def test_the_default_rule_stays_out_of_the_signature():
 
 
 def test_unknown_rule_is_refused_by_name():
-    with pytest.raises(ValueError, match=r"Expected a rule for overlapping spans \('merge', "
-                                         r"'pairwise'\), got 'union', at "
-                                         r"params\['character'\]\['overlaps'\]"):
+    with pytest.raises(ValueError, match=r"Expected an overlap rule 'merge' or 'pairwise', "
+                                         r"got 'union', at "
+                                         r"params\['character'\]\['overlaps'\]; fix by"):
         mycelium.evaluate([[0, 3]], [[0, 3]], metrics="character",
                           params={"character": {"overlaps": "union"}})
     with pytest.raises(ValueError, match="got 1"):
