@@ -213,10 +213,10 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
         if fast is not None:
             f_ex, f_st, f_en, f_sc = fast
             keep = f_en > f_st
-            blank = (f_ex[~keep], f_st[~keep], f_sc[~keep])
+            zero = (f_ex[~keep], f_st[~keep], f_sc[~keep])
             if not keep.all():
                 f_ex, f_st, f_en, f_sc = f_ex[keep], f_st[keep], f_en[keep], f_sc[keep]
-            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single, blank)
+            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single, zero)
         # The checked path: every token in turn, the first bad one named.
         offs = _per_example(token_offsets, "token_offsets", single, n)
         scs = _per_example(token_scores, "token_scores", single, n)
@@ -245,9 +245,10 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                     blank.append((k, s, x))
     cols = list(zip(*kept)) if kept else [(), (), (), ()]
     i64 = np.int64
-    zero = list(zip(*blank)) if blank else [(), (), ()]
-    blanks = None if has_soft else (np.array(zero[0], dtype=i64), np.array(zero[1], dtype=i64),
-                                    np.array(zero[2], dtype=np.float64))
+    empty = list(zip(*blank)) if blank else [(), (), ()]
+    blanks = None if has_soft else (np.array(empty[0], dtype=i64),
+                                    np.array(empty[1], dtype=i64),
+                                    np.array(empty[2], dtype=np.float64))
     return ScoreInput("soft" if has_soft else "token", n, np.array(cols[0], dtype=i64),
                       np.array(cols[1], dtype=i64), np.array(cols[2], dtype=i64),
                       np.array(cols[3], dtype=np.float64), single, blanks)

@@ -262,6 +262,7 @@ def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: Sc
     if si is None or si.blank is None or plan.threshold is None or plan.form is None \
             or "token_offsets" not in plan.form:
         return None
+    assert ref is not None
     if trim_spans is not None and any(m in TOKEN_METRICS for m in plan.extra):
         raise ValueError("Expected token_level without trim_spans, got trim_spans="
                          f"{trim_spans!r}; tokens are labelled by the reference spans as "
@@ -269,6 +270,7 @@ def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: Sc
     kept = prepared.kept
     si_k = si if kept.all() else si.take(kept)
     refs = ref.batch if kept.all() else ref.batch.take(kept)
+    assert si_k.blank is not None
     bx, bp, bs = si_k.blank
     example = np.concatenate([si_k.example, bx])
     tokens = (example, np.concatenate([si_k.starts, bp]), np.concatenate([si_k.ends, bp]))
