@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Workspace, prf_ratios
+from ._base import Metric, Workspace
+from .response_level import ratios  # the same P / R of tp, fp, fn counts
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
@@ -34,10 +35,6 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
                          "fix by passing token_offsets=..., token_scores=... and "
                          "threshold=... (the tokens are its items).")
     return tokens.counts()
-
-
-def ratios(st, params):
-    return prf_ratios(st["tp"], st["tp"] + st["fp"], st["tp"], st["tp"] + st["fn"])
 
 
 METRIC = Metric(
