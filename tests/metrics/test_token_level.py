@@ -108,3 +108,17 @@ def test_sweeps_refuse_token_items_and_take_the_pairwise_rule_slowly():
     assert row["value"].tolist() == [1.0]  # 8 predicted characters against 16 listed
     p = curve[(curve["metric"] == "character") & (curve["measure"] == "precision")]
     assert p["value"].tolist() == [2.0]
+
+
+def test_frames_label_token_level_pooled_whatever_the_average():
+    import pandas as pd
+
+    df = pd.DataFrame({"ref": [[[8, 16]]], "text": [TEXT], "offsets": [TOKENS],
+                       "scores": [[0.1, 0.2, 0.8, 0.7, 0.1, 0.9]]})
+    tidy = df.mycelium.evaluate("ref", None, text="text", token_offsets_col="offsets",
+                                token_scores_col="scores", threshold=0.5,
+                                profile="lettucedetect", average="macro")
+    rows = tidy[tidy["metric"] == "token_level"]
+    assert set(rows["average"]) == {"micro"} and set(rows["profile"]) == {"lettucedetect"}
+    assert dict(zip(rows["measure"], rows["value"])) == {"precision": 2 / 3, "recall": 1.0,
+                                                         "f1": 0.8}
