@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import mycelium
 from mycelium.metrics._tokens import label_tokens
+from mycelium.scores import sweep
 
 pair = st.tuples(st.integers(0, 30), st.integers(0, 6)).map(lambda t: (t[0], t[0] + t[1]))
 example = st.tuples(st.lists(pair, max_size=5), st.lists(pair, max_size=8))
@@ -98,9 +99,9 @@ def test_token_level_refuses_trimmed_references():
 def test_sweeps_refuse_token_items_and_take_the_pairwise_rule_slowly():
     with pytest.raises(ValueError, match="got token_level or response_level with "
                                          "unit='tokens'"):
-        mycelium.sweep([[[8, 16]]], text=[TEXT], token_offsets=[TOKENS],
+        sweep([[[8, 16]]], text=[TEXT], token_offsets=[TOKENS],
                        token_scores=[[0.1, 0.2, 0.8, 0.7, 0.1, 0.1]], metrics=["token_level"])
-    curve = mycelium.sweep([[[8, 16], [8, 16]]], text=[TEXT], token_offsets=[TOKENS],
+    curve = sweep([[[8, 16], [8, 16]]], text=[TEXT], token_offsets=[TOKENS],
                            token_scores=[[0.1, 0.2, 0.8, 0.7, 0.1, 0.1]],
                            metrics=["character"], profile="lettucedetect",
                            thresholds=[0.5])
