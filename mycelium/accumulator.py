@@ -186,7 +186,7 @@ class Accumulator:
                 metrics, predictions, soft_references=soft_references,
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
-                granularity=self.granularity)
+                granularity=self.granularity, profile=self.profile)
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -211,8 +211,11 @@ class Accumulator:
         pooled: dict = {}
         runs = None
         if plan is not None:
+            tokens = scoring.plan_tokens(plan, si, references, prepared,
+                                         rules_of(settings.profile),
+                                         trim_spans=settings.trim_spans)
             pooled = scoring.pooled_statistics(prepared, scoring.pooled_names(plan), {},
-                                               settings.params)
+                                               settings.params, tokens=tokens)
             if si is not None and lengths is not None:
                 kept = prepared.kept
                 runs = score_runs(si if kept.all() else si.take(kept), lengths[kept],

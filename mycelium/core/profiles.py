@@ -1,5 +1,5 @@
 """Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``,
-``ragtruth``, ``psiloqa``, ``fava``).
+``ragtruth``, ``psiloqa``, ``fava``, ``lettucedetect``).
 
 A profile fixes how a benchmark reads span scores: its aggregation, its value for
 undefined precision/recall, its default metrics and metric parameters. Explicit
@@ -47,7 +47,8 @@ class Profile:
     score_rules : mapping, optional
         How detector scores are read (`mycelium.core.score_rules.ScoreRules`:
         ``threshold_rule``, ``token_overlap``, ``char_ap_undefined``); empty means
-        SPEC section 9's defaults. Rules that differ from them go into the signature.
+        SPEC section 9's defaults. Rules that differ from them, and every rule the
+        profile names, go into the signature.
     extra_metrics : tuple of str, optional
         Metrics always pooled over the examples (``response_level``) that
         `mycelium.evaluate` reports beside the span metrics when it gets no explicit
@@ -98,7 +99,11 @@ class Profile:
         resolve_params(self.params)  # validates names and values
         frozen = {m: MappingProxyType(dict(v)) for m, v in dict(self.params).items()}
         object.__setattr__(self, "params", MappingProxyType(frozen))
-        rules = score_rules(self.score_rules).fields()  # validates; keeps non-defaults
+        # Validates; keeps the rules that differ from the defaults and every rule the
+        # profile names (a profile may state a default rule to make it explicit).
+        given = dict(self.score_rules) if isinstance(self.score_rules, Mapping) else {}
+        checked = score_rules(self.score_rules)
+        rules = {**checked.fields(), **{k: getattr(checked, k) for k in given}}
         object.__setattr__(self, "score_rules", MappingProxyType(rules))
 
     @property
@@ -148,12 +153,41 @@ PROFILES: dict[str, Profile] = {
 }
 
 
+#: LettuceDetect's evaluator (KRLabsOrg/LettuceDetect@102f7f29009aeca4365a9d9731e46f13bab099b6,
+#: lettucedetect/models/evaluator.py), each of its rules named:
+#: - character level (``evaluate_detector_char_level``): span lengths and pairwise
+#:   overlaps summed without merging, every listed span counted (``character.overlaps``);
+#: - example level: with token scores, a response is positive when one of its tokens is
+#:   (``evaluate_model_example_level``: ``response_level.unit``); with spans, when its
+#:   span list is non-empty, zero-length spans included (``evaluate_detector_example_level``:
+#:   ``response_level.positive_min_length``);
+#: - token level (``evaluate_model``): tokens as items, a token gold-positive when it
+#:   overlaps a listed reference span (``token_level``, with token scores at a threshold);
+#: - spans from token predictions (``TransformerDetector._predict_single``): a token is
+#:   positive when its probability is ``> t`` (argmax of two classes: ``> 0.5``) and each
+#:   run of positive tokens, zero-length tokens skipped, is one span from its first
+#:   token's start to its last token's end (``threshold_rule``, ``token_overlap``).
+#: Micro over the batch, undefined values 0.0 (``zero_division=0`` in its scikit-learn
+#: calls, and ``0`` in its own divisions).
+LETTUCEDETECT = Profile(
+    "lettucedetect", 1, "micro", 0.0, metrics=("character",),
+    params={"character": {"overlaps": "pairwise"},
+            "response_level": {"positive_min_length": 0, "unit": "tokens"}},
+    score_rules={"threshold_rule": ">", "token_overlap": "max"},
+    extra_metrics=("response_level", "token_level"),
+    description="LettuceDetect's evaluator: character P/R/F1 from summed span lengths and "
+                "pairwise overlaps (no merging), example level (any positive token, or a "
+                "non-empty span list), token level over tokens, token runs as spans; "
+                "micro, undefined values 0.0")
+PROFILES[LETTUCEDETECT.name] = LETTUCEDETECT
+
+
 def get_profile(profile: str | Profile | None) -> Profile | None:
     """Resolve ``None``, a built-in profile name or a `Profile`.
 
     Parameters
     ----------
-    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava"}, Profile or None
+    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect"}, Profile or None
         A name from `PROFILES`, a custom `Profile` (returned as is), or None.
 
     Returns
@@ -175,7 +209,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
     >>> get_profile("mushroom")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava.
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava, lettucedetect.
     """
     if profile is None or isinstance(profile, Profile):
         return profile

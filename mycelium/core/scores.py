@@ -42,6 +42,9 @@ class ScoreInput:
 
     ``example``, ``starts``, ``ends`` (int64, local code-point offsets) and ``scores``
     (float64) hold every *non-empty* interval (soft span or token) of every example.
+    ``blank`` holds the zero-length tokens of the token form as ``(example, position,
+    score)`` arrays: no character takes their score and no span is built from them, but
+    the token level (``token_level``) counts them as tokens.
     """
 
     form: str
@@ -51,13 +54,20 @@ class ScoreInput:
     ends: np.ndarray
     scores: np.ndarray
     single: bool
+    blank: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def take(self, rows: np.ndarray) -> "ScoreInput":
         """The examples ``rows`` (a boolean mask over examples), renumbered."""
         new = np.cumsum(rows) - 1
         keep = rows[self.example]
+        blank = None
+        if self.blank is not None:
+            bx, bp, bs = self.blank
+            k = rows[bx]
+            blank = (new[bx[k]], bp[k], bs[k])
         return ScoreInput(self.form, int(rows.sum()), new[self.example[keep]],
-                          self.starts[keep], self.ends[keep], self.scores[keep], False)
+                          self.starts[keep], self.ends[keep], self.scores[keep], False,
+                          blank)
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,7 +171,7 @@ def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
     si = _score_input(lengths, single, soft_predictions, token_offsets, token_scores)
     if token_overlap == "last" and si.form == "token":
         return ScoreInput("soft", si.n, si.example, si.starts, si.ends, si.scores,
-                          si.single)
+                          si.single, si.blank)
     return si
 
 
@@ -182,6 +192,7 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                          "token_offsets with token_scores.")
     n = int(lengths.size)
     kept: list[tuple[int, int, int, float]] = []  # (example, start, end, score)
+    blank: list[tuple[int, int, float]] = []  # zero-length tokens: (example, at, score)
     if has_soft:
         rows = _per_example(soft_predictions, "soft_predictions", single, n)
         for k, spans in enumerate(rows):
@@ -198,10 +209,14 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                 if e > s:
                     kept.append((k, s, e, p))
     else:
-        fast = token_arrays(token_offsets, token_scores, lengths, single)
+        fast = token_arrays(token_offsets, token_scores, lengths, single, blank=True)
         if fast is not None:
             f_ex, f_st, f_en, f_sc = fast
-            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single)
+            keep = f_en > f_st
+            zero = (f_ex[~keep], f_st[~keep], f_sc[~keep])
+            if not keep.all():
+                f_ex, f_st, f_en, f_sc = f_ex[keep], f_st[keep], f_en[keep], f_sc[keep]
+            return ScoreInput("token", n, f_ex, f_st, f_en, f_sc, single, zero)
         # The checked path: every token in turn, the first bad one named.
         offs = _per_example(token_offsets, "token_offsets", single, n)
         scs = _per_example(token_scores, "token_scores", single, n)
@@ -226,11 +241,17 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                 x = _check_score("token_scores", k, j, p)
                 if e > s:
                     kept.append((k, s, e, x))
+                else:
+                    blank.append((k, s, x))
     cols = list(zip(*kept)) if kept else [(), (), (), ()]
     i64 = np.int64
+    empty = list(zip(*blank)) if blank else [(), (), ()]
+    blanks = None if has_soft else (np.array(empty[0], dtype=i64),
+                                    np.array(empty[1], dtype=i64),
+                                    np.array(empty[2], dtype=np.float64))
     return ScoreInput("soft" if has_soft else "token", n, np.array(cols[0], dtype=i64),
                       np.array(cols[1], dtype=i64), np.array(cols[2], dtype=i64),
-                      np.array(cols[3], dtype=np.float64), single)
+                      np.array(cols[3], dtype=np.float64), single, blanks)
 
 
 def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

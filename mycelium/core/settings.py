@@ -12,7 +12,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..metrics import METRICS, resolve_metrics, resolve_params
+from ..metrics import METRICS, TOKEN_METRICS, recorded_params, resolve_metrics, resolve_params
 from .aggregate import resolve_zero_division, warns, zero_division_label
 from .profiles import Profile, get_profile
 from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing,
@@ -75,8 +75,10 @@ class Settings:
         return self.bootstrap
 
     def used_params(self) -> dict[str, dict[str, Any]]:
-        """Parameters of the selected metrics only."""
-        return {m: dict(v) for m, v in self.params.items() if m in self.metrics}
+        """Parameters of the selected metrics only (quiet ones only when set,
+        `mycelium.metrics.Param`)."""
+        return {m: recorded_params(m, v) for m, v in self.params.items()
+                if m in self.metrics}
 
     def signature(self) -> str:
         from .signature import format_signature
@@ -129,7 +131,9 @@ def profile_default_metrics(profile, *, soft: bool) -> list[str] | None:
     prof = get_profile(profile)
     if prof is None or not prof.extra_metrics:
         return None
-    return [*resolve_settings(profile=prof, soft=soft).metrics, *prof.extra_metrics]
+    # Metrics over tokens need token scores: a call with spans alone leaves them out.
+    extra = [m for m in prof.extra_metrics if m not in TOKEN_METRICS]
+    return [*resolve_settings(profile=prof, soft=soft).metrics, *extra]
 
 
 def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:

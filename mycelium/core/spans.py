@@ -38,12 +38,17 @@ class SpanBatch:
     canonical : bool
         True once spans are validated, zero-length spans dropped, each example's spans
         sorted by ``(start, end)`` and exact duplicates collapsed (`canonicalize`).
+    multiplicity : numpy.ndarray or None
+        int64 per span: how many times the span was listed before `canonicalize`
+        collapsed its duplicates (None: each span once). Only ``character`` with
+        ``overlaps="pairwise"`` reads it; every other metric scores the set.
     """
 
     offsets: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     canonical: bool = False
+    multiplicity: np.ndarray | None = None
 
     @classmethod
     def empty(cls, n_examples: int) -> "SpanBatch":
@@ -79,21 +84,33 @@ class SpanBatch:
         counts = self.counts[keep]
         offsets = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
+        mult = None if self.multiplicity is None else self.multiplicity[span_keep]
         return SpanBatch(offsets, self.starts[span_keep], self.ends[span_keep],
-                         self.canonical)
+                         self.canonical, mult)
 
     def rows(self, a: int, b: int) -> "SpanBatch":
         """Examples ``a`` to ``b - 1`` (views of the arrays, renumbered from 0)."""
         o = self.offsets
+        mult = None if self.multiplicity is None else self.multiplicity[o[a]:o[b]]
         return SpanBatch(o[a:b + 1] - o[a], self.starts[o[a]:o[b]], self.ends[o[a]:o[b]],
-                         self.canonical)
+                         self.canonical, mult)
 
     def concat(self, other: "SpanBatch") -> "SpanBatch":
         """The examples of ``self`` followed by those of ``other``."""
         offsets = np.concatenate([self.offsets, other.offsets[1:] + self.offsets[-1]])
+        mult = None
+        if self.multiplicity is not None or other.multiplicity is not None:
+            mult = np.concatenate([self.weights, other.weights])
         return SpanBatch(offsets, np.concatenate([self.starts, other.starts]),
                          np.concatenate([self.ends, other.ends]),
-                         self.canonical and other.canonical)
+                         self.canonical and other.canonical, mult)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """`multiplicity`, with ones when every span was listed once."""
+        if self.multiplicity is None:
+            return np.ones(self.n_spans, dtype=np.int64)
+        return self.multiplicity
 
     def to_lists(self) -> list[list[tuple[int, int]]]:
         """Spans of each example as a list of ``(start, end)`` tuples (for display, tests)."""
@@ -152,7 +169,9 @@ def canonicalize(batch: SpanBatch) -> SpanBatch:
 
     A span set is a set (SPEC section 2): this changes no metric's meaning and makes
     every metric independent of the order the spans arrive in. Already-sorted input
-    (the common case) is detected and not re-sorted.
+    (the common case) is detected and not re-sorted. How often each kept span was
+    listed is recorded in ``multiplicity`` (when some span was listed twice), for the
+    one rule that counts listed spans (``character`` with ``overlaps="pairwise"``).
     """
     if batch.canonical:
         return batch
@@ -166,13 +185,16 @@ def canonicalize(batch: SpanBatch) -> SpanBatch:
     if unordered.any():
         s, e = _sort_examples(s, e, ex, ex[1:][unordered])
     dup = same & (s[1:] == s[:-1]) & (e[1:] == e[:-1])
+    mult = None
     if dup.any():
         keep = np.ones(s.size, dtype=bool)
         keep[1:] = ~dup
+        first = np.flatnonzero(keep)
+        mult = np.diff(np.append(first, s.size)).astype(np.int64)
         s, e, ex = s[keep], e[keep], ex[keep]
     offsets = np.zeros(batch.n_examples + 1, dtype=np.int64)
     np.cumsum(np.bincount(ex, minlength=batch.n_examples), out=offsets[1:])
-    return SpanBatch(offsets, np.ascontiguousarray(s), np.ascontiguousarray(e), True)
+    return SpanBatch(offsets, np.ascontiguousarray(s), np.ascontiguousarray(e), True, mult)
 
 
 def _sort_examples(s, e, ex, bad_examples):

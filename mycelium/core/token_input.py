@@ -130,9 +130,11 @@ def _scores(obj, single: bool):
     return flat_numbers(rows)
 
 
-def token_arrays(token_offsets, token_scores, lengths: np.ndarray, single: bool):
-    """``(example, start, end, score)`` of every non-empty token of a valid batch, in
-    order, or None when the checked path must decide (see the module docstring)."""
+def token_arrays(token_offsets, token_scores, lengths: np.ndarray, single: bool, *,
+                 blank: bool = False):
+    """``(example, start, end, score)`` of every non-empty token of a valid batch (every
+    token, zero-length ones included, with ``blank=True``), in order, or None when the
+    checked path must decide (see the module docstring)."""
     try:
         offs = _offsets(token_offsets, single)
         if offs is None:
@@ -151,6 +153,6 @@ def token_arrays(token_offsets, token_scores, lengths: np.ndarray, single: bool)
     if not ok.all():
         return None
     keep = en > st
-    if keep.all():
+    if blank or keep.all():
         return ex, st, en, sc
     return ex[keep], st[keep], en[keep], sc[keep]

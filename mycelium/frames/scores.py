@@ -28,7 +28,8 @@ __all__ = ["wanted", "evaluate_scores_frame", "sweep_frame", "tune_frame", "rows
 
 COLUMNS = ["metric", "measure", "value", "examples", "average", "profile"]
 #: Metrics whose value is pooled over the examples whatever ``average`` says.
-POOLED = {"response_level": "micro", "response_auroc": "micro", "soft_spearman": "macro"}
+POOLED = {"response_level": "micro", "token_level": "micro", "response_auroc": "micro",
+          "soft_spearman": "macro"}
 
 
 def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,

@@ -7,7 +7,8 @@
 - `read_psiloqa`: PsiloQA's split files (Parquet or JSON lines).
 - `read_fava`: FAVA's tagged annotations (six error types, ``<mark>``/``<delete>``).
 - `read_ragtruth_pp`: RAGTruth++ (``hallucination_spans.csv`` + ``messages.csv``).
-- `read_lettucedetect`: LettuceDetect's RAGTruth-derived samples (HaluEval span sets).
+- `read_lettucedetect`: LettuceDetect's RAGTruth-derived samples (HaluEval span sets);
+  `read_lettucedetect_predictions`: its detectors' outputs (spans or tokens).
 - `attach_dataset` / `dataset_of`: a loaded frame's provenance (file names and SHA-256),
   carried into every result's signature (`mycelium.io.provenance`).
 
@@ -15,6 +16,7 @@ All offsets are half-open ``[start, end)`` Python code points, as in the files.
 """
 
 from .lettucedetect import LETTUCEDETECT_LABEL_TYPE, read_lettucedetect
+from .lettucedetect_output import LETTUCEDETECT_PREDICTION_TYPE, read_lettucedetect_predictions
 from .mushroom import ANNOTATIONS_TYPE, SOFT_SPAN_TYPE, read_mushroom
 from .parquet import read_parquet, write_parquet
 from .fava import FAVA_SPAN_TYPE, read_fava
@@ -26,6 +28,7 @@ from .ragtruth_pp import RAGTRUTH_PP_LABEL_TYPE, read_ragtruth_pp
 __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "read_psiloqa", "read_fava", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE",
            "RAGTRUTH_LABEL_TYPE", "FAVA_SPAN_TYPE",
-           "read_ragtruth_pp", "read_lettucedetect", "RAGTRUTH_PP_LABEL_TYPE",
+           "read_ragtruth_pp", "read_lettucedetect", "read_lettucedetect_predictions",
+           "RAGTRUTH_PP_LABEL_TYPE", "LETTUCEDETECT_PREDICTION_TYPE",
            "LETTUCEDETECT_LABEL_TYPE", "attach_dataset", "dataset_of", "dataset_provenance",
            "Dataset"]

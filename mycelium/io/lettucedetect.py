@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -144,6 +144,15 @@ def _samples(path: Path) -> Iterator[tuple[rec.Where, dict]]:
     if not head.startswith("["):
         yield from rec.iter_records(path)
         return
+    for where, value in array_values(path, text, "sample objects"):
+        if not isinstance(value, dict):
+            raise ValueError(f"{path}:{where.line}: expected a sample object, got "
+                             f"{type(value).__name__} {rec.show(value)}.")
+        yield where, value
+
+
+def array_values(path: Path, text: str, what: str) -> Iterator[tuple[rec.Where, Any]]:
+    """The values of the JSON array ``text``, each at the line it starts on."""
     decoder = json.JSONDecoder()
     i = text.index("[") + 1
     while True:
@@ -155,12 +164,8 @@ def _samples(path: Path) -> Iterator[tuple[rec.Where, dict]]:
             value, i = decoder.raw_decode(text, i)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{text.count(chr(10), 0, exc.pos) + 1}: not valid JSON "
-                             f"({exc.msg}); expected a JSON array of sample objects.") from None
-        where = rec.Where(str(path), line)
-        if not isinstance(value, dict):
-            raise ValueError(f"{path}:{line}: expected a sample object, got "
-                             f"{type(value).__name__} {rec.show(value)}.")
-        yield where, value
+                             f"({exc.msg}); expected a JSON array of {what}.") from None
+        yield rec.Where(str(path), line), value
         i = _skip(text, i)
         if i < len(text) and text[i] == ",":
             i += 1

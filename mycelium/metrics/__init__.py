@@ -14,7 +14,9 @@ from typing import Any, Iterable, Mapping
 from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
 from ._base import Metric, Param, Workspace
 
-__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "Metric", "Param", "Workspace", "resolve_metrics", "resolve_params"]
+__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "Metric", "Param",
+           "Workspace",
+           "resolve_metrics", "resolve_params", "recorded_params"]
 
 #: Every span metric, in report order.
 METRICS: dict[str, Metric] = {
@@ -28,10 +30,13 @@ SOFT_METRICS = ("soft_spearman",)
 
 #: Threshold-free metrics of detector scores (SPEC section 9), from weighted points; and
 #: span metrics that are always pooled over examples. Neither is in the default set.
-from . import char_ap, char_auroc, response_auroc, response_level  # noqa: E402
+from . import char_ap, char_auroc, response_auroc, response_level, token_level  # noqa: E402
 
 SCORE_METRICS = {m.NAME: m for m in (char_auroc, char_ap, response_auroc)}
-POOLED_METRICS: dict[str, Metric] = {response_level.METRIC.name: response_level.METRIC}
+POOLED_METRICS: dict[str, Metric] = {m.name: m for m in (response_level.METRIC,
+                                                         token_level.METRIC)}
+#: Pooled metrics whose items are tokens: computed only from token scores at a threshold.
+TOKEN_METRICS = ("token_level",)
 
 
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> ValueError:
@@ -90,3 +95,12 @@ def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str,
                     raise unknown_name(f"{metric} parameter", key, known)
                 out[metric][key] = known[key].validate(metric, value)
     return out
+
+
+def recorded_params(metric: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """A metric's resolved parameters as ``meta["params"]`` and signatures record them:
+    without its quiet parameters while they have their default (`Param`)."""
+    known = {**METRICS, **POOLED_METRICS}
+    if metric not in known:
+        return dict(values)
+    return known[metric].recorded(values)

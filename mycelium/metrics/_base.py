@@ -18,6 +18,7 @@ import numpy as np
 from . import _blocks
 from . import _intervals as iv
 from ._blocks import PairRanges
+from ._tokens import TokenLabels
 
 if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
     from ._spans import SpanArrays
@@ -29,19 +30,33 @@ Ratios = dict[str, tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class Param:
-    """A named metric parameter with its default and its valid range (for errors)."""
+    """A named metric parameter with its default and its valid range (for errors).
+
+    A parameter with ``choices`` takes one of those names instead of a number. A
+    ``quiet`` parameter is left out of ``meta["params"]`` and the signature while it has
+    its default, so that signatures written before it existed still stand.
+    """
 
     name: str
     default: Any
     check: Callable[[Any], bool]
     expected: str
     allow_none: bool = False
+    choices: tuple[str, ...] = ()
+    quiet: bool = False
 
     def validate(self, metric: str, value: Any) -> Any:
-        """The value as a float; a finite number in the parameter's range, or an error."""
+        """The value as a float (a finite number in the parameter's range), one of the
+        ``choices``, or an error."""
         if value is None and self.allow_none:
             return None
         where = f"params['{metric}']['{self.name}']"
+        if self.choices:
+            if not isinstance(value, str) or value not in self.choices:
+                valid = ", ".join(map(repr, self.choices))
+                raise ValueError(f"Expected {self.expected}, got {value!r}, at {where}; fix "
+                                 f"by passing one of {valid} (default {self.default!r}).")
+            return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):
             raise TypeError(f"Expected {self.expected}, got {type(value).__name__} "
@@ -79,6 +94,17 @@ class Metric:
     def default_params(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
 
+    def recorded(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` without the quiet parameters that have their default (what
+        ``meta["params"]`` and the signature record)."""
+        quiet = {p.name: p.default for p in self.params if p.quiet}
+        return {k: v for k, v in values.items() if k not in quiet or v != quiet[k]}
+
+
+def named(x: Any) -> bool:
+    """A choice parameter: `Param.validate` checks the name against its ``choices``."""
+    return True
+
 
 def unit_open(x: float) -> bool:
     """A threshold: in (0, 1]."""
@@ -114,13 +140,17 @@ class Workspace:
     """
 
     def __init__(self, refs: SpanArrays, preds: SpanArrays, *, share_pairs: bool = False,
-                 listed: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+                 listed: tuple[np.ndarray, np.ndarray] | None = None,
+                 tokens: TokenLabels | None = None) -> None:
         if refs.n_examples != preds.n_examples:
             raise ValueError("internal: sides of different sizes")
         self.refs, self.preds = refs, preds
         #: spans listed per example on each side before zero-length spans and
         #: duplicates were dropped (the canonical counts when not known).
         self.listed = listed if listed is not None else (refs.counts, preds.counts)
+        #: the tokens' gold and predicted labels when the call scores tokens at a
+        #: threshold (``token_level``; ``response_level`` with ``unit="tokens"``).
+        self.tokens = tokens
         self.n = refs.n_examples
         self._share_pairs = share_pairs
 

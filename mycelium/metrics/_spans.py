@@ -49,6 +49,12 @@ class SpanArrays(Protocol):
     @property
     def lengths(self) -> np.ndarray: ...
 
+    @property
+    def weights(self) -> np.ndarray:
+        """How many times each span was listed before duplicates collapsed (ones when
+        each was listed once): what ``character`` with ``overlaps="pairwise"`` counts."""
+        ...
+
     def take(self, keep: np.ndarray) -> "SpanArrays":
         """The examples selected by the boolean mask ``keep``, in order."""
         ...

@@ -17,6 +17,19 @@ Parameter ``positive_min_length`` (a whole number, default 1)
     ``len(labels) > 0`` and ``len(pred_list) > 0`` the same way). The ``ragtruth``
     profile sets it to 0.
 
+Parameter ``unit`` (``"spans"`` by default, or ``"tokens"``)
+    ``"tokens"``: when the call scores tokens at a threshold, a response is gold-positive
+    when one of its tokens is (a token overlapping a listed reference span,
+    `mycelium.metrics._tokens`) and predicted positive when one of its tokens scores past
+    the threshold, zero-length (special) tokens included; a response without tokens is
+    negative on both sides. This is LettuceDetect's ``evaluate_model_example_level``
+    (KRLabsOrg/LettuceDetect@102f7f29009aeca4365a9d9731e46f13bab099b6:
+    lettucedetect/models/evaluator.py), which can differ from the span lists: a
+    predicted [SEP] token makes a response positive without building a span, and a
+    reference span over characters no token covers labels no token. Without token
+    scores the span rule above applies (as LettuceDetect's span-level example
+    evaluator, ``evaluate_detector_example_level``, counts non-empty span lists).
+
 Measures
     precision = Σtp / (Σtp + Σfp), recall = Σtp / (Σtp + Σfn) of the hallucinated class,
     F1 from them with one rounding. Always pooled over the examples (a per-example
@@ -29,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Param, Workspace, prf_ratios, whole
+from ._base import Metric, Param, Workspace, named, prf_ratios, whole
 
 
 def _positive(batch, listed: np.ndarray, min_length: float) -> np.ndarray:
@@ -44,9 +57,12 @@ def _positive(batch, listed: np.ndarray, min_length: float) -> np.ndarray:
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
-    min_length = params.get("positive_min_length", 1)
-    gold = _positive(ws.refs, ws.listed[0], min_length)
-    pred = _positive(ws.preds, ws.listed[1], min_length)
+    if params.get("unit", "spans") == "tokens" and ws.tokens is not None:
+        gold, pred = ws.tokens.any_positive()
+    else:
+        min_length = params.get("positive_min_length", 1)
+        gold = _positive(ws.refs, ws.listed[0], min_length)
+        pred = _positive(ws.preds, ws.listed[1], min_length)
     as_int = np.int64
     return {"tp": (gold & pred).astype(as_int), "fp": (~gold & pred).astype(as_int),
             "fn": (gold & ~pred).astype(as_int), "tn": (~gold & ~pred).astype(as_int)}
@@ -62,7 +78,9 @@ METRIC = Metric(
     measures=("precision", "recall", "f1"),
     compute=statistics,
     ratios=ratios,
-    params=(Param("positive_min_length", 1.0, whole, "a whole number >= 0"),),
+    params=(Param("positive_min_length", 1.0, whole, "a whole number >= 0"),
+            Param("unit", "spans", named, "a unit 'spans' or 'tokens'",
+                  choices=("spans", "tokens"), quiet=True)),
     summary="Response-level detection (examples as items, pooled)",
     counts=("tp", "fp", "fn", "tn"),
 )

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import POOLED_METRICS, SCORE_METRICS
+from ..core.profiles import get_profile
+from ..metrics import POOLED_METRICS, SCORE_METRICS, TOKEN_METRICS
 
 __all__ = ["ScorePlan", "Tuned", "score_plan", "split_metrics", "check_threshold",
            "score_form_given", "wanted", "plan_key", "plan_of", "plan_said"]
@@ -106,8 +107,11 @@ class ScorePlan:
 
 
 def score_plan(metrics, predictions, *, soft_references, soft_predictions, token_offsets,
-               token_scores, threshold, granularity) -> ScorePlan:
-    """The `ScorePlan` of a call, with every check of the option combination."""
+               token_scores, threshold, granularity, profile=None) -> ScorePlan:
+    """The `ScorePlan` of a call, with every check of the option combination.
+
+    ``token_level`` joins the default metrics when the call scores tokens at a threshold
+    and ``profile`` lists it among its ``extra_metrics`` (``lettucedetect``)."""
     rest, extra = split_metrics(metrics)
     form = _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
     if predictions is not None and threshold is not None:
@@ -132,9 +136,19 @@ def score_plan(metrics, predictions, *, soft_references, soft_predictions, token
                          "call (the score metrics rank characters).")
     t = None if threshold is None else check_threshold(threshold)
     has_spans = predictions is not None or t is not None
+    tokens_at_t = form is not None and "token_offsets" in form and t is not None
+    if any(m in TOKEN_METRICS for m in extra) and not tokens_at_t:
+        missing = "no token scores" if form is None or "token_offsets" not in form \
+            else "no threshold"
+        raise ValueError(f"Expected token scores at a threshold for token_level, got "
+                         f"{missing}; fix by passing token_offsets=..., token_scores=... "
+                         "and threshold=... (the tokens are its items).")
     if metrics is None:
+        prof = get_profile(profile)
+        tokens = tokens_at_t and prof is not None and "token_level" in prof.extra_metrics
         extra = ([m for m in SCORE_METRICS] if form is not None else []) + \
-            (list(POOLED_METRICS) if has_spans else [])
+            ([m for m in POOLED_METRICS if m not in TOKEN_METRICS or tokens]
+             if has_spans else [])
     # A call with only the extra metrics still runs the span pipeline (validation, meta,
     # signature) with one metric, whose values are then left out.
     placeholder = rest == [] or (not has_spans and not (rest and set(rest) <= {

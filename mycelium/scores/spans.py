@@ -22,7 +22,7 @@ from ..core.profiles import get_profile
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
 from ..core.spans import SpanBatch
-from ..metrics import POOLED_METRICS
+from ..metrics import POOLED_METRICS, TOKEN_METRICS, recorded_params
 from .plan import (EXTRA, ScorePlan, Tuned, _form_name, check_threshold,  # noqa: F401
                    score_form_given, score_plan, split_metrics, wanted)
 from .report import report_from_runs, score_report  # noqa: F401
@@ -218,10 +218,10 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
     plan = score_plan(metrics, predictions, soft_references=soft_references,
                       soft_predictions=soft_predictions, token_offsets=token_offsets,
                       token_scores=token_scores, threshold=threshold,
-                      granularity=options["granularity"])
+                      granularity=options["granularity"], profile=options["profile"])
+    rules = rules_of(get_profile(options["profile"]))
     si, lengths, ref, predictions = scored_inputs(
-        plan, references, predictions, text=text,
-        rules=rules_of(get_profile(options["profile"])))
+        plan, references, predictions, text=text, rules=rules)
     if options.get("type_field") is None:  # the per-type breakdown reads the raw spans
         references = ref
     report, prepared, settings = evaluate_spans(
@@ -231,7 +231,9 @@ def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
         **options)
     if plan.placeholder:
         report.pop("iou")
-    stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params)
+    stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params,
+                              tokens=plan_tokens(plan, si, ref, prepared, rules,
+                                                 trim_spans=options.get("trim_spans")))
     keys = _keys(prepared, options["ids"], options.get("keys"))
     values, ci, per = score_report(si, lengths, prepared, stats, plan.extra, settings,
                                    include_per_example=options["include_per_example"],
@@ -250,7 +252,34 @@ def assemble(report, values, ci, per, prepared, settings, plan: ScorePlan) -> di
                      threshold=plan.threshold)
 
 
-def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
+def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: ScoreRules,
+                *, trim_spans: str | None = None):
+    """The kept examples' `mycelium.metrics._tokens.TokenLabels` when the call scores
+    tokens at a threshold (every token given, zero-length ones included, against the
+    reference spans as listed), else None."""
+    from ..metrics._tokens import label_tokens
+
+    if si is None or si.blank is None or plan.threshold is None or plan.form is None \
+            or "token_offsets" not in plan.form:
+        return None
+    assert ref is not None
+    if trim_spans is not None and any(m in TOKEN_METRICS for m in plan.extra):
+        raise ValueError("Expected token_level without trim_spans, got trim_spans="
+                         f"{trim_spans!r}; tokens are labelled by the reference spans as "
+                         "listed, so fix by scoring token_level in a separate call.")
+    kept = prepared.kept
+    si_k = si if kept.all() else si.take(kept)
+    refs = ref.batch if kept.all() else ref.batch.take(kept)
+    assert si_k.blank is not None
+    bx, bp, bs = si_k.blank
+    example = np.concatenate([si_k.example, bx])
+    tokens = (example, np.concatenate([si_k.starts, bp]), np.concatenate([si_k.ends, bp]))
+    return label_tokens(si_k.n, (refs.example_ids, refs.starts, refs.ends), tokens,
+                        np.concatenate([si_k.scores, bs]), float(plan.threshold),
+                        inclusive=rules.inclusive)
+
+
+def pooled_statistics(prepared, names, stats: dict, params=None, tokens=None) -> dict:
     """``stats`` with the per-example statistics of the pooled metrics in ``names`` added
     (``params``: the resolved metric parameters, `mycelium.core.settings.Settings.params`)."""
     from ..metrics._base import Workspace
@@ -260,7 +289,7 @@ def pooled_statistics(prepared, names, stats: dict, params=None) -> dict:
         raise ValueError(f"Expected metrics with per-example statistics, got {bad[0]!r}, "
                          "at metrics=; fix by asking mycelium.evaluate for it (AUROC and "
                          "AP are not sums of per-example statistics).")
-    ws = Workspace(prepared.refs, prepared.preds, listed=prepared.listed)
+    ws = Workspace(prepared.refs, prepared.preds, listed=prepared.listed, tokens=tokens)
     params = params or {}
     for m in names:
         stats[m] = POOLED_METRICS[m].compute(ws, params.get(m, {}))
@@ -287,7 +316,8 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
     for m in extra:
         report[m] = values[m]
     names = [m for m in settings.metrics if not (placeholder and m == "iou")] + extra
-    extra_params = {m: dict(settings.params[m]) for m in extra if m in settings.params}
+    extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
+                    if m in settings.params}
     meta["signature"] = signature_with(meta["signature"], names,
                                        form=None if form is None else _form_name(form),
                                        threshold=threshold, params=extra_params)
@@ -302,6 +332,8 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
             meta["tuned"] = threshold.metric
     if "response_level" in extra:
         meta["response_level_average"] = "micro"
+    if "token_level" in extra:
+        meta["token_level_average"] = "micro"
     if "response_auroc" in extra:
         meta["response_auroc_average"] = "micro"
     report["meta"] = meta

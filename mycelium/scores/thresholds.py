@@ -112,6 +112,13 @@ class _Run:
             raise ValueError(f"Expected span metrics to sweep, got {metrics!r}; fix by "
                              "naming metrics such as 'iou', 'character' or "
                              "'response_level' (threshold-free metrics have no threshold).")
+        token_rule = "token_level" in self.names or (
+            "response_level" in self.names
+            and self.settings.params["response_level"].get("unit") == "tokens")
+        if token_rule:
+            raise ValueError("Expected span metrics to sweep, got token_level or "
+                             "response_level with unit='tokens' (tokens as items); fix by "
+                             "scoring them with mycelium.evaluate at each threshold.")
         single = convert(references, "references").single
         n_input = 1 if single else len(references)
         self.rules = rules_of(self.settings.profile)
@@ -129,7 +136,10 @@ class _Run:
 
     def statistics(self, grid: np.ndarray) -> dict[str, list[dict[str, np.ndarray]]]:
         """``{metric: [per-example statistics at each threshold]}``."""
-        fast = [m for m in self.names if m in FAST] if _in_order(self.si) else []
+        # The fast path counts merged masks: the pairwise character rule takes the slow one.
+        pairwise = self.settings.params["character"].get("overlaps") == "pairwise"
+        fast = [m for m in self.names if m in FAST and not (m == "character" and pairwise)] \
+            if _in_order(self.si) else []
         out = _fast_statistics(self.si, self.lengths, self.prepared.refs, grid, fast,
                                inclusive=self.rules.inclusive)
         slow = [m for m in self.names if m not in fast]

@@ -62,7 +62,13 @@ def test_signature_records_only_rules_that_differ_and_parses_back():
         "threshold_rule": ">=", "token_overlap": "last", "char_ap_undefined": 0.0}
     plain = mycelium.evaluate([[2, 6]], [[2, 6]], text=TEXT, profile="mu_shroom")
     assert "threshold_rule" not in plain["meta"]["signature"]
-    assert Profile("half", score_rules={"threshold_rule": ">"}).score_rules == {}
+    assert Profile("none_named").score_rules == {}
+    # A rule the profile names is recorded even at its default: it makes the rule explicit.
+    named = Profile("half", score_rules={"threshold_rule": ">"})
+    assert named.score_rules == {"threshold_rule": ">"}
+    r = mycelium.evaluate([[2, 6]], text=TEXT, token_offsets=OFFS, token_scores=SCORES,
+                          threshold=0.5, metrics="iou", profile=named)
+    assert r["meta"]["signature"].endswith("|threshold_rule:>|scores:token|threshold:0.5")
 
 
 @pytest.mark.parametrize("rules, message", [

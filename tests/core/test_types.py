@@ -19,7 +19,8 @@ def test_literal_aliases_are_the_accepted_values():
     assert typing.get_args(types.Granularity) == ("char", "word", "sentence")
     assert typing.get_args(types.Missing) == ("error", "empty", "drop")
     assert typing.get_args(types.Test) == ("paired_bootstrap", "permutation")
-    assert types.PROFILE_NAMES == tuple(mycelium.PROFILES) == ("mu_shroom", "ragtruth", "psiloqa", "fava")
+    assert types.PROFILE_NAMES == tuple(mycelium.PROFILES) == (
+        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect")
     from mycelium.core.aggregate import AVERAGES
     from mycelium.core.settings import GRANULARITIES, MISSING
     from mycelium.stats.comparison import TESTS

@@ -31,10 +31,11 @@ def test_literal_options_are_the_values_the_core_validates():
     assert get_args(_options.Missing) == MISSING == ("error", "empty", "drop")
     assert get_args(_options.Test) == TESTS == ("paired_bootstrap", "permutation")
     assert get_args(_options.ProfileName) == tuple(PROFILES) == (
-        "mu_shroom", "ragtruth", "psiloqa", "fava")
+        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect")
     assert set(get_args(_options.ZeroDivision)) == {float, Literal["nan", "warn"], type(None)}
     assert set(get_args(_options.ProfileArg)) == {
-        Literal["mu_shroom", "ragtruth", "psiloqa", "fava"], Profile, type(None)}
+        Literal["mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect"], Profile,
+        type(None)}
 
 
 def _public() -> list:

@@ -45,6 +45,15 @@ OFFSETS = [[[0, 5], [6, 11], [12, 18], [19, 25]], [[2, 5], [6, 9], [11, 17]],
            [[0, 1], [2, 3], [4, 5]], [[0, 6], [7, 13], [14, 20]]]
 SCORES = [[0.1, 0.9, 0.2, 0.7], [0.6, 0.4, 0.1], [0.8, 0.0, 0.3], [0.2, 0.95, 0.05]]
 IDS = ["d", "a", "c", "b"]
+#: Predictions whose spans overlap and repeat, where the lettucedetect profile's pairwise
+#: character rule differs from merged masks (and a zero-length span, positive at its
+#: example level).
+PRED_OVERLAPPING = [[{"start": 5, "end": 12, "label_type": "A"},
+                     {"start": 8, "end": 20, "label_type": "A"}],
+                    [{"start": 2, "end": 9, "label_type": "B"},
+                     {"start": 2, "end": 9, "label_type": "B"}],
+                    [{"start": 1, "end": 1, "label_type": "A"}],
+                    [{"start": 5, "end": 13, "label_type": "B"}]]
 
 #: option name -> (evaluate's keyword arguments, the frame faces' keyword arguments,
 #: the command line's arguments or None without a flag). Data arguments are by column.
@@ -82,6 +91,13 @@ OPTIONS = {
                   {"token_offsets_col": "offsets", "token_scores_col": "scores",
                    "threshold": 0.5, "pred_col": None}, None),
     "progress": ({"progress": False}, {"progress": False}, None),
+    "profile:lettucedetect": ({"profile": "lettucedetect"}, {"profile": "lettucedetect"},
+                              ["--profile", "lettucedetect"]),
+    "profile:lettucedetect+tokens": (
+        {"profile": "lettucedetect", "token_offsets": OFFSETS, "token_scores": SCORES,
+         "threshold": 0.5, "predictions": None},
+        {"profile": "lettucedetect", "token_offsets_col": "offsets",
+         "token_scores_col": "scores", "threshold": 0.5, "pred_col": None}, None),
 }
 #: (option, face): why the face has no such option (its call must refuse it by name).
 NOT_A_FACE_OPTION = {
@@ -95,6 +111,8 @@ CELLS = [(option, face) for option in OPTIONS for face in FACES
 
 def data(option):
     pred = [None, *PRED[1:]] if option == "missing" else PRED
+    if option == "profile:lettucedetect":
+        pred = PRED_OVERLAPPING
     return {"id": IDS, "text": TEXTS, "ref": REF, "pred": pred, "soft_ref": SOFT_REF,
             "soft_pred": SOFT_PRED, "offsets": OFFSETS, "scores": SCORES}
 
@@ -217,6 +235,9 @@ def test_every_option_of_evaluate_is_in_the_table():
     for dict_kwargs, _, _ in OPTIONS.values():
         covered |= set(dict_kwargs)
     assert set(inspect.signature(mycelium.evaluate).parameters) <= covered
+    # ... and every built-in profile whose rules go beyond average and zero_division.
+    assert {o[0]["profile"] for o in OPTIONS.values() if "profile" in o[0]} >= {
+        "ragtruth", "lettucedetect"}
 
 
 @pytest.mark.parametrize("face", ["pandas", "polars", "polars_lazy"])

@@ -146,6 +146,25 @@ def test_ragtruth_out_of_bounds(case):
     _oracle.check_ragtruth_out_of_bounds_without_text(case)
 
 
+RT_LETTUCE = [c for c in (_load_json("ragtruth_cases.json")["cases"] if ORACLE_DIR else [])
+              if "lettucedetect_char_level" in c["oracles"]]
+
+
+@pytest.mark.parametrize("case", RT_LETTUCE, ids=_rt_ids(RT_LETTUCE))
+def test_ragtruth_cases_under_the_lettucedetect_profile(case):
+    """The oracle's LettuceDetect evaluate_detector_char_level values (pairwise sums, no
+    merging): the ``lettucedetect`` profile, with the texts (without them past the text,
+    where the evaluator counts the phantom characters too)."""
+    responses = case["responses"]
+    texts = None if case["out_of_bounds"] else [r["text"] for r in responses]
+    report = mycelium.evaluate([r["gold"] for r in responses], [r["pred"] for r in responses],
+                               text=texts, profile="lettucedetect")
+    want = case["oracles"]["lettucedetect_char_level"]
+    got = report["character"]
+    assert (got["precision"], got["recall"]) == (want["precision"], want["recall"])
+    assert got["f1"] == pytest.approx(want["f1"], abs=_oracle.RAGTRUTH_TOL)
+
+
 # --------------------------------------------------------------------------- mu-shroom
 
 def derive_hard_labels(soft_labels):
