@@ -8,6 +8,7 @@ import bisect
 import re
 
 from ._decode import ws_table
+from ._unknown import alone
 
 __all__ = ["CONTENT", "SPECIAL", "UNKNOWN", "Cover", "walk"]
 
@@ -50,7 +51,14 @@ class _Tokens:
 
     def __init__(self, stream) -> None:
         self.stream = stream
-        self.texts = [u[0].translate(ws_table()) if not u[3] else "" for u in stream]
+        # One translate over all the content (whitespace becomes ' ', one character
+        # for one), then cut back into units: far cheaper than one call per unit.
+        raw = [u[0] if not u[3] else "" for u in stream]
+        joined = "".join(raw).translate(ws_table())
+        self.texts, at = [], 0
+        for part in raw:
+            self.texts.append(joined[at:at + len(part)])
+            at += len(part)
         self._runs: dict[int, list[str]] = {}
         self._skel: tuple[str, list[int], list[int]] | None = None
 
@@ -112,8 +120,9 @@ class _Walk:
     """The cursor over the text (``nt``: White_Space written as ' ') and what was
     covered, resynced and left to unknown tokens."""
 
-    def __init__(self, nt: str, stream, npieces: int) -> None:
+    def __init__(self, nt: str, stream, npieces: int, word_starts=frozenset()) -> None:
         self.nt, self.n = nt, len(nt)
+        self.word_starts = word_starts
         self.toks = _Tokens(stream)
         self.cover = Cover(npieces)
         self.c = 0
@@ -136,22 +145,27 @@ class _Walk:
             c += 1
         return c
 
-    def earliest(self, t: int, size: int, q0: int) -> tuple[int, bool]:
+    def earliest(self, t: int, size: int, q0: int, word: bool) -> tuple[int, bool]:
         """The earliest skeleton index >= q0 from which the content at offset ``t`` of
         the tokens (a run of ``size`` characters first) matches ``MATCH`` characters or
         to the end of the tokens (True), else to the end of the text, the run itself
-        inside it (False); ``(-1, False)`` if neither."""
+        inside it (False); ``(-1, False)`` if neither. ``word``: the run starts a word
+        (a WordPiece token without '##'), so only where a word starts."""
         memo = self._memo.get(t)
         if memo is not None and memo[0] <= q0 and (memo[1] < 0 or memo[1] >= q0):
             return memo[1], memo[2]
         pat = self.toks.pattern(t, size)
-        skel, _ = self.skeleton()
+        skel, pos = self.skeleton()
         q, full = skel.find(pat, q0), True
+        while word and q >= 0 and not self.word_start(pos[q]):
+            q = skel.find(pat, q + 1)
         if q < 0:  # the text ends within the pattern
             full = False
             for rest in range(min(len(pat) - 1, len(skel) - q0), size - 1, -1):
-                if rest and pat.startswith(skel[len(skel) - rest:]):
-                    q = len(skel) - rest
+                at = len(skel) - rest
+                if rest and pat.startswith(skel[at:]) and (
+                        not word or self.word_start(pos[at])):
+                    q = at
                     break
         self._memo[t] = (q0, q, full)
         return q, full
@@ -170,7 +184,8 @@ class _Walk:
         q0 = bisect.bisect_left(pos, self.c)
         best: tuple[int, int, int] | None = None
         for k2, r2, t in self.toks.candidates(k, r):
-            q, full = self.earliest(t, len(self.toks.runs(k2)[r2]), q0)
+            q, full = self.earliest(t, len(self.toks.runs(k2)[r2]), q0,
+                                    r2 == 0 and k2 in self.word_starts)
             if q >= 0 and full and (k2, r2) == (k, r):
                 return k, r, pos[q]
             if q >= 0 and (best is None or q < best[2]):
@@ -178,6 +193,12 @@ class _Walk:
                 if q == q0:
                     break
         return None if best is None else (best[0], best[1], pos[best[2]])
+
+    def word_start(self, p: int) -> bool:
+        """Whether a word begins at text position ``p``: after whitespace, or at or
+        after a character that is a word of its own (a CJK ideograph, punctuation)."""
+        nt = self.nt
+        return p == 0 or nt[p - 1] == " " or alone(nt[p - 1]) or alone(nt[p])
 
     def claim(self, s: int) -> int:
         """Give the deferred whitespace runs the whitespace just before ``s`` (the last
@@ -233,22 +254,6 @@ class _Walk:
             self.pending = ([], self.c)
         self.pending[0].extend(range(first, last + 1))
 
-    def whole(self, k: int) -> bool:
-        """The fast path: unit ``k`` stands as it is at the cursor."""
-        u, nt, c = self.toks.texts[k], self.nt, self.c
-        if not nt.startswith(u, c):
-            return False
-        _, first, last, _ = self.toks.stream[k]
-        e = c + len(u)
-        stripped = u.strip(" ")
-        if stripped:
-            ns = c + len(u) - len(u.lstrip(" "))
-            self.cover.add(first, last, c, e, ns, ns + len(stripped))
-        elif u:
-            self.cover.add(first, last, c, e, 0, 0)
-        self.c = e
-        return True
-
     def unit(self, k: int, r: int, forced: tuple[int, int] | None):
         """Match unit ``k`` from run ``r`` on (``forced``: a run already given its
         place); returns ``(unit, run, forced)`` to go on with."""
@@ -299,22 +304,38 @@ class _Walk:
             self.pending = None
 
 
-def walk(nt: str, stream, npieces: int) -> _Walk:
+def walk(nt: str, stream, npieces: int, word_starts=frozenset()) -> _Walk:
     """Walk the content ``stream`` (``units`` of the pieces) along ``nt``, the text with
-    its White_Space written as ' '."""
-    w = _Walk(nt, stream, npieces)
+    its White_Space written as ' '; ``word_starts``: the units that begin a word (those
+    of WordPiece tokens without '##'), which resume only where a word of the text
+    begins."""
+    w = _Walk(nt, stream, npieces, word_starts)
+    texts, cover = w.toks.texts, w.cover
+    lo, hi, nlo, nhi = cover.lo, cover.hi, cover.nlo, cover.nhi
     k, r, forced = 0, 0, None
     while k < len(stream):
-        kind = stream[k][3]
+        _, first, last, kind = stream[k]
         if kind == SPECIAL:
             w.special(k)
             k += 1
-        elif kind == UNKNOWN:
-            w.unknown_token(stream[k][1], stream[k][2])
+            continue
+        if kind == UNKNOWN:
+            w.unknown_token(first, last)
             k += 1
-        elif forced is None and r == 0 and w.pending is None and w.whole(k):
+            continue
+        u, c = texts[k], w.c
+        if forced is None and r == 0 and w.pending is None and nt.startswith(u, c):
+            # the fast path: the unit stands as it is at the cursor
+            e = c + len(u)
+            if first == last and lo[first] < 0 and u[0] != " " and u[-1] != " ":
+                lo[first], hi[first], nlo[first], nhi[first] = c, e, c, e
+            else:
+                stripped = u.strip(" ")
+                ns = e - len(u.lstrip(" "))
+                cover.add(first, last, c, e, ns, ns + len(stripped))
+            w.c = e
             k += 1
-        else:
-            k, r, forced = w.unit(k, r, forced)
+            continue
+        k, r, forced = w.unit(k, r, forced)
     w.finish()
     return w

@@ -68,6 +68,13 @@ class Normalized:
     changed: int
     n: int  # length of the original text
 
+    def dropped(self) -> set[int]:
+        """The original characters no normalised character came from."""
+        seen = bytearray(self.n)
+        for s, e in zip(self.lo, self.hi):
+            seen[s:e] = b"\x01" * (e - s)
+        return {i for i in range(self.n) if not seen[i]}
+
     def at(self, i: int) -> int:
         """The original position of normalised position ``i`` (``0 <= i <= len``)."""
         return self.lo[i] if i < len(self.lo) else self.n

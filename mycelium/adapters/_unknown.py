@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["UNKNOWN_TOKENS", "clusters", "share_out"]
+__all__ = ["UNKNOWN_TOKENS", "alone", "clusters", "words", "share_out"]
 
 UNKNOWN_TOKENS = frozenset({"[UNK]", "<unk>"})
 
@@ -56,7 +56,7 @@ _IDEOGRAPHS = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0
                (0x2A700, 0x2CEAF), (0x2F800, 0x2FA1F))
 
 
-def _alone(ch: str) -> bool:
+def alone(ch: str) -> bool:
     """A character that is a word of its own: a CJK ideograph or punctuation (as BERT's
     pre-tokenizer cuts words: google-research/bert tokenization.py, _is_chinese_char
     and _is_punctuation)."""
@@ -73,12 +73,12 @@ def words(nt: str, a: int, b: int) -> list[list[tuple[int, int]]]:
     out: list[list[tuple[int, int]]] = []
     prev = None
     for part in clusters(nt, a, b):
-        alone = _alone(nt[part[0]])
-        if out and prev is not None and prev[0][1] == part[0] and not alone and not prev[1]:
+        own = alone(nt[part[0]])
+        if out and prev is not None and prev[0][1] == part[0] and not own and not prev[1]:
             out[-1].append(part)
         else:
             out.append([part])
-        prev = (part, alone)
+        prev = (part, own)
     return out
 
 

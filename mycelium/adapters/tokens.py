@@ -165,8 +165,11 @@ def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = N
     stream = units(pieces, kinds, used)
     norm = normalize_text(text, fn) if fn is not None else None
     nt = text.translate(ws_table())
+    starts = frozenset(k for k, (_, first, _, kind) in enumerate(stream) if not kind
+                       and not pieces[first].startswith("##")) if used == "wordpiece" \
+        else frozenset()
     done = walk(nt if norm is None else norm.text.translate(ws_table()), stream,
-                len(pieces))
+                len(pieces), starts)
     cover = done.cover if norm is None else _mapped(done.cover, norm, nt)
     stretches = _fill_unknown(nt, cover, done.unknown, norm)
     piece_off = _offsets(nt, cover, trim)
@@ -223,15 +226,33 @@ def _fill_unknown(nt: str, cover: Cover, stretches, norm: Normalized | None) -> 
     """Give each run of unknown tokens its stretch of the text; returns how many
     stretches held something to cover."""
     count = 0
+    dropped = norm.dropped() if norm is not None and stretches else set()
     for pieces, a, b in stretches:
-        if norm is not None:
-            a, b = norm.at(a), norm.at(b)
+        if norm is not None:  # from after the character before to before the next
+            a, b = (norm.end(a) if a else 0), norm.at(b)
+            a, b = _without_dropped(nt, min(a, b), b, dropped)
         parts = share_out(nt, len(pieces), a, b)
         count += parts[0] is not None
         for p, part in zip(pieces, parts):
             if part is not None:
                 cover.lo[p], cover.hi[p], cover.nlo[p], cover.nhi[p] = part
     return count
+
+
+def _without_dropped(nt: str, a: int, b: int, dropped: set[int]) -> tuple[int, int]:
+    """The stretch ``[a, b)`` without the characters the normaliser dropped at its
+    edges (a stripped mark of the word before): nobody covers them."""
+    p = a
+    while p < b and (nt[p] == " " or p in dropped):
+        if p in dropped:
+            a = p + 1
+        p += 1
+    p = b
+    while p > a and (nt[p - 1] == " " or p - 1 in dropped):
+        if p - 1 in dropped:
+            b = p - 1
+        p -= 1
+    return a, b
 
 
 def _offsets(nt: str, cover: Cover, trim: bool) -> list[tuple[int, int]]:
@@ -273,7 +294,10 @@ def _checked(text, tokens) -> list[str]:
             raise TypeError(f"Expected every token as a str, got {type(tok).__name__} "
                             f"{tok!r}, at token {i}; fix by passing token strings "
                             "(decode token ids with the tokenizer first).")
-        if not tok.isascii():
+    try:  # one pass over all of them; the token is looked for only on failure
+        "".join(tokens).encode("utf-8")
+    except UnicodeEncodeError:
+        for i, tok in enumerate(tokens):
             _no_surrogate(tok, i)
     return tokens
 
