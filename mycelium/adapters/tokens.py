@@ -211,6 +211,8 @@ def _mapped(cover: Cover, norm: Normalized, nt: str) -> Cover:
             continue
         s = norm.at(lo)
         e = max(s, norm.end(cover.hi[p]))
+        if s == e:  # only characters the normaliser wrote (a dummy '▁'): not in the text
+            continue
         out.lo[p], out.hi[p] = s, e
         ns, ne = s, e
         while ns < ne and nt[ns] == " ":

@@ -145,7 +145,7 @@ def sentencepiece(lines, *, model_type, rule):
                            if piece.end > piece.begin else [char_at[piece.begin]] * 2)
         return tokens, offsets, [False] * len(tokens)
 
-    label = "identity" if rule == "identity" else "NFKC"
+    label = "identity, byte fallback" if rule == "identity" else "NFKC"
     return Trained(f"sentencepiece {model_type}, {label}", encode,
                    None if rule == "identity" else sp.normalize)
 
@@ -212,13 +212,16 @@ class Tally:
     misses: list = field(default_factory=list)
 
 
-def compare(align, trained: Trained, texts, *, use_normalize=True, keep=20) -> Tally:
+def compare(align, trained: Trained, texts, *, use_normalize=True, keep=20,
+            by_character=True) -> Tally:
     """Align each text's tokens with ``align`` (``mycelium.align_tokens``) and count
-    the tokens matching the tokenizer's own offsets."""
+    the tokens matching the tokenizer's own offsets (``by_character=False``: byte
+    pieces compared with the tokenizer's offsets as they are)."""
     out = Tally()
     for text in texts:
         tokens, own, special = trained.encode(text)
-        own = byte_pieces_by_character(text, tokens, own)
+        if by_character:
+            own = byte_pieces_by_character(text, tokens, own)
         kwargs = {}
         if use_normalize and trained.normalize is not None:
             kwargs["normalize"] = trained.normalize
@@ -246,10 +249,12 @@ def mushroom_texts(folder) -> list[str]:
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def measure(align, kinds, texts: dict[str, list[str]], *, variants=("with", "without")):
+def measure(align, kinds, texts: dict[str, list[str]], *,
+            variants=("with", "without", "raw")):
     """``{kind: {f"{set} {variant}": [matched, tokens]}}``: each kind trained on the
-    training documents, compared on each named text set with and without its own
-    normaliser (``without`` only for the normalising kinds)."""
+    training documents, compared on each named text set with its own normaliser
+    (``with``), without it (``without``, normalising kinds only), and with byte pieces
+    against the tokenizer's offsets as they are (``raw``, byte-fallback kinds only)."""
     lines = training_lines()
     out: dict = {}
     for kind in kinds:
@@ -259,7 +264,10 @@ def measure(align, kinds, texts: dict[str, list[str]], *, variants=("with", "wit
             for variant in variants:
                 if variant == "without" and trained.normalize is None:
                     continue
-                tally = compare(align, trained, docs, use_normalize=variant == "with")
+                if variant == "raw" and "fallback" not in trained.name:
+                    continue
+                tally = compare(align, trained, docs, use_normalize=variant != "without",
+                                by_character=variant != "raw")
                 row[f"{name} {variant}"] = [tally.matched, tally.tokens]
     return out
 
@@ -329,13 +337,15 @@ def _share(pair) -> str:
 def _table(kinds, texts, after, before) -> None:
     for name in texts:
         print(f"\n{name} held-out text\n")
-        print("| tokenizer | before | after | after, without its normaliser |")
-        print("|---|---:|---:|---:|")
+        print("| tokenizer | before | after | after, without its normaliser | after, "
+              "byte pieces as the tokenizer gives them |")
+        print("|---|---:|---:|---:|---:|")
         for kind in kinds:
-            trained_name = _NAMES[kind]
-            print(f"| {trained_name} | {_share(before.get(kind, {}).get(f'{name} with'))} "
-                  f"| {_share(after[kind].get(f'{name} with'))} "
-                  f"| {_share(after[kind].get(f'{name} without'))} |")
+            row = after[kind]
+            print(f"| {_NAMES[kind]} | {_share(before.get(kind, {}).get(f'{name} with'))} "
+                  f"| {_share(row.get(f'{name} with'))} "
+                  f"| {_share(row.get(f'{name} without'))} "
+                  f"| {_share(row.get(f'{name} raw'))} |")
 
 
 _NAMES = {

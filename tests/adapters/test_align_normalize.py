@@ -59,6 +59,12 @@ def test_report_counts_normalised_characters():
     assert (rep.placed, rep.normalized, rep.uncovered) == (2, 2, 0)
     _, rep = mycelium.align_tokens("ab", ["ab"], normalize="nfkc", report=True)
     assert rep.normalized == 0
+    # a dummy '▁' token stands on the '▁' the normaliser wrote, not on the text:
+    # unplaced, as without the normaliser
+    offsets, rep = mycelium.align_tokens("Hi there", ["▁", "Hi", "▁there"],
+                                         normalize=_spm_like, report=True)
+    assert offsets == [(0, 0), (0, 2), (3, 8)]
+    assert (rep.placed, rep.whitespace, rep.unplaced, rep.normalized) == (2, 0, 1, 1)
 
 
 def test_without_the_normaliser_the_tokens_are_not_found():
