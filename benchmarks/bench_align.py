@@ -14,14 +14,14 @@ not a test: it never asserts on a timing.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
+
+from bench_kernels import extract  # git archive of a revision's package
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,15 +54,6 @@ for trim in (True, False):
                                    for o in got]
 print(json.dumps(out))
 """
-
-
-def extract(rev: str, into: Path) -> Path:
-    """The ``mycelium`` package of ``rev`` (``git archive``) under ``into``."""
-    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "mycelium"],
-                          check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 def run(package_root: Path, folder: Path, repeat: int, clock: str) -> dict:

@@ -121,10 +121,11 @@ def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = N
     character all cover it). Any Unicode White_Space matches any other. Where the text
     and the tokens part, the alignment resumes at the earliest text position from
     which the next tokens' content matches for 8 non-whitespace characters (or to the
-    end of the tokens or the text): text skipped is left uncovered, content the text
-    lacks is not guessed. An unknown token covers the stretch between its placed
-    neighbours (several in a row: one character cluster each, the last taking the
-    rest). With ``normalize``, each normalised character maps back to the characters it
+    end of the tokens or the text; a WordPiece token without '##' only where a word
+    starts): text skipped is left uncovered, content the text lacks is not guessed. An
+    unknown token covers the stretch between its placed neighbours (several in a row:
+    one word each, or one character cluster each while more tokens than words are left,
+    the last taking the rest). With ``normalize``, each normalised character maps back to the characters it
     came from (a ligature's letters all cover it; dropped characters are covered by
     nobody). Special and unplaced tokens get ``(p, p)``, p the previous token's tiling
     end (0 at the start). Text whitespace no token covers goes to the following token

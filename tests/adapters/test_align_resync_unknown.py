@@ -5,6 +5,7 @@ seeded WordPiece property for unknown words; tokens that are not valid Unicode."
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -115,17 +116,7 @@ def test_lone_surrogates_in_tokens_are_refused():
 
 
 def _words(text):
-    out, i = [], 0
-    while i < len(text):
-        if text[i].isspace():
-            i += 1
-            continue
-        j = i
-        while j < len(text) and not text[j].isspace():
-            j += 1
-        out.append((i, j))
-        i = j
-    return out
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -154,3 +145,14 @@ def test_random_wordpiece_unknown_words(seed):
         assert mycelium.align_tokens(text, toks) == want, (text, toks)
         checked += 1
     assert checked > 150
+
+
+def test_token_logit_scores_count_unknown_tokens():
+    # the detector's score on an unknown token belongs to the characters it stands for
+    rec = {"id": "x", "model_output_text": "Es hat 25 °C heute.",
+           "model_output_tokens": ["▁Es", "▁hat", "▁25", "▁", "<unk>", "C", "▁heute", "."],
+           "model_output_logits": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]}
+    offsets, _, info = mycelium.token_logit_scores(rec, report=True)
+    assert offsets[4] == (10, 11)
+    assert (info["placed"], info["special"], info["unknown"], info["unplaced"]) == (
+        6, 0, 1, 0)
