@@ -32,9 +32,11 @@ BYTE_DECODER = {c: b for b, c in BYTE_ENCODER.items()}
 _BYTE_ALPHABET = frozenset(BYTE_DECODER)
 #: ``str.translate`` table: a byte-level character to the Latin-1 character of its byte.
 _BYTE_TRANSLATE = {ord(c): b for c, b in BYTE_DECODER.items()}
-#: Characters that can only mean byte-level BPE: the remapped bytes (Ġ, Ċ, ...) and the
-#: Latin-1 stand-ins of bytes >= 0x80.
-_BYTE_EVIDENCE = frozenset(c for c in _BYTE_ALPHABET if ord(c) >= 0x80)
+#: Characters that can only mean byte-level BPE: the stand-ins of whitespace bytes (Ġ, Ċ,
+#: ĉ, ...) and of bytes >= 0x80 (remapped or Latin-1). Those of the other control bytes
+#: ('đ' is 0x11) are not: such bytes do not occur in text, the letters do.
+_BYTE_EVIDENCE = frozenset(c for c, b in BYTE_DECODER.items() if ord(c) >= 0x80
+                           and (b >= 0x80 or 0x09 <= b <= 0x0D or b == 0x20))
 
 @functools.cache
 def white_space() -> frozenset[str]:
@@ -160,7 +162,7 @@ def _complete(data: bytes) -> bool:
     return e - s >= need
 
 
-def _flush(group: list[tuple[int, bytes]], out: list[tuple[str, int, int, bool]]) -> None:
+def _flush(group: list[tuple[int, bytes]], out: list[tuple[str, int, int, int]]) -> None:
     data = b"".join(b for _, b in group)
     ends, pos = [], 0
     for _, b in group:
@@ -175,24 +177,26 @@ def _flush(group: list[tuple[int, bytes]], out: list[tuple[str, int, int, bool]]
         while ends[last_k] < e:
             last_k += 1
         char = data[s:e].decode("utf-8", errors="replace")[:1]
-        out.append((char, first, group[last_k][0], False))
+        out.append((char, first, group[last_k][0], 0))
     group.clear()
 
 
-def units(pieces: list[str], special: list[bool], scheme: str) -> list[tuple[str, int, int, bool]]:
-    """The content stream: ``(string, first_piece, last_piece, is_special)`` in order.
+def units(pieces: list[str], kinds: list, scheme: str) -> list[tuple[str, int, int, int]]:
+    """The content stream: ``(string, first_piece, last_piece, kind)`` in order.
 
-    A piece whose bytes are whole characters is one unit; pieces that share a split
-    character are cut into one unit per character, owned by every piece holding one of
-    its bytes (so that both cover it).
+    ``kinds[i]`` is 0 for a content piece and the piece's own kind (True for special,
+    or any other non-zero code) otherwise; such a piece is a unit of its own string. A
+    content piece whose bytes are whole characters is one unit; pieces that share a
+    split character are cut into one unit per character, owned by every piece holding
+    one of its bytes (so that both cover it).
     """
-    out: list[tuple[str, int, int, bool]] = []
+    out: list[tuple[str, int, int, int]] = []
     group: list[tuple[int, bytes]] = []
     for i, piece in enumerate(pieces):
-        if special[i]:
+        if kinds[i]:
             if group:
                 _flush(group, out)
-            out.append((piece, i, i, True))
+            out.append((piece, i, i, int(kinds[i])))
             continue
         data = token_bytes(piece, scheme)
         if not data:
@@ -203,7 +207,7 @@ def units(pieces: list[str], special: list[bool], scheme: str) -> list[tuple[str
             if group:
                 _flush(group, out)
             try:
-                out.append((data.decode("utf-8"), i, i, False))
+                out.append((data.decode("utf-8"), i, i, 0))
                 continue
             except UnicodeDecodeError:
                 group.append((i, data))

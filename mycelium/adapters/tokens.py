@@ -3,24 +3,20 @@
 
 from __future__ import annotations
 
-import bisect
-import re
 from dataclasses import dataclass, field
 
 from ..errors import SpanValidationError
 from ._decode import SCHEMES, detect_scheme, split_glued, units, ws_table
+from ._match import CONTENT, SPECIAL, UNKNOWN, Cover, walk
+from ._normalize import Normalized, normalize_text, normalizer
+from ._unknown import UNKNOWN_TOKENS, share_out
 
 __all__ = ["align_tokens", "AlignmentReport"]
-
-_RUNS = re.compile(r" +|[^ ]+")
-_PROBE = 32  # non-whitespace characters of look-ahead when the text skips ahead
-_WINDOW = 64  # how far a short probe may jump
-_CANDIDATES = 16  # occurrences of a probe tried for one consistent to the text's end
 
 
 @dataclass(frozen=True)
 class AlignmentReport:
-    """What ``align_tokens`` did with each token class.
+    """What ``align_tokens`` did with each token class and with the text.
 
     Attributes
     ----------
@@ -36,6 +32,19 @@ class AlignmentReport:
         Tokens whose content is not in the text (zero-length offsets).
     first_unplaced : tuple
         The first few unplaced tokens as ``(index, token)``.
+    unknown : int
+        Unknown tokens (``[UNK]``, ``<unk>``, ``unk_token=``); they cover the text they
+        stand for, or nothing (zero-length) when no text is left between their neighbours.
+    unknown_stretches : int
+        Stretches of text that runs of unknown tokens stand for (non-empty ones).
+    resyncs : int
+        Times the text and the tokens parted and the alignment resumed further on.
+    normalized : int
+        Characters of the text that ``normalize=`` changed or dropped.
+    uncovered : int
+        Non-whitespace characters of the text that no token covers.
+    first_uncovered : tuple
+        The first few uncovered stretches as ``(start, end)``.
     """
 
     scheme: str
@@ -44,183 +53,213 @@ class AlignmentReport:
     special: int
     unplaced: int
     first_unplaced: tuple = field(default=())
+    unknown: int = 0
+    unknown_stretches: int = 0
+    resyncs: int = 0
+    normalized: int = 0
+    uncovered: int = 0
+    first_uncovered: tuple = field(default=())
 
     def as_dict(self) -> dict:
         """The report as a plain dict."""
         return {"scheme": self.scheme, "placed": self.placed,
                 "whitespace": self.whitespace, "special": self.special,
-                "unplaced": self.unplaced, "first_unplaced": list(self.first_unplaced)}
+                "unplaced": self.unplaced, "first_unplaced": list(self.first_unplaced),
+                "unknown": self.unknown, "unknown_stretches": self.unknown_stretches,
+                "resyncs": self.resyncs, "normalized": self.normalized,
+                "uncovered": self.uncovered,
+                "first_uncovered": list(self.first_uncovered)}
 
 
-class _Cover:
-    """Per-piece covered range (any character) and non-whitespace range."""
+def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = None,
+                 strict: bool = False, report: bool = False, normalize=None,
+                 unk_token: str | None = None):
+    """Code-point offsets of token strings as a tokenizer emitted them.
 
-    __slots__ = ("lo", "hi", "nlo", "nhi")
+    Parameters
+    ----------
+    text : str
+        The text the offsets refer to.
+    tokens : sequence of str
+        Token strings in order: byte-level BPE (GPT-2's byte alphabet, 'Ġ' = space),
+        SentencePiece ('▁' = space, '<0xNN>' byte tokens), WordPiece ('##'
+        continuations) or plain substrings; special and unknown tokens anywhere.
+    trim : bool, default True
+        True: each token's offsets run from its first to its last non-whitespace
+        character (a whitespace-only token gets ``(e, e)`` at its tiling end). False:
+        consecutive tokens tile the text, whitespace included.
+    scheme : {"bytelevel", "sentencepiece", "wordpiece", "plain"}, optional
+        Force a scheme instead of recognising it from the tokens.
+    strict : bool, default False
+        Raise instead of giving zero-length offsets to tokens not in the text.
+    report : bool, default False
+        Also return an :class:`AlignmentReport`.
+    normalize : callable or {"lower", "nfkc", "nfkc_lower", "bert_uncased"}, optional
+        How the tokenizer normalised the text before cutting it: its own normaliser as
+        a function ``str -> str`` (HF ``tokenizer.backend_tokenizer.normalizer
+        .normalize_str``, sentencepiece's ``normalize``) or a preset. Tokens are matched
+        against the normalised text; offsets stay code points of ``text``.
+    unk_token : str, optional
+        The tokenizer's unknown token when it is not ``[UNK]`` or ``<unk>``.
 
-    def __init__(self, n: int) -> None:
-        self.lo = [-1] * n
-        self.hi = [-1] * n
-        self.nlo = [-1] * n
-        self.nhi = [-1] * n
+    Returns
+    -------
+    list of (int, int), or (list, AlignmentReport) when ``report=True``
+        One half-open ``(start, end)`` pair of code points per token.
 
-    def save(self, first: int, last: int) -> list[tuple[int, int, int, int]]:
-        return [(self.lo[p], self.hi[p], self.nlo[p], self.nhi[p])
-                for p in range(first, last + 1)]
+    Raises
+    ------
+    SpanValidationError
+        With ``strict=True``, when a non-special token's content is not in the text.
+    ValueError
+        For an unknown ``scheme`` or ``normalize`` name, or a token holding a lone
+        surrogate.
 
-    def restore(self, first: int, saved: list[tuple[int, int, int, int]]) -> None:
-        for p, (lo, hi, nlo, nhi) in enumerate(saved, start=first):
-            self.lo[p], self.hi[p], self.nlo[p], self.nhi[p] = lo, hi, nlo, nhi
+    Notes
+    -----
+    A token covers every character any of its bytes belongs to (tokens that split one
+    character all cover it). Any Unicode White_Space matches any other. Where the text
+    and the tokens part, the alignment resumes at the earliest text position from
+    which the next tokens' content matches for 8 non-whitespace characters (or to the
+    end of the tokens or the text; a WordPiece token without '##' only where a word
+    starts): text skipped is left uncovered, content the text lacks is not guessed. An
+    unknown token covers the stretch between its placed neighbours (several in a row:
+    one word each, or one character cluster each while more tokens than words are left,
+    the last taking the rest). With ``normalize``, each normalised character maps back to the characters it
+    came from (a ligature's letters all cover it; dropped characters are covered by
+    nobody). Special and unplaced tokens get ``(p, p)``, p the previous token's tiling
+    end (0 at the start). Text whitespace no token covers goes to the following token
+    when tiling, whitespace ending the text to the last covering token. SPEC section 9
+    states every rule.
 
-    def add(self, first: int, last: int, s: int, e: int, ns: int, ne: int) -> None:
-        for p in range(first, last + 1):
-            if self.lo[p] < 0:
-                self.lo[p] = s
-            self.hi[p] = e
-            if ns < ne:
-                if self.nlo[p] < 0:
-                    self.nlo[p] = ns
-                self.nhi[p] = ne
+    Examples
+    --------
+    >>> import mycelium
+    >>> mycelium.align_tokens("Hello world", ["Hello", "Ġworld"])
+    [(0, 5), (6, 11)]
+    >>> mycelium.align_tokens("Hello world", ["Hello", "Ġworld"], trim=False)
+    [(0, 5), (5, 11)]
+    >>> mycelium.align_tokens("Öl ist", ["<s>", "<0xC3>", "<0x96>", "l", "▁ist", "</s>"])
+    [(0, 0), (0, 1), (0, 1), (1, 2), (3, 6), (6, 6)]
+    >>> offsets, rep = mycelium.align_tokens("ab", ["[CLS]", "a", "##b", "##c"], report=True)
+    >>> offsets, rep.placed, rep.special, rep.unplaced
+    ([(0, 0), (0, 1), (1, 2), (2, 2)], 2, 1, 1)
 
+    An unknown token covers the text it stands for; a lowercasing tokenizer's tokens
+    are found through ``normalize``:
 
-class _Text:
-    """The normalised text (White_Space as ' ') and, built on first need, its skeleton
-    (the non-whitespace characters with their positions)."""
-
-    def __init__(self, text: str) -> None:
-        self.nt = text.translate(ws_table())
-        self.n = len(text)
-        self._skel: tuple[str, list[int]] | None = None
-
-    def skeleton(self) -> tuple[str, list[int]]:
-        if self._skel is None:
-            pos = [i for i, c in enumerate(self.nt) if c != " "]
-            self._skel = ("".join(self.nt[i] for i in pos), pos)
-        return self._skel
-
-    def skip_ws(self, c: int) -> int:
-        nt, n = self.nt, self.n
-        while c < n and nt[c] == " ":
-            c += 1
-        return c
-
-
-def _rest(stream, k: int, run: str, limit: int | None = None) -> str:
-    """``run`` plus the non-whitespace content of the units after unit ``k`` (the first
-    ``limit`` characters of it, when given)."""
-    parts, size = [run], len(run)
-    for j in range(k + 1, len(stream)):
-        if limit is not None and size >= limit:
-            break
-        text, _, _, special = stream[j]
-        if special:
-            continue
-        more = text.translate(ws_table()).replace(" ", "")
-        parts.append(more)
-        size += len(more)
-    joined = "".join(parts)
-    return joined if limit is None else joined[:max(limit, len(run))]
-
-
-def _resync(tx: _Text, c: int, stream, k: int, run: str, after: str) -> int:
-    """Where (skeleton index) ``run`` starts when the text skips ahead of the tokens, or
-    -1 when it is not in the text ahead.
-
-    Probes, longest first: this run, the rest of its unit (``after``, whitespace
-    removed) and the next tokens' content; its first 8 characters; the run alone.
-    Of a probe's occurrences, the first after which the whole rest of the text is the
-    tokens' content (the text ends within the tokens) wins, so that an echoed prompt
-    repeating the answer does not capture it; otherwise the first occurrence, where a
-    shorter probe may only jump a short way.
+    >>> mycelium.align_tokens("I 😀 it", ["[CLS]", "I", "[UNK]", "it", "[SEP]"])
+    [(0, 0), (0, 1), (2, 3), (4, 6), (6, 6)]
+    >>> mycelium.align_tokens("Ünïcode", ["unic", "##ode"], normalize="bert_uncased")
+    [(0, 4), (4, 7)]
     """
-    skel, pos = tx.skeleton()
-    q0 = bisect.bisect_left(pos, c)
-    long = _rest(stream, k, run + after, _PROBE)
-    rest = None
-    for probe, window in ((long, None), (long[:max(len(run), 8)], _WINDOW), (run, _WINDOW)):
-        q = skel.find(probe, q0)
-        if q < 0:
+    if scheme is not None and scheme not in SCHEMES:
+        raise ValueError(f"Expected scheme one of {', '.join(SCHEMES)} or None, got "
+                         f"{scheme!r}; fix by passing one of them.")
+    fn = normalizer(normalize)
+    unknown = _unknown_tokens(unk_token)
+    tokens = _checked(text, tokens)
+    pieces, owner, special = split_glued(tokens)
+    kinds = [UNKNOWN if piece in unknown else SPECIAL if special[p] else CONTENT
+             for p, piece in enumerate(pieces)]
+    used = scheme or detect_scheme([t for t in tokens if t not in unknown])
+    stream = units(pieces, kinds, used)
+    norm = normalize_text(text, fn) if fn is not None else None
+    nt = text.translate(ws_table())
+    starts = frozenset(k for k, (_, first, _, kind) in enumerate(stream) if not kind
+                       and not pieces[first].startswith("##")) if used == "wordpiece" \
+        else frozenset()
+    done = walk(nt if norm is None else norm.text.translate(ws_table()), stream,
+                len(pieces), starts)
+    cover = done.cover if norm is None else _mapped(done.cover, norm, nt)
+    stretches = _fill_unknown(nt, cover, done.unknown, norm)
+    piece_off = _offsets(nt, cover, trim)
+    out = [piece_off[p] for p in range(len(pieces)) if p == 0 or owner[p] != owner[p - 1]]
+    if not (strict or report):
+        return out
+    rep = _report(used, pieces, owner, kinds, cover, tokens, nt,
+                  unknown_stretches=stretches, resyncs=done.resyncs,
+                  normalized=0 if norm is None else norm.changed)
+    if strict and rep.unplaced:
+        i, tok = rep.first_unplaced[0]
+        raise SpanValidationError(
+            f"Expected every token's content in the text, got {rep.unplaced} token(s) "
+            f"not found, at token {i} ({tok!r}); fix by passing the text the tokens were "
+            "produced from (and normalize= if the tokenizer normalised it), or "
+            "strict=False to give them zero-length offsets.",
+            side="text", example=0)
+    return (out, rep) if report else out
+
+
+def _unknown_tokens(unk_token) -> frozenset[str]:
+    if unk_token is None:
+        return UNKNOWN_TOKENS
+    if not isinstance(unk_token, str) or not unk_token:
+        raise TypeError(f"Expected unk_token as a non-empty str or None, got "
+                        f"{unk_token!r}; fix by passing the tokenizer's unknown token "
+                        "string (tokenizer.unk_token).")
+    return UNKNOWN_TOKENS | {unk_token}
+
+
+def _mapped(cover: Cover, norm: Normalized, nt: str) -> Cover:
+    """The cover in code points of the original text (``nt``: its White_Space as ' '),
+    the non-whitespace range taken from the original characters: whitespace the
+    normaliser wrote for a character that is not (sentencepiece's '▁' for U+200C) is
+    that character."""
+    out = Cover(len(cover.lo))
+    for p, lo in enumerate(cover.lo):
+        if lo < 0:
             continue
-        rest = _rest(stream, k, run + after) if rest is None else rest
-        cand = q
-        for _ in range(_CANDIDATES):
-            if rest.startswith(skel[cand:]):
-                return cand
-            cand = skel.find(probe, cand + 1)
-            if cand < 0:
-                break
-        if window is None or pos[q] - c <= window:
-            return q
-    return -1
-
-
-def _match_runs(tx: _Text, c: int, u: str, k: int, stream, cover: _Cover,
-                first: int, last: int) -> int:
-    """Match a unit run by run (the slow path); returns the new cursor.
-
-    A unit none of whose non-whitespace runs is in the text is absent as a whole: the
-    whitespace it matched on the way is given back (to the tokens after it).
-    """
-    nt, n = tx.nt, tx.n
-    saved = cover.save(first, last), c
-    found = missing = 0
-    for m in _RUNS.finditer(u):
-        run = m.group()
-        if run[0] == " ":
-            e = c
-            while e < n and e - c < len(run) and nt[e] == " ":
-                e += 1
-            if e > c:
-                cover.add(first, last, c, e, 0, 0)
-                c = e
+        s = norm.at(lo)
+        e = max(s, norm.end(cover.hi[p]))
+        if s == e:  # only characters the normaliser wrote (a dummy '▁'): not in the text
             continue
-        c2 = tx.skip_ws(c)
-        if nt.startswith(run, c2):
-            cover.add(first, last, c2, c2 + len(run), c2, c2 + len(run))
-            c = c2 + len(run)
-            found += 1
-            continue
-        q = _resync(tx, c, stream, k, run, u[m.end():].replace(" ", ""))
-        if q < 0:
-            missing += 1
-            continue  # content absent from the text: not guessed
-        skel, pos = tx.skeleton()
-        s, e = pos[q], pos[q + len(run) - 1] + 1
-        cover.add(first, last, s, e, s, e)
-        c = e
-        found += 1
-    if missing and not found:
-        cover.restore(first, saved[0])
-        return saved[1]
-    return c
+        out.lo[p], out.hi[p] = s, e
+        ns, ne = s, e
+        while ns < ne and nt[ns] == " ":
+            ns += 1
+        while ne > ns and nt[ne - 1] == " ":
+            ne -= 1
+        if ns < ne:
+            out.nlo[p], out.nhi[p] = ns, ne
+    return out
 
 
-def _cover_stream(tx: _Text, stream, npieces: int) -> _Cover:
-    cover = _Cover(npieces)
-    nt, c = tx.nt, 0
-    for k, (text, first, last, special) in enumerate(stream):
-        u = text.translate(ws_table())
-        if special:
-            c2 = tx.skip_ws(c)
-            if nt.startswith(u, c2):  # its literal string stands in the text here
-                cover.add(first, last, c2, c2 + len(u), c2, c2 + len(u))
-                c = c2 + len(u)
-            continue
-        if nt.startswith(u, c):
-            e = c + len(u)
-            stripped = u.strip(" ")
-            if stripped:
-                ns = c + len(u) - len(u.lstrip(" "))
-                cover.add(first, last, c, e, ns, ns + len(stripped))
-            else:
-                cover.add(first, last, c, e, 0, 0)
-            c = e
-        else:
-            c = _match_runs(tx, c, u, k, stream, cover, first, last)
-    return cover
+def _fill_unknown(nt: str, cover: Cover, stretches, norm: Normalized | None) -> int:
+    """Give each run of unknown tokens its stretch of the text; returns how many
+    stretches held something to cover."""
+    count = 0
+    dropped = norm.dropped() if norm is not None and stretches else set()
+    for pieces, a, b in stretches:
+        if norm is not None:  # from after the character before to before the next
+            a, b = (norm.end(a) if a else 0), norm.at(b)
+            a, b = _without_dropped(nt, min(a, b), b, dropped)
+        parts = share_out(nt, len(pieces), a, b)
+        count += parts[0] is not None
+        for p, part in zip(pieces, parts):
+            if part is not None:
+                cover.lo[p], cover.hi[p], cover.nlo[p], cover.nhi[p] = part
+    return count
 
 
-def _offsets(tx: _Text, cover: _Cover, trim: bool) -> list[tuple[int, int]]:
-    nt, n = tx.nt, tx.n
+def _without_dropped(nt: str, a: int, b: int, dropped: set[int]) -> tuple[int, int]:
+    """The stretch ``[a, b)`` without the characters the normaliser dropped at its
+    edges (a stripped mark of the word before): nobody covers them."""
+    p = a
+    while p < b and (nt[p] == " " or p in dropped):
+        if p in dropped:
+            a = p + 1
+        p += 1
+    p = b
+    while p > a and (nt[p - 1] == " " or p - 1 in dropped):
+        if p - 1 in dropped:
+            b = p - 1
+        p -= 1
+    return a, b
+
+
+def _offsets(nt: str, cover: Cover, trim: bool) -> list[tuple[int, int]]:
+    n = len(nt)
     lo, hi = cover.lo, cover.hi
     covering = [p for p in range(len(lo)) if lo[p] >= 0]
     if covering:  # whitespace that ends the text goes to the last covering token
@@ -245,88 +284,6 @@ def _offsets(tx: _Text, cover: _Cover, trim: bool) -> list[tuple[int, int]]:
     return out
 
 
-def align_tokens(text: str, tokens, *, trim: bool = True, scheme: str | None = None,
-                 strict: bool = False, report: bool = False):
-    """Code-point offsets of token strings as a tokenizer emitted them.
-
-    Parameters
-    ----------
-    text : str
-        The text the offsets refer to.
-    tokens : sequence of str
-        Token strings in order: byte-level BPE (GPT-2's byte alphabet, 'Ġ' = space),
-        SentencePiece ('▁' = space, '<0xNN>' byte tokens), WordPiece ('##'
-        continuations) or plain substrings; special tokens anywhere.
-    trim : bool, default True
-        True: each token's offsets run from its first to its last non-whitespace
-        character (a whitespace-only token gets ``(e, e)`` at its tiling end). False:
-        consecutive tokens tile the text, whitespace included.
-    scheme : {"bytelevel", "sentencepiece", "wordpiece", "plain"}, optional
-        Force a scheme instead of recognising it from the tokens.
-    strict : bool, default False
-        Raise instead of giving zero-length offsets to tokens not in the text.
-    report : bool, default False
-        Also return an :class:`AlignmentReport`.
-
-    Returns
-    -------
-    list of (int, int), or (list, AlignmentReport) when ``report=True``
-        One half-open ``(start, end)`` pair of code points per token.
-
-    Raises
-    ------
-    SpanValidationError
-        With ``strict=True``, when a non-special token's content is not in the text.
-    ValueError
-        For an unknown ``scheme``.
-
-    Notes
-    -----
-    A token covers every character any of its bytes belongs to (tokens that split one
-    character all cover it). Any Unicode White_Space matches any other; text the tokens
-    lack (an echoed prompt) is skipped, content the text lacks is not guessed. Special
-    and unplaced tokens get ``(p, p)``, p the previous token's tiling end (0 at the
-    start). Text whitespace no token covers goes to the following token when tiling,
-    whitespace ending the text to the last covering token. SPEC section 9 states every
-    rule.
-
-    Examples
-    --------
-    >>> import mycelium
-    >>> mycelium.align_tokens("Hello world", ["Hello", "Ġworld"])
-    [(0, 5), (6, 11)]
-    >>> mycelium.align_tokens("Hello world", ["Hello", "Ġworld"], trim=False)
-    [(0, 5), (5, 11)]
-    >>> mycelium.align_tokens("Öl ist", ["<s>", "<0xC3>", "<0x96>", "l", "▁ist", "</s>"])
-    [(0, 0), (0, 1), (0, 1), (1, 2), (3, 6), (6, 6)]
-    >>> offsets, rep = mycelium.align_tokens("ab", ["[CLS]", "a", "##b", "##c"], report=True)
-    >>> offsets, rep.placed, rep.special, rep.unplaced
-    ([(0, 0), (0, 1), (1, 2), (2, 2)], 2, 1, 1)
-    """
-    if scheme is not None and scheme not in SCHEMES:
-        raise ValueError(f"Expected scheme one of {', '.join(SCHEMES)} or None, got "
-                         f"{scheme!r}; fix by passing one of them.")
-    tokens = _checked(text, tokens)
-    pieces, owner, special = split_glued(tokens)
-    used = scheme or detect_scheme(tokens)
-    stream = units(pieces, special, used)
-    tx = _Text(text)
-    cover = _cover_stream(tx, stream, len(pieces))
-    piece_off = _offsets(tx, cover, trim)
-    out = [piece_off[p] for p in range(len(pieces)) if p == 0 or owner[p] != owner[p - 1]]
-    if not (strict or report):
-        return out
-    rep = _report(used, pieces, owner, special, cover, tokens)
-    if strict and rep.unplaced:
-        i, tok = rep.first_unplaced[0]
-        raise SpanValidationError(
-            f"Expected every token's content in the text, got {rep.unplaced} token(s) "
-            f"not found, at token {i} ({tok!r}); fix by passing the text the tokens were "
-            "produced from, or strict=False to give them zero-length offsets.",
-            side="text", example=0)
-    return (out, rep) if report else out
-
-
 def _checked(text, tokens) -> list[str]:
     if not isinstance(text, str):
         raise TypeError(f"Expected text as a str, got {type(text).__name__}; fix by "
@@ -340,14 +297,34 @@ def _checked(text, tokens) -> list[str]:
             raise TypeError(f"Expected every token as a str, got {type(tok).__name__} "
                             f"{tok!r}, at token {i}; fix by passing token strings "
                             "(decode token ids with the tokenizer first).")
+    try:  # one pass over all of them; the token is looked for only on failure
+        "".join(tokens).encode("utf-8")
+    except UnicodeEncodeError:
+        for i, tok in enumerate(tokens):
+            _no_surrogate(tok, i)
     return tokens
 
 
-def _report(scheme, pieces, owner, special, cover, tokens) -> AlignmentReport:
+def _no_surrogate(tok: str, i: int) -> None:
+    try:
+        tok.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        cp = ord(tok[exc.start])
+        raise ValueError(
+            f"Expected token strings of valid Unicode, got a lone surrogate U+{cp:04X} "
+            f"at character {exc.start} of token {i} ({tok!r}); fix by decoding the token "
+            "ids with the tokenizer (a character split across tokens is kept as bytes, "
+            "as byte-level BPE writes it) rather than decoding each token's bytes "
+            "alone with errors='surrogateescape'.") from None
+
+
+def _report(scheme, pieces, owner, kinds, cover, tokens, nt, **counts) -> AlignmentReport:
     kind: dict[int, str] = {}
     for p in range(len(pieces)):
         t = owner[p]
-        if special[p]:
+        if kinds[p] == UNKNOWN:
+            k = "unknown"
+        elif kinds[p] == SPECIAL:
             k = "special"
         elif cover.nlo[p] >= 0:
             k = "placed"
@@ -357,11 +334,38 @@ def _report(scheme, pieces, owner, special, cover, tokens) -> AlignmentReport:
             k = "unplaced"
         if t not in kind or kind[t] == "special":  # a glued special keeps the token's kind
             kind[t] = k
-    counts = {"placed": 0, "whitespace": 0, "special": 0, "unplaced": 0}
+    tally = {"placed": 0, "whitespace": 0, "special": 0, "unplaced": 0, "unknown": 0}
     first: list[tuple[int, str]] = []
     for t in range(len(tokens)):
-        counts[kind[t]] += 1
+        tally[kind[t]] += 1
         if kind[t] == "unplaced" and len(first) < 5:
             first.append((t, tokens[t]))
-    return AlignmentReport(scheme, counts["placed"], counts["whitespace"],
-                           counts["special"], counts["unplaced"], tuple(first))
+    uncovered, stretches = _uncovered(nt, cover)
+    return AlignmentReport(scheme, tally["placed"], tally["whitespace"], tally["special"],
+                           tally["unplaced"], tuple(first), unknown=tally["unknown"],
+                           uncovered=uncovered, first_uncovered=tuple(stretches[:5]),
+                           **counts)
+
+
+def _uncovered(nt: str, cover: Cover) -> tuple[int, list[tuple[int, int]]]:
+    """Non-whitespace characters no token covers, and their stretches."""
+    n = len(nt)
+    delta = [0] * (n + 1)
+    for lo, hi in zip(cover.lo, cover.hi):
+        if lo >= 0 and hi > lo:
+            delta[lo] += 1
+            delta[hi] -= 1
+    count, depth = 0, 0
+    stretches: list[tuple[int, int]] = []
+    run = end = -1
+    for i in range(n):
+        depth += delta[i]
+        if depth == 0 and nt[i] != " ":
+            count += 1
+            run, end = (i if run < 0 else run), i + 1
+        elif depth > 0 and run >= 0:  # a covered character ends the stretch
+            stretches.append((run, end))
+            run = -1
+    if run >= 0:
+        stretches.append((run, end))
+    return count, stretches

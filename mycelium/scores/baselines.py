@@ -45,7 +45,7 @@ def token_logit_scores(record: Mapping[str, Any], *, extra_logits: str = "raise"
         Also return a dict saying what was done: ``tokens``, ``dropped_logits`` (how
         many), ``parsed_strings`` (the lists were strings), ``constant`` (every logit
         equal, scores all 0.0), and the alignment's ``placed`` / ``special`` /
-        ``unplaced`` token counts (`mycelium.align_tokens`).
+        ``unplaced`` / ``unknown`` token counts (`mycelium.align_tokens`).
 
     Returns
     -------
@@ -125,7 +125,7 @@ def token_logit_scores(record: Mapping[str, Any], *, extra_logits: str = "raise"
         return offsets, scores
     info = {"tokens": len(tokens), "dropped_logits": max(dropped, 0),
             "parsed_strings": parsed, "constant": constant, "placed": rep.placed,
-            "special": rep.special, "unplaced": rep.unplaced}
+            "special": rep.special, "unplaced": rep.unplaced, "unknown": rep.unknown}
     return offsets, scores, info
 
 

@@ -16,13 +16,31 @@ from mycelium import SpanValidationError
 from mycelium.adapters._decode import detect_scheme
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "align_cases.json"
+# The oracle's '[UNK]' cases, regenerated under SPEC section 9's unknown-token rule
+# (tests/adapters/build_align_golden.py); they replace the oracle's own expectations.
+UNKNOWN = Path(__file__).resolve().parents[1] / "golden" / "align_unknown_cases.json"
 ENV = "MYCELIUM_ORACLE_DIR"
 CLASS_TO_REPORT = {"content": "placed", "whitespace": "whitespace", "special": "special",
-                   "absent": "unplaced"}
+                   "absent": "unplaced", "unknown": "unknown"}
+
+
+def _regenerated():
+    return {c["id"]: c for c in json.loads(UNKNOWN.read_text(encoding="utf-8"))["cases"]}
+
+
+def _with_regenerated(cases):
+    regenerated = _regenerated()
+    out = []
+    for case in cases:
+        new = regenerated.get(case["id"])
+        if new is not None:
+            assert (new["text"], new["tokens"]) == (case["text"], case["tokens"])
+        out.append(case if new is None else new)
+    return out
 
 
 def _golden_cases():
-    return json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
+    return _with_regenerated(json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"])
 
 
 def _check(case):
@@ -32,8 +50,9 @@ def _check(case):
         assert got == case[key], f"{case['id']} {key}"
     _, rep = mycelium.align_tokens(case["text"], case["tokens"], report=True)
     want = Counter(CLASS_TO_REPORT[c] for c in case["token_class"])
-    assert (rep.placed, rep.whitespace, rep.special, rep.unplaced) == (
-        want["placed"], want["whitespace"], want["special"], want["unplaced"]), case["id"]
+    assert (rep.placed, rep.whitespace, rep.special, rep.unplaced, rep.unknown) == (
+        want["placed"], want["whitespace"], want["special"], want["unplaced"],
+        want["unknown"]), case["id"]
     # WordPiece without a '##' continuation (CJK split per character) reads as plain
     plain_wordpiece = case["scheme"] == "wordpiece" and not any(
         t.startswith("##") for t in case["tokens"])
@@ -45,6 +64,11 @@ def test_golden_align_case(case):
     _check(case)
 
 
+@pytest.mark.parametrize("case", list(_regenerated().values()), ids=lambda c: c["id"])
+def test_regenerated_unknown_case(case):
+    _check(case)
+
+
 def test_full_oracle_align_cases():
     folder = os.environ.get(ENV)
     if not folder or not (Path(folder) / "align_cases.json").is_file():
@@ -52,7 +76,10 @@ def test_full_oracle_align_cases():
                     "oracle folder to check every alignment case.")
     cases = json.loads((Path(folder) / "align_cases.json").read_text(encoding="utf-8"))
     assert len(cases["cases"]) == 195
-    for case in cases["cases"]:
+    # exactly the cases holding '[UNK]' are regenerated (SPEC section 9 names them)
+    assert sorted(c["id"] for c in cases["cases"] if "[UNK]" in c["tokens"]) == sorted(
+        _regenerated())
+    for case in _with_regenerated(cases["cases"]):
         _check(case)
 
 
