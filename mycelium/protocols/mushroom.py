@@ -16,13 +16,19 @@ Reproduced quirks of the official pipeline (each is marked where it is implement
 - Cor's constant-vector rule and last-writer-wins vectors (see
   `mycelium.metrics.soft_spearman`).
 
+- numbers are read as the scorer's ``pandas.read_json`` reads them (its fast float
+  parser: ``0.5000000000000001`` becomes 0.5, and digits past the 15th decimal are
+  dropped, so near-equal 17-digit probabilities tie), the ``mu_shroom`` profile's
+  ``float_parse="pandas-fast"`` (`mycelium.io.float_parse`); ``float_parse="exact"``
+  reads them correctly rounded instead. On 16 of 46 real submissions that reproduce
+  published leaderboard rows, the exact reading changes the printed Cor (by up to
+  0.0106).
+
 Deliberate differences: invalid input (a span outside the text, negative or reversed;
 a probability outside [0, 1]; missing, extra or duplicate ids; no label field) is
-rejected with an error naming the file, the id and the field — as the official
-submission platform rejected such files — where the bare scorer crashes or scores
-nonsense. And probabilities are read exactly with the ``json`` module, while the
-official reader's pandas float parser is imprecise (``0.5000000000000001`` becomes
-0.5); this changes no score on the official data.
+rejected with an error naming the file, the line, the id, the field and the span — as
+the official submission platform rejected such files, and saying which rule of the
+task's format checker a span breaks — where the bare scorer crashes or scores nonsense.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from ..core.spans import validate
 from ..errors import MyceliumError, SpanValidationError
 from ..evaluate import evaluate
 from ..io._records import json_objects
+from ..io.float_parse import parse_float_hook, resolve_float_parse
+from ..io.mushroom import checker_rule
 from ..metrics.soft_spearman import soft_vector
 from .mushroom_fast import _hard_batch, _official_order, score_columnar
 
@@ -116,20 +124,29 @@ def format_scores(iou: float, cor: float) -> str:
     return f"IoU: {iou:.8f}\nCor: {cor:.8f}\n"
 
 
-def read_jsonl(path) -> list[dict]:
-    """Records of a jsonl file (floats parsed exactly); errors name the file and line.
+def read_jsonl(path, *, float_parse: str | None = None) -> list[dict]:
+    """Records of a jsonl file; errors name the file and line.
 
     Lines end at ``"\\n"`` only, as for the official scorer's reader: a raw U+2028,
     U+2029 or U+0085 inside a JSON string is part of the string. A byte order mark at
-    the start of the file is dropped.
+    the start of the file is dropped. Floats are read by ``float_parse`` (default: the
+    ``mu_shroom`` profile's ``"pandas-fast"``, as the official scorer reads them;
+    ``"exact"``: correctly rounded).
     """
+    return _read_lines(path, resolve_float_parse(float_parse))[0]
+
+
+def _read_lines(path, rule: str) -> tuple[list[dict], list[int]]:
+    """The records of a jsonl file and the line number of each."""
     path = Path(path)
+    hook = parse_float_hook(rule)
     try:
         with open(path, "rb") as fh:
-            return [record for _, record in json_objects(
-                fh, str(path), at=lambda n: f"{path}, line {n}", error=MushroomInputError)]
+            pairs = list(json_objects(fh, str(path), at=lambda n: f"{path}, line {n}",
+                                      error=MushroomInputError, parse_float=hook))
     except OSError as exc:
         raise MushroomInputError(f"{path}: cannot read the file ({exc.strerror}).") from None
+    return [record for _, record in pairs], [line for line, _ in pairs]
 
 
 def derive_hard_labels(soft_labels: list[dict[str, Any]]) -> list[list[int]]:
@@ -190,7 +207,8 @@ def derive_soft_labels(hard_labels: list[list[int]]) -> list[dict[str, Any]]:
 
 
 def score_files(ref_path: str | os.PathLike[str],
-                pred_path: str | os.PathLike[str]) -> MushroomResult:
+                pred_path: str | os.PathLike[str], *,
+                float_parse: str | None = None) -> MushroomResult:
     """Score one official-format prediction file against its reference file.
 
     Parameters
@@ -201,6 +219,11 @@ def score_files(ref_path: str | os.PathLike[str],
     pred_path : str or path
         The prediction jsonl file: ``id`` and ``hard_labels`` and/or ``soft_labels``
         per line (a missing field is derived as the official scorer derives it).
+    float_parse : {"pandas-fast", "exact"}, optional
+        How both files' numbers become floats. The default is the ``mu_shroom``
+        profile's ``"pandas-fast"``: as the official scorer's ``pandas.read_json``
+        reads them, so that the output is the official one on every file;
+        ``"exact"`` reads them correctly rounded (`mycelium.io.float_parse`).
 
     Returns
     -------
@@ -212,7 +235,8 @@ def score_files(ref_path: str | os.PathLike[str],
     MushroomInputError
         A file cannot be read or is not valid JSON lines, ids are missing, extra or
         repeated, a label field is missing or malformed, or a span or probability is
-        out of range; the message names the file, the id and the field.
+        out of range; the message names the file, the line, the id and the field (and
+        the span, with the task's format-checker rule it breaks).
 
     Examples
     --------
@@ -232,13 +256,14 @@ def score_files(ref_path: str | os.PathLike[str],
     IoU: 0.62500000
     Cor: 0.69337525
     """
-    fast = score_columnar(ref_path, pred_path, _official_order)
+    rule = resolve_float_parse(float_parse)
+    fast = score_columnar(ref_path, pred_path, _official_order, float_parse=rule)
     if fast is not None:
         ids, iou, cor = fast
         return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
-    refs = read_jsonl(ref_path)
-    preds = read_jsonl(pred_path)
-    return score_records(refs, preds, ref_name=str(ref_path), pred_name=str(pred_path))
+    refs, ref_lines = _read_lines(ref_path, rule)
+    preds, pred_lines = _read_lines(pred_path, rule)
+    return _score(refs, preds, str(ref_path), str(pred_path), ref_lines, pred_lines)
 
 
 def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
@@ -280,6 +305,13 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     >>> result.cor
     [0.8660254037844386, 1.0]
     """
+    return _score(refs, preds, ref_name, pred_name)
+
+
+def _score(refs: list[dict], preds: list[dict], ref_name: str, pred_name: str,
+           ref_lines: list[int] | None = None, pred_lines: list[int] | None = None
+           ) -> MushroomResult:
+    """`score_records`; with the records' line numbers, errors name the line too."""
     _check_references(refs, ref_name)
     hard, soft = _label_fields(preds, pred_name)
     ref_by_id = _by_id(refs, ref_name)
@@ -287,6 +319,8 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     _same_ids(ref_by_id, pred_by_id, ref_name, pred_name)
     ids = _official_order(list(ref_by_id))
     pairs = [(ref_by_id[i], pred_by_id[i]) for i in ids]
+    pred_name_of = _namer(pred_name, preds, pred_lines)
+    ref_name_of = _namer(ref_name, refs, ref_lines)
     pred_hard, pred_soft = [], []
     lengths = [len(r["model_output_text"]) for r, _ in pairs]
     first_bad, converted = _hard_batch(pairs, lengths) if hard else (0, None)
@@ -294,10 +328,10 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
         n = lengths[k]
         if hard:
             h = converted[k] if converted is not None and k < first_bad \
-                else _checked_hard(p, n, pred_name)
-            so = _checked_soft(p, n, pred_name) if soft else derive_soft_labels(h)
+                else _checked_hard(p, n, pred_name_of(p))
+            so = _checked_soft(p, n, pred_name_of(p)) if soft else derive_soft_labels(h)
         else:  # _label_fields: a file without hard labels has soft labels
-            so = _checked_soft(p, n, pred_name)
+            so = _checked_soft(p, n, pred_name_of(p))
             h = derive_hard_labels(so)
         pred_hard.append(h)
         pred_soft.append(so)
@@ -309,7 +343,8 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
             soft_references=[r["soft_labels"] for r, _ in pairs],
             soft_predictions=pred_soft, include_per_example=True)
     except SpanValidationError as exc:
-        raise _located(exc, ids, ref_name, pred_name) from None
+        raise _located(exc, pairs, (ref_name, pred_name), (ref_name_of, pred_name_of)) \
+            from None
     rows = report["per_example"]
     iou = [row["iou"]["score"] for row in rows]
     cor = [row["soft_spearman"]["score"] for row in rows]
@@ -345,8 +380,7 @@ def _checked_hard(p: dict, text_len: int, name: str) -> list[list[int]]:
         batch, _ = from_python([labels], "predictions", single=True)
         validate(batch, "predictions", np.array([text_len]))
     except SpanValidationError as exc:
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'hard_labels': "
-                                 f"{_after_location(exc)}") from None
+        raise MushroomInputError(_span_error(exc, name, p, "hard_labels", text_len)) from None
     return [list(pair) for pair in zip(batch.starts.tolist(), batch.ends.tolist())]
 
 
@@ -356,9 +390,33 @@ def _checked_soft(p: dict, text_len: int, name: str) -> list[dict]:
     try:
         soft_vector(labels, text_len, "soft_predictions", 0)
     except SpanValidationError as exc:
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'soft_labels': "
-                                 f"{_after_location(exc)}") from None
+        raise MushroomInputError(_span_error(exc, name, p, "soft_labels", text_len)) from None
     return labels
+
+
+def _span_error(exc: SpanValidationError, name: str, record: dict, field: str,
+                text_len: int) -> str:
+    """``<file>[:<line>]: id '<id>', field '<field>', span <j>: <problem>`` and the
+    format-checker rule the span breaks."""
+    at = f"{name}: id {record['id']!r}, field '{field}'"
+    rule = ""
+    if exc.span is not None:
+        at += f", span {exc.span}"
+        span = record[field][exc.span]
+        if field == "hard_labels" and isinstance(span, (list, tuple)) and len(span) == 2:
+            rule = checker_rule(span[0], span[1], text_len)
+        elif field == "soft_labels" and isinstance(span, dict):
+            rule = checker_rule(span.get("start"), span.get("end"), text_len,
+                                has_prob="prob" in span)
+    return f"{at}: {_after_location(exc)} {rule}".rstrip()
+
+
+def _namer(name: str, records: list[dict], lines: list[int] | None):
+    """``record -> "<file>:<line>"`` (just the file's name without line numbers)."""
+    if lines is None:
+        return lambda record: name
+    line_of = {id(r): n for r, n in zip(records, lines)}
+    return lambda record: f"{name}, line {line_of[id(record)]}"
 
 
 def _after_location(exc: SpanValidationError) -> str:
@@ -432,9 +490,12 @@ def _hard(p: dict, name: str) -> list:
     return labels
 
 
-def _located(exc: SpanValidationError, ids: list, ref_name: str, pred_name: str):
+def _located(exc: SpanValidationError, pairs: list, names: tuple[str, str], namers):
     side = exc.side or ""
-    name = ref_name if side in ("references", "soft_references") else pred_name
+    k = 0 if side in ("references", "soft_references") else 1
     field = "soft_labels" if side.startswith("soft") else "hard_labels"
-    where = f"id {ids[exc.example]!r}" if exc.example is not None else "a record"
-    return MushroomInputError(f"{name}: {where}, field '{field}': {exc}")
+    if exc.example is None:
+        return MushroomInputError(f"{names[k]}: a record, field '{field}': {exc}")
+    record = pairs[exc.example][k]
+    return MushroomInputError(f"{namers[k](record)}: id {record['id']!r}, field "
+                              f"'{field}': {exc}")
