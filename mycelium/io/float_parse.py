@@ -31,6 +31,7 @@ import re
 from typing import Callable
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.profiles import FLOAT_PARSES, get_profile
 
@@ -189,13 +190,16 @@ def _pow10(exponent: float) -> float:
 
 # ----------------------------------------------------------------- many tokens at once
 
-_WIDTH = 32  # bytes looked at per token; longer tokens take pandas_fast_float
+_WIDTH = 24  # bytes looked at per token; longer tokens take pandas_fast_float
+_FIELD = 16  # digits converted at once
 _CLASS = np.full(256, 4, dtype=np.uint8)  # 0 digit, 1 '.', 2 'e'/'E', 3 '+'/'-', 4 other
 _CLASS[48:58] = 0
 _CLASS[ord(".")] = 1
 _CLASS[[ord("e"), ord("E")]] = 2
 _CLASS[[ord("+"), ord("-")]] = 3
 _POW10_ARRAY = np.array(_POW10)
+_TENS = np.array([10**k for k in range(_FIELD + 1)], dtype=np.uint64)
+_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # first k bytes
 
 
 def pandas_fast_values(buffer: np.ndarray, starts: np.ndarray
@@ -221,6 +225,14 @@ def pandas_fast_values(buffer: np.ndarray, starts: np.ndarray
     FloatParseError
         A token's integer part overflows, or a start is not at a number.
 
+    Notes
+    -----
+    Each token's first 24 bytes are copied out once (rows of a sliding window over
+    ``buffer``, no index matrix); the parts are located per row and their digits
+    converted 16 at a time. Tokens that do not fit (longer, a part of more than 16
+    digits, near the end of the buffer, or not a number) are read one by one by
+    `pandas_fast_float`.
+
     Examples
     --------
     >>> import numpy as np
@@ -230,79 +242,77 @@ def pandas_fast_values(buffer: np.ndarray, starts: np.ndarray
     ([0.30000000000000004, 1e-05, -2.5], [4, 10, 17])
     """
     starts = np.asarray(starts, dtype=np.int64)
-    window = _window(buffer, starts)
-    shape = _shape(window)
-    neg, int_end, has_dot, frac_end, has_exp, exp_neg, exp_start, end, slow = shape
-    kept = np.minimum(frac_end - int_end - 1, _KEPT) * has_dot
-    whole = _digits(window, neg.astype(np.int64), np.where(slow, 0, int_end - neg))
-    fraction = _digits(window, int_end + 1, np.where(slow, 0, kept))
-    exponent = _digits(window, exp_start, np.where(slow | ~has_exp, 0, end - exp_start))
+    values = np.zeros(starts.size, dtype=np.float64)
+    ends = starts.copy()
+    near_end = starts > buffer.size - _WIDTH - _FIELD
+    rows = np.flatnonzero(~near_end)
+    if rows.size:
+        values[rows], ends[rows], slow = _vectorised(buffer, starts[rows])
+        near_end[rows[slow]] = True
+    for i in np.flatnonzero(near_end).tolist():
+        values[i], ends[i] = _one(buffer, int(starts[i]))
+    return values, ends
+
+
+def _vectorised(buffer: np.ndarray, starts: np.ndarray):
+    """(values, ends, slow) of tokens at least `_WIDTH` + `_FIELD` bytes before the end."""
+    window = sliding_window_view(buffer, _WIDTH)[starts]
+    kind = _CLASS[window]
+    other = kind == 4
+    length = np.where(other.any(axis=1), other.argmax(axis=1), _WIDTH)
+    kind[np.arange(_WIDTH) >= length[:, None]] = 4  # what follows the token is not of it
+    neg = window[:, 0] == ord("-")
+    dot, has_dot = _first(kind == 1, length)
+    exp, has_exp = _first(kind == 2, length)
+    int_end = np.minimum(dot, exp)
+    signed = has_exp & (kind[np.arange(starts.size), np.minimum(exp + 1, _WIDTH - 1)] == 3)
+    exp_start = exp + 1 + signed
+    n_int = int_end - neg
+    n_frac = np.where(has_dot, exp - dot - 1, 0)
+    n_exp = np.where(has_exp, length - exp_start, 0)
+    # The grammar -?D+(.D*)?([eE][+-]?D*)? read by position: the digits counted must be
+    # every digit of the token, else (or when a part is too long) it is read alone.
+    digits = np.count_nonzero(kind == 0, axis=1)
+    slow = (length >= _WIDTH) | (n_int < 1) | (n_int > _FIELD) | (n_exp > _FIELD) \
+        | (dot > exp) | (digits != n_int + n_frac + n_exp)
+    kept = np.minimum(n_frac, _KEPT)
+    fields = sliding_window_view(buffer, _FIELD)
+    ok = ~slow
+    whole = _digits(fields, starts + neg, np.where(ok, n_int, 0))
+    fraction = _digits(fields, starts + dot + 1, np.where(ok, kept, 0))
     values = whole.astype(np.float64) + fraction.astype(np.float64) * _POW10_ARRAY[kept]
     values = np.where(neg, -values, values)
-    plain = ~has_dot & ~has_exp
-    values[plain] += 0.0  # an integer token is an integer: no -0.0
-    if has_exp.any():
-        _scale(values, exponent.astype(np.float64), has_exp & ~slow, exp_neg)
-    for i in np.flatnonzero(slow).tolist():
-        values[i], end[i] = _one(buffer, int(starts[i]))
-    return values, starts + end
+    values[~has_dot & ~has_exp] += 0.0  # an integer token is an integer: no -0.0
+    scaled = has_exp & ok
+    if scaled.any():
+        exponent = _digits(fields, starts + exp_start, np.where(scaled, n_exp, 0))
+        exp_neg = signed & (window[np.arange(starts.size), np.minimum(exp + 1, _WIDTH - 1)]
+                            == ord("-"))
+        _scale(values, exponent.astype(np.float64), scaled, exp_neg)
+    return values, starts + length, slow
 
 
-def _window(buffer: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The first `_WIDTH` bytes of each token (a space past the buffer's end)."""
-    at = starts[:, None] + np.arange(_WIDTH)
-    past = at >= buffer.size
-    window = buffer[np.minimum(at, buffer.size - 1)] if buffer.size else \
-        np.zeros(at.shape, dtype=np.uint8)
-    window[past] = 32
-    return window
+def _first(hit: np.ndarray, length: np.ndarray):
+    """The first column of each row where ``hit`` holds (else the token's length), and
+    whether there is one."""
+    found = hit.any(axis=1)
+    return np.where(found, hit.argmax(axis=1), length), found
 
 
-def _first(other: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """Per row, the first column >= ``after`` where ``other`` holds (`_WIDTH` if none)."""
-    hit = other & (np.arange(_WIDTH) >= after[:, None])
-    return np.where(hit.any(axis=1), hit.argmax(axis=1), _WIDTH)
+def _digits(fields: np.ndarray, at: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The integer value of the ``count`` (<= 16) digits at ``at``, per row (uint64).
 
-
-def _shape(window: np.ndarray):
-    """Where each token's parts are, as ujson scans them."""
-    rows = np.arange(window.shape[0])
-    kind = _CLASS[window]
-    not_digit = kind != 0
-    neg = window[:, 0] == ord("-")
-    int_end = _first(not_digit, neg.astype(np.int64))
-    at = window[rows, np.minimum(int_end, _WIDTH - 1)]
-    has_dot = (at == ord(".")) & (int_end < _WIDTH)
-    frac_end = np.where(has_dot, _first(not_digit, int_end + 1), int_end)
-    at = window[rows, np.minimum(frac_end, _WIDTH - 1)]
-    has_exp = ((at == ord("e")) | (at == ord("E"))) & (frac_end < _WIDTH)
-    sign = window[rows, np.minimum(frac_end + 1, _WIDTH - 1)]
-    signed = has_exp & ((sign == ord("+")) | (sign == ord("-")))
-    exp_neg = signed & (sign == ord("-"))
-    exp_start = frac_end + 1 + signed
-    end = np.where(has_exp, _first(not_digit, exp_start), frac_end)
-    # A token longer than the window, or a part too long for 16 digits, or no digit at
-    # all, is read by the one-token rule.
-    slow = (end >= _WIDTH) | (int_end - neg > 16) | (end - exp_start > 16) \
-        | (int_end == neg)
-    return neg, int_end, has_dot, frac_end, has_exp, exp_neg, exp_start, end, slow
-
-
-def _digits(window: np.ndarray, start: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The integer value of ``count`` (<= 16) digits from ``start``, per row (uint64).
-
-    The digits are right-aligned in 16 bytes padded with '0' and converted 8 at a time
-    with the shift-and-multiply steps of a SIMD-within-a-register decimal parse."""
-    columns = np.arange(16)
-    skip = 16 - count[:, None]
-    source = np.clip(start[:, None] + columns - skip, 0, _WIDTH - 1)
-    field = np.where(columns >= skip, np.take_along_axis(window, source, axis=1),
-                     np.uint8(48))
-    x = np.ascontiguousarray(field).view("<u8") - np.uint64(0x3030303030303030)
+    The 16 bytes at ``at`` are copied out as two little-endian words, the digits made
+    0-9 and those past ``count`` 0, and the 16-digit number converted 8 digits at a time
+    with the shift-and-multiply steps of a SIMD-within-a-register decimal parse; it is
+    the value times 10^(16 - count)."""
+    x = fields[at].view("<u8") - np.uint64(0x3030303030303030)
+    x[:, 0] &= _KEEP[np.minimum(count, 8)]
+    x[:, 1] &= _KEEP[np.maximum(count - 8, 0)]
     x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
     x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
     x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
-    return x[:, 0] * np.uint64(100_000_000) + x[:, 1]
+    return (x[:, 0] * np.uint64(100_000_000) + x[:, 1]) // _TENS[_FIELD - count]
 
 
 def _scale(values: np.ndarray, exponent: np.ndarray, rows: np.ndarray,
@@ -316,12 +326,15 @@ def _scale(values: np.ndarray, exponent: np.ndarray, rows: np.ndarray,
 
 
 def _one(buffer: np.ndarray, start: int) -> tuple[float, int]:
-    """A token read alone: (value, length)."""
+    """A token read alone: (value, end)."""
     end = start
     while end < buffer.size and _CLASS[buffer[end]] != 4:
         end += 1
-    text = bytes(buffer[start:end]).decode("ascii")
-    return pandas_fast_float(text), end - start
+    try:
+        text = bytes(buffer[start:end]).decode("ascii")
+    except UnicodeDecodeError:  # not reachable: every byte of a token is ASCII
+        text = ""
+    return pandas_fast_float(text), end
 
 
 # ------------------------------------------------------------------- finding tokens
@@ -346,14 +359,14 @@ def key_value_starts(data: bytes, key: str) -> np.ndarray:
     """
     buffer = np.frombuffer(data, dtype=np.uint8)
     pattern = np.frombuffer(f'"{key}"'.encode(), dtype=np.uint8)
+    last = pattern.size - 2  # the key's last character: rarer than its quotes
     if buffer.size < pattern.size + 1:
         return np.zeros(0, dtype=np.int64)
-    hits = np.flatnonzero(buffer[: buffer.size - pattern.size + 1] == pattern[0])
-    for k in range(1, pattern.size):
+    hits = np.flatnonzero(buffer[last: buffer.size - 1] == pattern[last])
+    for k in (pattern.size - 1, *range(last)):
         hits = hits[buffer[hits + k] == pattern[k]]
     at = _skip_space(buffer, hits + pattern.size)
-    inside = at < buffer.size
-    hits, at = hits[inside], at[inside]
+    at = at[at < buffer.size]
     at = at[buffer[at] == ord(":")]  # a key, not a string value
     return _skip_space(buffer, at + 1)
 
