@@ -192,11 +192,8 @@ def _pow10(exponent: float) -> float:
 
 _WIDTH = 24  # bytes looked at per token; longer tokens take pandas_fast_float
 _FIELD = 16  # digits converted at once
-_CLASS = np.full(256, 4, dtype=np.uint8)  # 0 digit, 1 '.', 2 'e'/'E', 3 '+'/'-', 4 other
-_CLASS[48:58] = 0
-_CLASS[ord(".")] = 1
-_CLASS[[ord("e"), ord("E")]] = 2
-_CLASS[[ord("+"), ord("-")]] = 3
+_NUMBER_BYTE = np.zeros(256, dtype=bool)  # the bytes of a number token
+_NUMBER_BYTE[[*range(48, 58), *map(ord, ".eE+-")]] = True
 _POW10_ARRAY = np.array(_POW10)
 _TENS = np.array([10**k for k in range(_FIELD + 1)], dtype=np.uint64)
 _KEEP = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # first k bytes
@@ -256,63 +253,87 @@ def pandas_fast_values(buffer: np.ndarray, starts: np.ndarray
 
 def _vectorised(buffer: np.ndarray, starts: np.ndarray):
     """(values, ends, slow) of tokens at least `_WIDTH` + `_FIELD` bytes before the end."""
+    rows = np.arange(starts.size)
     window = sliding_window_view(buffer, _WIDTH)[starts]
-    kind = _CLASS[window]
-    other = kind == 4
-    length = np.where(other.any(axis=1), other.argmax(axis=1), _WIDTH)
-    kind[np.arange(_WIDTH) >= length[:, None]] = 4  # what follows the token is not of it
+    digit = (window - np.uint8(48)) < 10
+    dot = window == ord(".")
+    exp = (window | np.uint8(32)) == ord("e")
+    number = digit | dot | exp | (window == ord("+")) | (window == ord("-"))
+    # A token starts with '-' or a digit, so a first column of 0 from argmax means "not
+    # found" (no end within the window, no '.', no exponent): such tokens are slow or
+    # fail the digit count below.
+    length = np.argmax(~number, axis=1)
+    inside = np.arange(_WIDTH) < length[:, None]  # what follows the token is not of it
+    dot &= inside
+    exp &= inside
+    digit &= inside
+    dot_at, exp_at = dot.argmax(axis=1), exp.argmax(axis=1)
+    has_dot, has_exp = dot_at > 0, exp_at > 0
+    dot_at = np.where(has_dot, dot_at, length)
+    exp_at = np.where(has_exp, exp_at, length)
     neg = window[:, 0] == ord("-")
-    dot, has_dot = _first(kind == 1, length)
-    exp, has_exp = _first(kind == 2, length)
-    int_end = np.minimum(dot, exp)
-    signed = has_exp & (kind[np.arange(starts.size), np.minimum(exp + 1, _WIDTH - 1)] == 3)
-    exp_start = exp + 1 + signed
-    n_int = int_end - neg
-    n_frac = np.where(has_dot, exp - dot - 1, 0)
+    after_e = window[rows, np.minimum(exp_at + 1, _WIDTH - 1)]
+    signed = has_exp & ((after_e == ord("+")) | (after_e == ord("-")))
+    exp_start = exp_at + 1 + signed
+    n_int = np.minimum(dot_at, exp_at) - neg
+    n_frac = np.where(has_dot, exp_at - dot_at - 1, 0)
     n_exp = np.where(has_exp, length - exp_start, 0)
     # The grammar -?D+(.D*)?([eE][+-]?D*)? read by position: the digits counted must be
     # every digit of the token, else (or when a part is too long) it is read alone.
-    digits = np.count_nonzero(kind == 0, axis=1)
-    slow = (length >= _WIDTH) | (n_int < 1) | (n_int > _FIELD) | (n_exp > _FIELD) \
-        | (dot > exp) | (digits != n_int + n_frac + n_exp)
+    slow = (length == 0) | (n_int < 1) | (n_int > _FIELD) | (n_exp > _FIELD) \
+        | (dot_at > exp_at) | (_count(digit) != n_int + n_frac + n_exp)
     kept = np.minimum(n_frac, _KEPT)
-    fields = sliding_window_view(buffer, _FIELD)
     ok = ~slow
-    whole = _digits(fields, starts + neg, np.where(ok, n_int, 0))
-    fraction = _digits(fields, starts + dot + 1, np.where(ok, kept, 0))
+    whole = (window[rows, neg.view(np.int8)] - np.uint8(48)).astype(np.uint64)  # 1 digit
+    longer = ok & (n_int > 1)
+    if longer.any():
+        whole[longer] = _digits(buffer, (starts + neg)[longer], n_int[longer])
+    whole[slow] = 0
+    fraction = _digits(buffer, starts + dot_at + 1, np.where(ok, kept, 0))
     values = whole.astype(np.float64) + fraction.astype(np.float64) * _POW10_ARRAY[kept]
-    values = np.where(neg, -values, values)
+    np.negative(values, out=values, where=neg)
     values[~has_dot & ~has_exp] += 0.0  # an integer token is an integer: no -0.0
     scaled = has_exp & ok
     if scaled.any():
-        exponent = _digits(fields, starts + exp_start, np.where(scaled, n_exp, 0))
-        exp_neg = signed & (window[np.arange(starts.size), np.minimum(exp + 1, _WIDTH - 1)]
-                            == ord("-"))
-        _scale(values, exponent.astype(np.float64), scaled, exp_neg)
+        exponent = _digits(buffer, starts + exp_start, np.where(scaled, n_exp, 0))
+        _scale(values, exponent.astype(np.float64), scaled, signed & (after_e == ord("-")))
     return values, starts + length, slow
 
 
-def _first(hit: np.ndarray, length: np.ndarray):
-    """The first column of each row where ``hit`` holds (else the token's length), and
-    whether there is one."""
-    found = hit.any(axis=1)
-    return np.where(found, hit.argmax(axis=1), length), found
+def _count(flags: np.ndarray) -> np.ndarray:
+    """The True values of each row of a C-ordered bool matrix of `_WIDTH` columns: its
+    bytes summed 8 at a time (a multiply by 0x0101... adds a word's bytes)."""
+    words = flags.view(np.uint8).view("<u8")
+    total = words[:, 0] + words[:, 1] + words[:, 2]  # <= 3 per byte: no carry
+    return (total * np.uint64(0x0101010101010101) >> np.uint64(56)).astype(np.int64)
 
 
-def _digits(fields: np.ndarray, at: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """The integer value of the ``count`` (<= 16) digits at ``at``, per row (uint64).
+def _digits(buffer: np.ndarray, at: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """The integer value of the ``count`` (<= 16) digits at ``buffer[at:]``, per row.
 
-    The 16 bytes at ``at`` are copied out as two little-endian words, the digits made
-    0-9 and those past ``count`` 0, and the 16-digit number converted 8 digits at a time
-    with the shift-and-multiply steps of a SIMD-within-a-register decimal parse; it is
-    the value times 10^(16 - count)."""
-    x = fields[at].view("<u8") - np.uint64(0x3030303030303030)
+    The 8 or 16 bytes at ``at`` are copied out as little-endian words, the digits made
+    0-9 and those past ``count`` 0, and the number converted 8 digits at a time with the
+    shift-and-multiply steps of a SIMD-within-a-register decimal parse; it is the value
+    times 10^(width - count). (Subtracting '0' borrows only into later bytes, which are
+    past ``count`` and masked.)"""
+    if count.size == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if int(count.max()) <= 8:
+        x = sliding_window_view(buffer, 8)[at].view("<u8")[:, 0] \
+            - np.uint64(0x3030303030303030)
+        return _eight(x & _KEEP[count]) // _TENS[8 - count]
+    x = sliding_window_view(buffer, _FIELD)[at].view("<u8") - np.uint64(0x3030303030303030)
     x[:, 0] &= _KEEP[np.minimum(count, 8)]
     x[:, 1] &= _KEEP[np.maximum(count - 8, 0)]
+    x = _eight(x)
+    return (x[:, 0] * np.uint64(100_000_000) + x[:, 1]) // _TENS[_FIELD - count]
+
+
+def _eight(x: np.ndarray) -> np.ndarray:
+    """Words of 8 digit bytes (0-9, the first in the lowest byte) as their numbers."""
     x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
     x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
-    return (x[:, 0] * np.uint64(100_000_000) + x[:, 1]) // _TENS[_FIELD - count]
+    return (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
 
 
 def _scale(values: np.ndarray, exponent: np.ndarray, rows: np.ndarray,
@@ -328,7 +349,7 @@ def _scale(values: np.ndarray, exponent: np.ndarray, rows: np.ndarray,
 def _one(buffer: np.ndarray, start: int) -> tuple[float, int]:
     """A token read alone: (value, end)."""
     end = start
-    while end < buffer.size and _CLASS[buffer[end]] != 4:
+    while end < buffer.size and _NUMBER_BYTE[buffer[end]]:
         end += 1
     try:
         text = bytes(buffer[start:end]).decode("ascii")
@@ -362,13 +383,22 @@ def key_value_starts(data: bytes, key: str) -> np.ndarray:
     last = pattern.size - 2  # the key's last character: rarer than its quotes
     if buffer.size < pattern.size + 1:
         return np.zeros(0, dtype=np.int64)
-    hits = np.flatnonzero(buffer[last: buffer.size - 1] == pattern[last])
+    hits = _where_byte(buffer, pattern[last], last, buffer.size - 1)
     for k in (pattern.size - 1, *range(last)):
         hits = hits[buffer[hits + k] == pattern[k]]
     at = _skip_space(buffer, hits + pattern.size)
     at = at[at < buffer.size]
     at = at[buffer[at] == ord(":")]  # a key, not a string value
     return _skip_space(buffer, at + 1)
+
+
+def _where_byte(buffer: np.ndarray, byte, offset: int, stop: int,
+                chunk: int = 1 << 20) -> np.ndarray:
+    """``i`` where ``buffer[i + offset] == byte``, ``i + offset < stop``: compared a
+    chunk at a time, so the comparison stays in the cache."""
+    parts = [np.flatnonzero(buffer[a:min(a + chunk, stop)] == byte) + (a - offset)
+             for a in range(offset, stop, chunk)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _skip_space(buffer: np.ndarray, at: np.ndarray) -> np.ndarray:
