@@ -20,7 +20,7 @@ from .aggregate import zero_division_name
 from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
-__all__ = ["format_signature", "parse_signature"]
+__all__ = ["format_signature", "parse_signature", "with_float_parse"]
 
 OFFSETS = "half-open"
 BOOTSTRAP = "poisson-percentile"
@@ -53,6 +53,33 @@ def format_signature(settings) -> str:
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
                    ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
     return "|".join(f"{k}:{v}" for k, v in fields)
+
+
+def with_float_parse(signature: str | None, rule: str) -> str | None:
+    """``signature`` recording that the data's numbers were read by ``rule``.
+
+    The field replaces the profile's (``float_parse:pandas-fast`` of ``mu_shroom@2``); an
+    exact reading under a profile without the field adds nothing, so such signatures
+    stay as they were.
+
+    Examples
+    --------
+    >>> with_float_parse("mycelium:0.1.0|profile:none|offsets:half-open", "pandas-fast")
+    'mycelium:0.1.0|profile:none|offsets:half-open|float_parse:pandas-fast'
+    >>> with_float_parse("mycelium:0.1.0|profile:mu_shroom@2|float_parse:pandas-fast",
+    ...                  "exact")
+    'mycelium:0.1.0|profile:mu_shroom@2|float_parse:exact'
+    """
+    if signature is None:
+        return None
+    fields = signature.split("|")
+    at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
+    if at:
+        fields[at[0]] = f"float_parse:{rule}"
+    elif rule != "exact":
+        ends = [i for i, f in enumerate(fields) if f.startswith(("dataset:", "dataset_files:"))]
+        fields.insert(ends[0] if ends else len(fields), f"float_parse:{rule}")
+    return "|".join(fields)
 
 
 def param_fields(params) -> list[str]:
