@@ -60,9 +60,10 @@ class Profile:
         ``metrics``. The frame faces compute them when ``metrics=`` names them.
     float_parse : {"exact", "pandas-fast"}, default "exact"
         How the benchmark's files turn JSON numbers into floats (`FLOAT_PARSES`); the
-        readers of its files (`mycelium.read_mushroom`, `mycelium.mushroom.score_files`,
-        ``mycelium mushroom``) follow it unless told otherwise. A value other than
-        ``"exact"`` goes into the signature (``float_parse:pandas-fast``).
+        readers of its files (`mycelium.read_mushroom`,
+        `mycelium.protocols.mushroom.score_files`, ``mycelium mushroom``) follow it
+        unless told otherwise. A value other than ``"exact"`` goes into the signature
+        (``float_parse:pandas-fast``).
 
     Raises
     ------
