@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 import struct
 from pathlib import Path
@@ -24,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _data_dirs import SYSTEMS_ENV, data_folder
 from validation.float_parse import pandas_reads, pandas_rejects, random_tokens
 from mycelium.io.float_parse import (FloatParseError, check_float_parse, key_value_starts,
                                      pandas_fast_float, pandas_fast_values,
@@ -183,15 +183,8 @@ def test_rule_names():
 
 # ---------------------------------------------------------------------- the real files
 
-def _env_dir(name: str):
-    value = os.environ.get(name, "")
-    if not value or not os.path.isdir(value):
-        return None, f"{name} is not set to a folder: its real files are not read"
-    return Path(value), None
-
-
-SYSTEMS, NO_SYSTEMS = _env_dir("MYCELIUM_MUSHROOM_SYSTEMS_DIR")
-OFFICIAL, NO_OFFICIAL = _env_dir("MYCELIUM_MUSHROOM_DIR")
+SYSTEMS, NO_SYSTEMS = data_folder(SYSTEMS_ENV)
+OFFICIAL, NO_OFFICIAL = data_folder("MYCELIUM_MUSHROOM_DIR")
 
 
 def _every_probability(files: list[Path]) -> tuple[int, int]:

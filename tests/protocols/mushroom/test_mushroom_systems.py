@@ -39,21 +39,15 @@ import pandas as pd
 import pytest
 
 import mycelium
+from _data_dirs import SYSTEMS_ENV, data_folder
 from _mushroom_support import run_cli
 from mycelium.protocols.mushroom import MushroomInputError, score_files
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
 
-def _folder(name: str):
-    value = os.environ.get(name, "")
-    if not value or not os.path.isdir(value):
-        return None, f"{name} is not set to a folder: the real submissions are not scored"
-    return Path(value), None
-
-
-SYSTEMS, NO_SYSTEMS = _folder("MYCELIUM_MUSHROOM_SYSTEMS_DIR")
-DATA, NO_DATA = _folder("MYCELIUM_MUSHROOM_DIR")
+SYSTEMS, NO_SYSTEMS = data_folder(SYSTEMS_ENV)
+DATA, NO_DATA = data_folder("MYCELIUM_MUSHROOM_DIR")
 pytestmark = pytest.mark.skipif(SYSTEMS is None or DATA is None,
                                 reason=NO_SYSTEMS or NO_DATA or "")
 
