@@ -17,6 +17,9 @@ computes, in IEEE double arithmetic:
 - with an exponent, that value times ``pow(10.0, X)`` (the C library's ``pow``, the one
   Python's ``10.0 ** X`` calls; it overflows to infinity, and ``0e400`` is NaN).
 
+That is the arithmetic of pandas' x86-64 builds, which do not fuse the multiply and the
+add (a build that did, as compilers may on ARM, would round once less).
+
 `pandas_fast_float` is that rule for one token (the ``parse_float`` hook of `json.loads`)
 and `pandas_fast_values` the same rule for many tokens of a byte buffer at once (numpy);
 both are tested bit for bit against ``pandas.read_json`` on millions of random decimal
