@@ -31,6 +31,7 @@ from . import sweep as cli_sweep
 from . import report as cli_report
 from .evaluate import run_evaluate
 from .output import FORMATS
+from ..io.float_parse import FLOAT_PARSES
 from .read import read_frame
 from .args import names as _names
 
@@ -119,6 +120,10 @@ def _add_evaluate(commands) -> None:
     p.add_argument("--infer-types", action="store_true",
                    help="CSV: let pandas infer numbers and booleans (default: every cell is "
                         "text, so ids or keys '007' and '7' differ; empty cells are null)")
+    p.add_argument("--float-parse", dest="float_parse", choices=FLOAT_PARSES,
+                   help="how JSON numbers become floats (default: the profile's rule, "
+                        "'pandas-fast' for mu_shroom as its official scorer reads them; "
+                        "else 'exact'); recorded in the signature")
     p.add_argument("--missing", choices=("error", "empty", "drop"), default="error",
                    help="a null span cell is an error (default), an example without spans, "
                         "or left out")

@@ -15,10 +15,13 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core.inputs import to_spans
+from ..core.profiles import get_profile
+from ..core.signature import with_float_parse
 from ..errors import SpanValidationError
+from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
 from .output import EXIT_OK, _is_null, _plain, write_result
-from .read import FileError, read_frame
+from .read import FileError, float_rule, read_frame
 from .stream import evaluate_streamed, streamable
 
 #: Output formats told by the --output extension (without --format).
@@ -42,20 +45,36 @@ def run_evaluate(args: argparse.Namespace) -> int:
     (`mycelium.cli.stream`: the same result, memory bounded by a batch); otherwise, or
     whenever the batched path cannot vouch for the file, the files are read whole."""
     fmt = _output_format(args, args.parser)
+    rule = float_rule(args)
     result = evaluate_streamed(args) if streamable(args) else None
     if result is None:
-        result = _evaluate_in_memory(args)
-    write_result(result, fmt, args.output, by=args.by)
+        result = _evaluate_in_memory(args, rule)
+    write_result(_recorded(result, rule, args), fmt, args.output, by=args.by)
     return EXIT_OK
 
 
-def _evaluate_in_memory(args: argparse.Namespace) -> pd.DataFrame:
-    """Read the files whole, pair them, score with ``df.mycelium.evaluate``; a bad span
-    is told by its file, row and column."""
+def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.DataFrame:
+    """The result with ``float_parse:<rule>`` in its signature when the files were read
+    otherwise than the profile says (the profile's own rule is already there)."""
+    profile = get_profile(args.profile)
+    if rule == (profile.float_parse if profile is not None else "exact"):
+        return result
+    signature = with_float_parse(result.attrs.get(SIGNATURE_ATTR), rule)
+    result.attrs[SIGNATURE_ATTR] = signature
+    if "signature" in result.columns:
+        result["signature"] = result["signature"].map(
+            lambda s: with_float_parse(s, rule) if isinstance(s, str) else s)
+    return result
+
+
+def _evaluate_in_memory(args: argparse.Namespace, rule: str = "exact") -> pd.DataFrame:
+    """Read the files whole (numbers by ``rule``), pair them, score with
+    ``df.mycelium.evaluate``; a bad span is told by its file, row and column."""
     typed = args.infer_types
-    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed))
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=typed,
+                                                 float_parse=rule))
     preds = refs if args.preds is None else Source(
-        "PREDS", args.preds, read_frame(args.preds, infer_types=typed))
+        "PREDS", args.preds, read_frame(args.preds, infer_types=typed, float_parse=rule))
     order = _pairing(refs, preds, args.id_col)
     frame, names = _scoring_frame(refs, preds, order, args)
     try:

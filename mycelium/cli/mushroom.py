@@ -14,6 +14,7 @@ import glob
 import re
 from pathlib import Path
 
+from ..io.float_parse import FLOAT_PARSES
 from ..protocols.mushroom import MushroomInputError, read_jsonl, score_files
 
 DESCRIPTION = """\
@@ -26,7 +27,12 @@ byte the official scorer's, written to OUT or standard output.
 
 REF and PRED may also be directories or glob patterns of per-language files: files
 are paired by the language code in their names (or the records' 'lang' field) and a
-per-language table is printed."""
+per-language table is printed.
+
+Numbers are read as the official scorer's pandas.read_json reads them (its fast
+float parser keeps 15 fraction digits, so near-equal 17-digit probabilities tie;
+the published leaderboard's Cor depends on it); --float-parse exact reads them
+correctly rounded instead."""
 
 
 def add_parser(commands) -> None:
@@ -37,6 +43,10 @@ def add_parser(commands) -> None:
     p.add_argument("pred", metavar="PRED", help="prediction file, directory or glob")
     p.add_argument("out", metavar="OUT", nargs="?",
                    help="write the scores here (one pair of files only)")
+    p.add_argument("--float-parse", dest="float_parse", choices=FLOAT_PARSES[::-1],
+                   default="pandas-fast",
+                   help="how JSON numbers become floats: 'pandas-fast' (default), as the "
+                        "official scorer's pandas reader; 'exact', correctly rounded")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="on an error, print the full traceback")
     p.set_defaults(run=run_mushroom, parser=p)
@@ -46,7 +56,7 @@ def run_mushroom(args: argparse.Namespace) -> int:
     refs, preds = _expand(args.ref), _expand(args.pred)
     if len(refs) == 1 and len(preds) == 1 and Path(args.ref).is_file() \
             and Path(args.pred).is_file():
-        text = score_files(refs[0], preds[0]).printed
+        text = score_files(refs[0], preds[0], float_parse=args.float_parse).printed
         if args.out:
             Path(args.out).write_text(text, encoding="utf-8")
         else:
@@ -55,7 +65,8 @@ def run_mushroom(args: argparse.Namespace) -> int:
     if args.out:
         args.parser.error("OUT is only for one REF and one PRED file; with directories or "
                           "globs the per-language table goes to standard output.")
-    print(_table([(lang, r, p, score_files(r, p)) for lang, r, p in _pair(refs, preds)]))
+    print(_table([(lang, r, p, score_files(r, p, float_parse=args.float_parse))
+                  for lang, r, p in _pair(refs, preds)]))
     return 0
 
 

@@ -21,12 +21,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pa_json
 
+from ..core.profiles import get_profile
 from ..errors import MyceliumError
 from ..io import read_parquet
 from ..io._records import decode_text, json_objects, object_lines, object_lines_in
+from ..io.float_parse import parse_float_hook
 
-__all__ = ["READERS", "FileError", "read_frame", "open_jsonl_blocks", "chunk_kind",
-           "json_column"]
+__all__ = ["READERS", "FileError", "read_frame", "float_rule", "open_jsonl_blocks",
+           "chunk_kind", "json_column"]
 
 READERS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
            ".parquet": "parquet", ".pq": "parquet"}
@@ -38,15 +40,29 @@ class FileError(MyceliumError, ValueError):
     """An input file that cannot be read; the message names the file (and the line)."""
 
 
-def read_frame(path: str, *, infer_types: bool = False) -> pd.DataFrame:
+def float_rule(args) -> str:
+    """How a command reads its files' JSON numbers: ``--float-parse``, else the rule of
+    ``--profile`` (``"pandas-fast"`` for ``mu_shroom``, as its official scorer reads
+    them), else ``"exact"``."""
+    if getattr(args, "float_parse", None):
+        return args.float_parse
+    profile = get_profile(getattr(args, "profile", None))
+    return profile.float_parse if profile is not None else "exact"
+
+
+def read_frame(path: str, *, infer_types: bool = False,
+               float_parse: str = "exact") -> pd.DataFrame:
     """Read a JSON-lines, CSV or Parquet file (by extension; ``-`` = JSON lines on stdin).
 
     CSV cells are text (an empty cell is null) unless ``infer_types`` lets pandas infer
-    numbers and booleans. Errors raise `FileError` naming the file.
+    numbers and booleans. JSON numbers are read by ``float_parse``
+    (`mycelium.io.float_parse`; ``"pandas-fast"`` reads JSON lines record by record).
+    Errors raise `FileError` naming the file.
     """
+    hook = parse_float_hook(float_parse)
     if path == "-":
         stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes: lines end at "\n" only
-        return _guarded(lambda: _read_jsonl(stdin, "<stdin>"), "<stdin>")
+        return _guarded(lambda: _read_jsonl(stdin, "<stdin>", hook), "<stdin>")
     p = Path(path)
     suffixes = [s.lower() for s in p.suffixes[-2:]]
     packed = bool(suffixes) and suffixes[-1] == ".gz"
@@ -64,15 +80,16 @@ def read_frame(path: str, *, infer_types: bool = False) -> pd.DataFrame:
     opener = gzip.open if packed else open
 
     def read() -> pd.DataFrame:
-        if kind == "jsonl" and not packed:
+        if kind == "jsonl" and not packed and hook is None:
             frame = _read_jsonl_file_arrow(p)
             if frame is not None:
                 return frame
         with opener(p, "rb") as fh:
             if kind == "jsonl":
                 data = fh.read()
-                frame = _read_jsonl_arrow(data)
-                return _read_jsonl(io.BytesIO(data), path) if frame is None else frame
+                # Arrow reads numbers exactly: another rule reads the records one by one.
+                frame = _read_jsonl_arrow(data) if hook is None else None
+                return _read_jsonl(io.BytesIO(data), path, hook) if frame is None else frame
             return _read_csv(decode_text(fh.read(), path), path, infer_types)
 
     return _guarded(read, path)
@@ -214,8 +231,9 @@ def _probabilities(values: pa.Array) -> bool:
     return bool(((p >= 0.0) & (p <= 1.0)).all())
 
 
-def _read_jsonl(lines, name: str) -> pd.DataFrame:
-    records = [record for _, record in json_objects(lines, name, error=FileError)]
+def _read_jsonl(lines, name: str, parse_float=None) -> pd.DataFrame:
+    records = [record for _, record in json_objects(lines, name, error=FileError,
+                                                    parse_float=parse_float)]
     if not records:
         raise FileError(f"{name}: the file is empty (no JSON lines); expected one JSON "
                         "object per line.")

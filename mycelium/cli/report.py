@@ -17,7 +17,7 @@ from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
 from ..errors import SpanValidationError
-from .evaluate import Source, _column, _located, _pairing, _spans, _take
+from .evaluate import Source, _column, _located, _pairing, _spans, _take, float_rule
 from .output import EXIT_OK
 from .read import read_frame
 from .args import names as _names
@@ -116,12 +116,13 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
 
 def report_frame(args) -> pd.DataFrame:
     """The long frame the report scores: one row per (example, detector)."""
-    refs = Source("REFS", args.refs, read_frame(args.refs))
+    rule = float_rule(args)  # the profile's reading of the files' numbers
+    refs = Source("REFS", args.refs, read_frame(args.refs, float_parse=rule))
     if not args.preds:
         name = None if args.detector_col else args.pred_col
         return _long_part(refs, refs, args, name)
-    parts = [_long_part(refs, Source("PREDS", path, read_frame(path)), args,
-                        _detector_name(path)) for path in args.preds]
+    parts = [_long_part(refs, Source("PREDS", path, read_frame(path, float_parse=rule)),
+                        args, _detector_name(path)) for path in args.preds]
     return pd.concat(parts, ignore_index=True)
 
 

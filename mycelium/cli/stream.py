@@ -35,7 +35,7 @@ from ..frames import engine as frames
 from ..frames.scores import wanted
 from ..frames.to_pandas import _to_pandas, with_signature_column
 from ..io._records import object_lines_in
-from .read import chunk_kind, json_column, open_jsonl_blocks
+from .read import chunk_kind, float_rule, json_column, open_jsonl_blocks
 
 __all__ = ["streamable", "evaluate_streamed"]
 
@@ -51,8 +51,10 @@ def streamable(args: argparse.Namespace) -> bool:
     position needs both files' rows), CSV (typed reading infers each column's type from all
     its cells), Parquet (read whole as Arrow columns already: compact, and its metadata
     restored), standard input (read once), intervals (``--ci`` resamples all rows),
-    soft labels and scores (`mycelium.frames.scores`: ranked over all of a group's rows)."""
-    return (args.preds is None and args.refs != "-"
+    soft labels and scores (`mycelium.frames.scores`: ranked over all of a group's rows),
+    numbers read otherwise than exactly (``mu_shroom``'s rule: the records are read one by
+    one)."""
+    return (args.preds is None and args.refs != "-" and float_rule(args) == "exact"
             and Path(args.refs).suffix.lower() in _JSONL
             and args.ci is None and args.soft_ref_col is None
             and not wanted(args.pred_col, args.soft_ref_col, args.soft_pred_col,

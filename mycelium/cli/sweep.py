@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..core.profiles import PROFILES
 from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
-                       _take, score_columns)
+                       _take, float_rule, score_columns)
 from ..errors import SpanValidationError
 from .output import EXIT_OK, write_result
 from .read import read_frame
@@ -71,9 +71,12 @@ def run_sweep(args: argparse.Namespace) -> int:
         args.parser.error("give the scores: --soft-pred-col, or --token-offsets-col with "
                           "--token-scores-col")
     fmt = _output_format(args, args.parser)
-    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=args.infer_types))
+    rule = float_rule(args)  # the profile's reading of the files' numbers
+    refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=args.infer_types,
+                                                 float_parse=rule))
     preds = refs if args.preds is None else Source(
-        "PREDS", args.preds, read_frame(args.preds, infer_types=args.infer_types))
+        "PREDS", args.preds, read_frame(args.preds, infer_types=args.infer_types,
+                                        float_parse=rule))
     order = _pairing(refs, preds, args.id_col)
     cols = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
     cols["__ref__"] = _take(_column(refs.frame, args.ref_col, "--ref-col", refs), None)

@@ -19,9 +19,15 @@ from .aggregate import zero_division_name
 from .score_rules import ScoreRules, score_rules
 from .types import AVERAGES, Average, ZeroDivision
 
-__all__ = ["Profile", "PROFILES", "get_profile"]
+__all__ = ["Profile", "PROFILES", "FLOAT_PARSES", "get_profile"]
 
 _RESERVED = set("|:,@=")
+
+#: How a benchmark's files turn JSON numbers into floats (`mycelium.io.float_parse`):
+#: ``"exact"``, correctly rounded (Python's `json`, ``pyarrow.json``); ``"pandas-fast"``,
+#: as ``pandas.read_json`` with its default ``precise_float=False`` reads them, which the
+#: official Mu-SHROOM scorer does.
+FLOAT_PARSES = ("exact", "pandas-fast")
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,12 @@ class Profile:
         Metrics always pooled over the examples (``response_level``) that
         `mycelium.evaluate` reports beside the span metrics when it gets no explicit
         ``metrics``. The frame faces compute them when ``metrics=`` names them.
+    float_parse : {"exact", "pandas-fast"}, default "exact"
+        How the benchmark's files turn JSON numbers into floats (`FLOAT_PARSES`); the
+        readers of its files (`mycelium.read_mushroom`,
+        `mycelium.protocols.mushroom.score_files`, ``mycelium mushroom``) follow it
+        unless told otherwise. A value other than ``"exact"`` goes into the signature
+        (``float_parse:pandas-fast``).
 
     Raises
     ------
@@ -76,6 +88,7 @@ class Profile:
     description: str = ""
     score_rules: Mapping[str, Any] = field(default_factory=dict)
     extra_metrics: tuple[str, ...] = ()
+    float_parse: str = "exact"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or _RESERVED & set(self.name):
@@ -104,6 +117,9 @@ class Profile:
         given = dict(self.score_rules) if isinstance(self.score_rules, Mapping) else {}
         checked = score_rules(self.score_rules)
         rules = {**checked.fields(), **{k: getattr(checked, k) for k in given}}
+        if not isinstance(self.float_parse, str) or self.float_parse not in FLOAT_PARSES:
+            raise ValueError(f"Profile float_parse {self.float_parse!r}; expected one of "
+                             f"{', '.join(map(repr, FLOAT_PARSES))}.")
         object.__setattr__(self, "score_rules", MappingProxyType(rules))
 
     @property
@@ -117,15 +133,23 @@ class Profile:
         return f"{self.name}@{self.version}"
 
 
+#: ``mu_shroom@2`` reads the files' probabilities as the official scorer does
+#: (``float_parse="pandas-fast"``: ``pandas.read_json``'s fast parser, which the published
+#: leaderboard's numbers depend on); its scoring is that of ``mu_shroom@1``.
 #: ``ragtruth@2`` adds the response (case) level of RAGTruth's evaluator to the default
 #: report, counted as the evaluator counts it (``response_level.positive_min_length`` 0);
 #: its character level is that of ``ragtruth@1``.
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
-        Profile("mu_shroom", 1, "macro", 0.0,
+        # Quirk of the official Mu-SHROOM scorer (participant_kit/scorer.py reads with
+        # pandas.read_json, precise_float=False): near-equal 16-17 digit probabilities
+        # read as one double, which changes Spearman's ties (NCL-UoR's Catalan test
+        # submission: Cor 0.72028324 as published, 0.70963488 read exactly).
+        Profile("mu_shroom", 2, "macro", 0.0, float_parse="pandas-fast",
                 description="SemEval-2025 Task 3 (Mu-SHROOM): per-example IoU averaged "
-                            "over examples, as the official participant-kit scorer"),
+                            "over examples, as the official participant-kit scorer, "
+                            "probabilities read as its pandas reader reads them"),
         Profile("ragtruth", 2, "micro", 0.0,
                 params={"response_level": {"positive_min_length": 0}},
                 description="RAGTruth span level: merged character masks per response, "

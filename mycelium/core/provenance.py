@@ -42,6 +42,10 @@ class Dataset:
         each followed by a newline (independent of file names and reading order).
     file_sha256 : tuple of str
         Each file's own SHA-256, aligned with ``files``.
+    float_parse : str or None
+        How the loader turned the files' JSON numbers into floats (``"exact"`` or
+        ``"pandas-fast"``, `mycelium.io.float_parse`), when it matters for the benchmark;
+        written into the signature as ``float_parse:<rule>`` in place of the profile's.
 
     Examples
     --------
@@ -54,6 +58,7 @@ class Dataset:
     files: tuple[str, ...]
     sha256: str
     file_sha256: tuple[str, ...] = ()
+    float_parse: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or set(self.name) & set("|@"):
@@ -73,16 +78,21 @@ class Dataset:
 
     def to_attrs(self) -> dict[str, Any]:
         """The JSON-serialisable form stored in ``attrs["mycelium_dataset"]``."""
-        return {"name": self.name, "sha256": self.sha256, "tag": self.tag,
-                "files": [{"name": f, "sha256": h} for f, h in
-                          zip(self.files, self.file_sha256 or [None] * len(self.files))]}
+        out = {"name": self.name, "sha256": self.sha256, "tag": self.tag,
+               "files": [{"name": f, "sha256": h} for f, h in
+                         zip(self.files, self.file_sha256 or [None] * len(self.files))]}
+        if self.float_parse is not None:
+            out["float_parse"] = self.float_parse
+        return out
 
     @classmethod
     def from_attrs(cls, value: Mapping[str, Any]) -> "Dataset":
         files = list(value.get("files") or [])
+        float_parse = value.get("float_parse")
         return cls(str(value["name"]), tuple(str(f["name"]) for f in files),
                    str(value["sha256"]),
-                   tuple(str(f["sha256"]) for f in files if f.get("sha256")))
+                   tuple(str(f["sha256"]) for f in files if f.get("sha256")),
+                   None if float_parse is None else str(float_parse))
 
 
 def dataset_of(*objects: Any) -> Dataset | None:
@@ -105,11 +115,21 @@ def _quote(name: str) -> str:
 
 
 def signature_with_dataset(signature: str | None, dataset: Dataset | None) -> str | None:
-    """``signature`` with the dataset fields appended (replacing any already there)."""
+    """``signature`` with the dataset fields appended (replacing any already there).
+
+    A dataset that records how its numbers were read sets the ``float_parse`` field
+    (in place of the profile's, which describes how the benchmark reads its files)."""
     if signature is None or dataset is None:
         return signature
     fields = [f for f in signature.split("|")
               if not f.startswith(("dataset:", "dataset_files:"))]
+    if dataset.float_parse is not None:
+        rule = f"float_parse:{dataset.float_parse}"
+        at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
+        if at:
+            fields[at[0]] = rule
+        else:
+            fields.append(rule)
     fields.append(f"dataset:{dataset.tag}")
     fields.append("dataset_files:" + ",".join(_quote(f) for f in dataset.files))
     return "|".join(fields)

@@ -2,7 +2,7 @@
 
 Every result carries ``meta["signature"]``, e.g.::
 
-    mycelium:0.1.0|profile:mu_shroom@1|average:macro|zero_division:0.0|metrics:iou|missing:error|offsets:half-open
+    mycelium:0.1.0|profile:mu_shroom@2|average:macro|zero_division:0.0|metrics:iou|missing:error|offsets:half-open|granularity:char|float_parse:pandas-fast
 
 Fields are ``key:value`` joined by ``|`` in a fixed order; metric parameters appear as
 ``metric.param:value`` for the selected metrics. Two calls with the same signature
@@ -20,7 +20,7 @@ from .aggregate import zero_division_name
 from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
-__all__ = ["format_signature", "parse_signature"]
+__all__ = ["format_signature", "parse_signature", "with_float_parse"]
 
 OFFSETS = "half-open"
 BOOTSTRAP = "poisson-percentile"
@@ -46,11 +46,40 @@ def format_signature(settings) -> str:
         fields.append(("trim_spans", settings.trim_spans))
     if prof is not None:  # score rules other than SPEC's defaults (absent otherwise)
         fields += [(k, _value(v)) for k, v in prof.score_rules.items()]
+    if prof is not None and prof.float_parse != "exact":  # absent when exact
+        fields.append(("float_parse", prof.float_parse))
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
                    ("seed", str(b.seed)), ("bootstrap", BOOTSTRAP), ("keys", b.keys)]
     return "|".join(f"{k}:{v}" for k, v in fields)
+
+
+def with_float_parse(signature: str | None, rule: str) -> str | None:
+    """``signature`` recording that the data's numbers were read by ``rule``.
+
+    The field replaces the profile's (``float_parse:pandas-fast`` of ``mu_shroom@2``); an
+    exact reading under a profile without the field adds nothing, so such signatures
+    stay as they were.
+
+    Examples
+    --------
+    >>> with_float_parse("mycelium:0.1.0|profile:none|offsets:half-open", "pandas-fast")
+    'mycelium:0.1.0|profile:none|offsets:half-open|float_parse:pandas-fast'
+    >>> with_float_parse("mycelium:0.1.0|profile:mu_shroom@2|float_parse:pandas-fast",
+    ...                  "exact")
+    'mycelium:0.1.0|profile:mu_shroom@2|float_parse:exact'
+    """
+    if signature is None:
+        return None
+    fields = signature.split("|")
+    at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
+    if at:
+        fields[at[0]] = f"float_parse:{rule}"
+    elif rule != "exact":
+        ends = [i for i, f in enumerate(fields) if f.startswith(("dataset:", "dataset_files:"))]
+        fields.insert(ends[0] if ends else len(fields), f"float_parse:{rule}")
+    return "|".join(fields)
 
 
 def param_fields(params) -> list[str]:
@@ -78,7 +107,9 @@ def parse_signature(signature: Any) -> dict[str, Any]:
         ``zero_division``, ``metrics`` (list), ``params`` ({metric: {param: value}}),
         ``missing``, ``offsets``, ``granularity``, and with intervals ``ci``, ``n_resamples``, ``seed``,
         ``bootstrap``; ``score_rules`` ({rule: value}) when the profile reads
-        scores by rules other than SPEC's defaults; with a loader's provenance
+        scores by rules other than SPEC's defaults; ``float_parse`` when the profile's
+        files are read other than exactly (``"pandas-fast"`` for ``mu_shroom@2``), or
+        the loader recorded how it read them; with a loader's provenance
         (`mycelium.io.provenance`), ``dataset``: a dict with ``name``, ``sha256`` (its
         first 12 hex digits) and ``files``. The
         keys ``average``, ``zero_division``, ``metrics``, ``params``,

@@ -11,6 +11,8 @@
   `read_lettucedetect_predictions`: its detectors' outputs (spans or tokens).
 - `attach_dataset` / `dataset_of`: a loaded frame's provenance (file names and SHA-256),
   carried into every result's signature (`mycelium.io.provenance`).
+- `mycelium.io.float_parse`: JSON numbers read as the official Mu-SHROOM scorer's
+  ``pandas.read_json`` reads them (``float_parse="pandas-fast"``), or exactly.
 
 All offsets are half-open ``[start, end)`` Python code points, as in the files.
 """

@@ -2,7 +2,8 @@
 
 Every problem is reported as ``<file>:<line>: field '<name>' ...`` so a user can open
 the file at the right place. Values are read with the ``json`` module, so floats are
-exact (pandas' ``read_json`` parser is not round-trip exact).
+exact unless a loader asks for another rule (``parse_float``: Mu-SHROOM's files are read
+as pandas' fast parser reads them, `mycelium.io.float_parse`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import SpanValidationError
+from .float_parse import FloatParseError
 
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
@@ -42,15 +44,15 @@ class Where:
         raise cls(f"{at}: {what}")
 
 
-def iter_records(path: Path) -> Iterator[tuple[Where, dict]]:
+def iter_records(path: Path, *, parse_float=None) -> Iterator[tuple[Where, dict]]:
     """``(where, record)`` for every non-blank line of a JSONL file (1-based lines)."""
     with open(path, "rb") as fh:
-        for lineno, record in json_objects(fh, str(path)):
+        for lineno, record in json_objects(fh, str(path), parse_float=parse_float):
             yield Where(str(path), lineno), record
 
 
-def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueError
-                 ) -> Iterator[tuple[int, dict]]:
+def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueError,
+                 parse_float=None) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for every non-blank line of a JSON-lines stream.
 
     ``lines`` iterates bytes (a file opened in binary mode: lines then end at ``b"\\n"``
@@ -58,7 +60,8 @@ def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueEr
     UTF-8 byte order mark at the start is dropped. Raw U+2028, U+2029 and U+0085 are
     legal inside JSON strings, so lines are never split with ``str.splitlines``, which
     would break a record at them. ``at(lineno)`` gives the location in messages (default
-    ``"<name>:<lineno>"``); problems raise ``error``.
+    ``"<name>:<lineno>"``); problems raise ``error``. ``parse_float`` is `json.loads`'s
+    (None: exact).
     """
     at = at or (lambda n: f"{name}:{n}")
     for lineno, line in enumerate(lines, 1):
@@ -70,10 +73,12 @@ def json_objects(lines, name: str, *, at=None, error: type[ValueError] = ValueEr
         if not line.strip(_JSON_SPACE):
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_float=parse_float)
         except json.JSONDecodeError as exc:
             raise error(f"{at(lineno)}: not valid JSON ({exc.msg} at column {exc.colno}); "
                         "expected one JSON object per line.") from None
+        except FloatParseError as exc:
+            raise error(f"{at(lineno)}: {exc}") from None
         if not isinstance(record, dict):
             raise error(f"{at(lineno)}: expected a JSON object per line, got "
                         f"{type(record).__name__} {show(record)}.")

@@ -23,9 +23,10 @@ import pyarrow as pa
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
 from . import _records as rec
+from .float_parse import parse_float_hook, resolve_float_parse
 from .provenance import attach_dataset
 
-__all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE"]
+__all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "checker_rule"]
 
 #: Arrow type of ``soft_labels``: spans with the fraction of annotators who marked them.
 SOFT_SPAN_TYPE = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
@@ -41,11 +42,43 @@ _NAME = re.compile(r"^mushroom\.(?P<lang>[a-z]+)-(?P<split>[a-z]+)\.(?P<version>
 _SPLITS = {"tst": "test"}
 
 
+def checker_rule(start, end, text_len: int | None, *, has_prob: bool = True) -> str:
+    """Which of the task's format rules a span breaks, as a sentence ("" if none).
+
+    The task's format checker (``participant_kit/format_checker.py``, which the
+    submission platform applied) requires ``0 <= start < end <= len(model_output_text)``
+    of every hard and soft span; the format gives every soft span a ``prob`` (the
+    official scorer reads it for every character the span covers, and derives hard
+    labels from it).
+
+    Examples
+    --------
+    >>> checker_rule(-1, -1, 10)
+    "It breaks the task format checker's rule 0 <= start < end <= len(model_output_text) (participant_kit/format_checker.py): 0 <= start and start < end fail."
+    >>> checker_rule(2, 5, 10)
+    ''
+    """
+    notes = []
+    if isinstance(start, int) and isinstance(end, int):
+        broken = [rule for rule, ok in (("0 <= start", 0 <= start), ("start < end", start < end),
+                                        (f"end <= {text_len}",
+                                         text_len is None or end <= text_len)) if not ok]
+        if broken:
+            notes.append("It breaks the task format checker's rule 0 <= start < end <= "
+                         "len(model_output_text) (participant_kit/format_checker.py): "
+                         f"{' and '.join(broken)} fail{'s' if len(broken) == 1 else ''}.")
+    if not has_prob:
+        notes.append("It has no 'prob', which the task's format gives every soft span "
+                     "(the official scorer reads it for each character the span covers).")
+    return " ".join(notes)
+
+
 #: A file or directory, or several files.
 Paths = Union[str, os.PathLike[str], Iterable[Union[str, os.PathLike[str]]]]
 
 
-def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
+def read_mushroom(paths: Paths, *, keep_extra: bool = False,
+                  float_parse: str | None = None) -> pd.DataFrame:
     """Read Mu-SHROOM JSONL files into one pandas DataFrame, one row per record.
 
     Parameters
@@ -57,6 +90,13 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
         Also keep ``model_output_tokens`` (``list<string>``), ``model_output_logits``
         (``list<double>``) and any field this loader does not know (Arrow-inferred).
         These are large and no metric reads them, so they are dropped by default.
+    float_parse : {"pandas-fast", "exact"}, optional
+        How JSON numbers become floats. The default is the ``mu_shroom`` profile's rule,
+        ``"pandas-fast"``: as the official scorer's ``pandas.read_json`` reads them
+        (``0.3`` is read as ``0.30000000000000004``, and fraction digits past the 15th
+        are dropped, so ``0.8812335261248792`` and ``0.881233526124879`` are one
+        value), which the published leaderboard's Cor depends on. ``"exact"`` reads
+        them correctly rounded, as Python's `json` does (`mycelium.io.float_parse`).
 
     Returns
     -------
@@ -79,9 +119,10 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
           (``"v1"`` / ``"v2"``), the last two parsed from official file names such as
           ``mushroom.en-tst.v1.extra.jsonl`` (null when the name does not follow it).
 
-        ``attrs["mycelium_dataset"]`` records the files read and their SHA-256, and
-        results scored from the frame carry ``dataset:mu_shroom@sha256:<12 hex>`` in
-        their signature (`mycelium.io.provenance`).
+        ``attrs["mycelium_dataset"]`` records the files read, their SHA-256 and the
+        float rule, and results scored from the frame carry
+        ``float_parse:<rule>`` and ``dataset:mu_shroom@sha256:<12 hex>`` in their
+        signature (`mycelium.io.provenance`).
 
     Raises
     ------
@@ -100,8 +141,8 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
     This is a loader: nothing is clipped, dropped or reordered. Hard and soft labels are
     validated (they are references); raw ``annotations`` are kept exactly as given, only
     type-checked, because they legitimately contain zero-length spans, overlapping or
-    adjacent spans and, once, a span past the text. Probabilities are parsed with the
-    ``json`` module and are exact (``0.3333333333`` stays that double). A missing
+    adjacent spans and, once, a span past the text. Probabilities are read by the
+    ``float_parse`` rule (with ``"exact"``, ``0.3333333333`` stays that double). A missing
     ``hard_labels`` or ``soft_labels`` is null; nothing is derived (the official scorer's
     derivations belong to the scorer, `mycelium.protocols.mushroom`).
 
@@ -120,23 +161,29 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False) -> pd.DataFrame:
     ...     path = pathlib.Path(tmp, "mushroom.en-val.v1.jsonl")
     ...     _ = path.write_text(json.dumps(record) + "\\n", encoding="utf-8")
     ...     df = mycelium.read_mushroom(path)
+    ...     exact = mycelium.read_mushroom(path, float_parse="exact")
     >>> df[["id", "file", "split", "version"]]
              id                      file split version
     0  val-en-1  mushroom.en-val.v1.jsonl   val      v1
     >>> df["hard_labels"].tolist()
     [[{'start': 12, 'end': 17}]]
-    >>> df["soft_labels"][0][0]["prob"]
+    >>> df["soft_labels"][0][0]["prob"]  # as the official scorer reads it
+    0.6666666667000001
+    >>> exact["soft_labels"][0][0]["prob"]
     0.6666666667
     >>> mycelium.evaluate(df["hard_labels"], df["hard_labels"], metrics="iou")["iou"]
     {'score': 1.0}
     """
+    rule = resolve_float_parse(float_parse)
+    hook = parse_float_hook(rule)
     files = rec.jsonl_files(paths)
     rows = _Columns(keep_extra)
     for path in files:
         info = _name_info(path)
-        for where, record in rec.iter_records(path):
+        for where, record in rec.iter_records(path, parse_float=hook):
             rows.add(record, where, path.name, info)
-    return attach_dataset(rec.to_pandas(rows.table()), "mu_shroom", files)
+    return attach_dataset(rec.to_pandas(rows.table()), "mu_shroom", files,
+                          float_parse=rule)
 
 
 def _name_info(path: Path) -> tuple[str | None, str | None]:
@@ -225,7 +272,7 @@ def _hard(value, text_len, where, out: rec.StructLists) -> None:
     spans = []
     for j, span in enumerate(rec.span_list(value, "hard_labels", where)):
         s, e = rec.pair(span, "hard_labels", where, j)
-        rec.check_bounds(s, e, text_len, "hard_labels", where, j)
+        _bounds(s, e, text_len, "hard_labels", where, j)
         spans.append((s, e))
     out.append(spans)
 
@@ -237,12 +284,24 @@ def _soft(value, text_len, where, out: rec.StructLists) -> None:
     spans = []
     for j, span in enumerate(rec.span_list(value, "soft_labels", where)):
         if not isinstance(span, dict) or "prob" not in span:
+            rule = checker_rule(span.get("start"), span.get("end"), text_len,
+                                has_prob=False) if isinstance(span, dict) else ""
             where.fail("soft_labels", f"expected {{'start', 'end', 'prob'}}, got "
-                       f"{rec.show(span)}.", span=j, cls=SpanValidationError)
+                       f"{rec.show(span)}. {rule}".rstrip(), span=j,
+                       cls=SpanValidationError)
         s, e = rec.pair(span, "soft_labels", where, j)
-        rec.check_bounds(s, e, text_len, "soft_labels", where, j)
+        _bounds(s, e, text_len, "soft_labels", where, j)
         spans.append((s, e, _prob(span["prob"], where, j)))
     out.append(spans)
+
+
+def _bounds(s: int, e: int, text_len, field: str, where, j: int) -> None:
+    """`check_bounds`, its error saying which format-checker rule the span breaks."""
+    try:
+        rec.check_bounds(s, e, text_len, field, where, j)
+    except SpanValidationError as exc:
+        raise SpanValidationError(f"{exc} {checker_rule(s, e, text_len)}".rstrip(),
+                                  span=j) from None
 
 
 def _prob(p, where, j: int) -> float:

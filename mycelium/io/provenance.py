@@ -32,12 +32,14 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def dataset_provenance(name: str, paths: Iterable[str | os.PathLike[str] | None]) -> Dataset:
+def dataset_provenance(name: str, paths: Iterable[str | os.PathLike[str] | None], *,
+                       float_parse: str | None = None) -> Dataset:
     """The `Dataset` of the files at ``paths`` (None entries are skipped).
 
     One file: its own SHA-256. Several: the SHA-256 of their sorted hex digests, each
     followed by a newline, so the value depends on the bytes only, not on the names or
-    the order the files were read in.
+    the order the files were read in. ``float_parse`` records how the loader read the
+    files' numbers (`mycelium.io.float_parse`), when that matters for the benchmark.
 
     Examples
     --------
@@ -59,11 +61,12 @@ def dataset_provenance(name: str, paths: Iterable[str | os.PathLike[str] | None]
     else:
         total = hashlib.sha256("".join(d + "\n" for d in sorted(digests)).encode()
                                ).hexdigest()
-    return Dataset(name, tuple(p.name for p in files), total, tuple(digests))
+    return Dataset(name, tuple(p.name for p in files), total, tuple(digests), float_parse)
 
 
 def attach_dataset(frame: _F, name: str,
-                   paths: Iterable[str | os.PathLike[str] | None]) -> _F:
+                   paths: Iterable[str | os.PathLike[str] | None], *,
+                   float_parse: str | None = None) -> _F:
     """Record the provenance of ``frame`` (read from ``paths``) and return it.
 
     Parameters
@@ -76,6 +79,9 @@ def attach_dataset(frame: _F, name: str,
         The benchmark (no ``|`` or ``@``).
     paths : iterable of paths
         Every file the loader read (None entries skipped).
+    float_parse : {"exact", "pandas-fast"}, optional
+        How the loader read the files' numbers; results scored from the frame then carry
+        ``float_parse:<rule>`` in their signature.
 
     Returns
     -------
@@ -97,5 +103,6 @@ def attach_dataset(frame: _F, name: str,
     >>> mycelium.parse_signature(sig)["dataset"]["name"]
     'toy'
     """
-    frame.attrs[DATASET_ATTR] = dataset_provenance(name, paths).to_attrs()  # type: ignore[attr-defined]
+    dataset = dataset_provenance(name, paths, float_parse=float_parse)
+    frame.attrs[DATASET_ATTR] = dataset.to_attrs()  # type: ignore[attr-defined]
     return frame

@@ -16,13 +16,19 @@ Reproduced quirks of the official pipeline (each is marked where it is implement
 - Cor's constant-vector rule and last-writer-wins vectors (see
   `mycelium.metrics.soft_spearman`).
 
+- numbers are read as the scorer's ``pandas.read_json`` reads them (its fast float
+  parser: ``0.5000000000000001`` becomes 0.5, and digits past the 15th decimal are
+  dropped, so near-equal 17-digit probabilities tie), the ``mu_shroom`` profile's
+  ``float_parse="pandas-fast"`` (`mycelium.io.float_parse`); ``float_parse="exact"``
+  reads them correctly rounded instead. On 16 of 46 real submissions that reproduce
+  published leaderboard rows, the exact reading changes the printed Cor (by up to
+  0.0106).
+
 Deliberate differences: invalid input (a span outside the text, negative or reversed;
 a probability outside [0, 1]; missing, extra or duplicate ids; no label field) is
-rejected with an error naming the file, the id and the field — as the official
-submission platform rejected such files — where the bare scorer crashes or scores
-nonsense. And probabilities are read exactly with the ``json`` module, while the
-official reader's pandas float parser is imprecise (``0.5000000000000001`` becomes
-0.5); this changes no score on the official data.
+rejected with an error naming the file, the line, the id, the field and the span — as
+the official submission platform rejected such files, and saying which rule of the
+task's format checker a span breaks — where the bare scorer crashes or scores nonsense.
 """
 
 from __future__ import annotations
@@ -34,31 +40,16 @@ from typing import Any
 
 import numpy as np
 
-from ..core.inputs import from_python
-from ..core.spans import validate
-from ..errors import MyceliumError, SpanValidationError
+from ..errors import SpanValidationError
 from ..evaluate import evaluate
 from ..io._records import json_objects
-from ..metrics.soft_spearman import soft_vector
+from ..io.float_parse import parse_float_hook, resolve_float_parse
+from .mushroom_checks import (MushroomInputError, _by_id, _check_references, _checked_hard,
+                              _checked_soft, _label_fields, _located, _namer, _same_ids)
 from .mushroom_fast import _hard_batch, _official_order, score_columnar
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]
-
-
-class MushroomInputError(MyceliumError, ValueError):
-    """A reference or prediction file the official platform would have rejected.
-
-    The message names the file (and, for a record, its id and the field).
-
-    Examples
-    --------
-    >>> try:
-    ...     score_records([], [])
-    ... except MushroomInputError as exc:
-    ...     print(exc)
-    reference: the reference file has no records.
-    """
 
 
 @dataclass(frozen=True)
@@ -116,20 +107,29 @@ def format_scores(iou: float, cor: float) -> str:
     return f"IoU: {iou:.8f}\nCor: {cor:.8f}\n"
 
 
-def read_jsonl(path) -> list[dict]:
-    """Records of a jsonl file (floats parsed exactly); errors name the file and line.
+def read_jsonl(path, *, float_parse: str | None = None) -> list[dict]:
+    """Records of a jsonl file; errors name the file and line.
 
     Lines end at ``"\\n"`` only, as for the official scorer's reader: a raw U+2028,
     U+2029 or U+0085 inside a JSON string is part of the string. A byte order mark at
-    the start of the file is dropped.
+    the start of the file is dropped. Floats are read by ``float_parse`` (default: the
+    ``mu_shroom`` profile's ``"pandas-fast"``, as the official scorer reads them;
+    ``"exact"``: correctly rounded).
     """
+    return _read_lines(path, resolve_float_parse(float_parse))[0]
+
+
+def _read_lines(path, rule: str) -> tuple[list[dict], list[int]]:
+    """The records of a jsonl file and the line number of each."""
     path = Path(path)
+    hook = parse_float_hook(rule)
     try:
         with open(path, "rb") as fh:
-            return [record for _, record in json_objects(
-                fh, str(path), at=lambda n: f"{path}, line {n}", error=MushroomInputError)]
+            pairs = list(json_objects(fh, str(path), at=lambda n: f"{path}, line {n}",
+                                      error=MushroomInputError, parse_float=hook))
     except OSError as exc:
         raise MushroomInputError(f"{path}: cannot read the file ({exc.strerror}).") from None
+    return [record for _, record in pairs], [line for line, _ in pairs]
 
 
 def derive_hard_labels(soft_labels: list[dict[str, Any]]) -> list[list[int]]:
@@ -190,7 +190,8 @@ def derive_soft_labels(hard_labels: list[list[int]]) -> list[dict[str, Any]]:
 
 
 def score_files(ref_path: str | os.PathLike[str],
-                pred_path: str | os.PathLike[str]) -> MushroomResult:
+                pred_path: str | os.PathLike[str], *,
+                float_parse: str | None = None) -> MushroomResult:
     """Score one official-format prediction file against its reference file.
 
     Parameters
@@ -201,6 +202,11 @@ def score_files(ref_path: str | os.PathLike[str],
     pred_path : str or path
         The prediction jsonl file: ``id`` and ``hard_labels`` and/or ``soft_labels``
         per line (a missing field is derived as the official scorer derives it).
+    float_parse : {"pandas-fast", "exact"}, optional
+        How both files' numbers become floats. The default is the ``mu_shroom``
+        profile's ``"pandas-fast"``: as the official scorer's ``pandas.read_json``
+        reads them, so that the output is the official one on every file;
+        ``"exact"`` reads them correctly rounded (`mycelium.io.float_parse`).
 
     Returns
     -------
@@ -212,7 +218,8 @@ def score_files(ref_path: str | os.PathLike[str],
     MushroomInputError
         A file cannot be read or is not valid JSON lines, ids are missing, extra or
         repeated, a label field is missing or malformed, or a span or probability is
-        out of range; the message names the file, the id and the field.
+        out of range; the message names the file, the line, the id and the field (and
+        the span, with the task's format-checker rule it breaks).
 
     Examples
     --------
@@ -232,13 +239,14 @@ def score_files(ref_path: str | os.PathLike[str],
     IoU: 0.62500000
     Cor: 0.69337525
     """
-    fast = score_columnar(ref_path, pred_path, _official_order)
+    rule = resolve_float_parse(float_parse)
+    fast = score_columnar(ref_path, pred_path, _official_order, float_parse=rule)
     if fast is not None:
         ids, iou, cor = fast
         return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
-    refs = read_jsonl(ref_path)
-    preds = read_jsonl(pred_path)
-    return score_records(refs, preds, ref_name=str(ref_path), pred_name=str(pred_path))
+    refs, ref_lines = _read_lines(ref_path, rule)
+    preds, pred_lines = _read_lines(pred_path, rule)
+    return _score(refs, preds, str(ref_path), str(pred_path), ref_lines, pred_lines)
 
 
 def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
@@ -280,6 +288,13 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     >>> result.cor
     [0.8660254037844386, 1.0]
     """
+    return _score(refs, preds, ref_name, pred_name)
+
+
+def _score(refs: list[dict], preds: list[dict], ref_name: str, pred_name: str,
+           ref_lines: list[int] | None = None, pred_lines: list[int] | None = None
+           ) -> MushroomResult:
+    """`score_records`; with the records' line numbers, errors name the line too."""
     _check_references(refs, ref_name)
     hard, soft = _label_fields(preds, pred_name)
     ref_by_id = _by_id(refs, ref_name)
@@ -287,6 +302,8 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     _same_ids(ref_by_id, pred_by_id, ref_name, pred_name)
     ids = _official_order(list(ref_by_id))
     pairs = [(ref_by_id[i], pred_by_id[i]) for i in ids]
+    pred_name_of = _namer(pred_name, preds, pred_lines)
+    ref_name_of = _namer(ref_name, refs, ref_lines)
     pred_hard, pred_soft = [], []
     lengths = [len(r["model_output_text"]) for r, _ in pairs]
     first_bad, converted = _hard_batch(pairs, lengths) if hard else (0, None)
@@ -294,10 +311,10 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
         n = lengths[k]
         if hard:
             h = converted[k] if converted is not None and k < first_bad \
-                else _checked_hard(p, n, pred_name)
-            so = _checked_soft(p, n, pred_name) if soft else derive_soft_labels(h)
+                else _checked_hard(p, n, pred_name_of(p))
+            so = _checked_soft(p, n, pred_name_of(p)) if soft else derive_soft_labels(h)
         else:  # _label_fields: a file without hard labels has soft labels
-            so = _checked_soft(p, n, pred_name)
+            so = _checked_soft(p, n, pred_name_of(p))
             h = derive_hard_labels(so)
         pred_hard.append(h)
         pred_soft.append(so)
@@ -309,7 +326,8 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
             soft_references=[r["soft_labels"] for r, _ in pairs],
             soft_predictions=pred_soft, include_per_example=True)
     except SpanValidationError as exc:
-        raise _located(exc, ids, ref_name, pred_name) from None
+        raise _located(exc, pairs, (ref_name, pred_name), (ref_name_of, pred_name_of)) \
+            from None
     rows = report["per_example"]
     iou = [row["iou"]["score"] for row in rows]
     cor = [row["soft_spearman"]["score"] for row in rows]
@@ -318,123 +336,3 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     # summation is kept so that the means, not only their printed digits, are the
     # scorer's to the last bit.
     return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
-
-
-def _check_references(refs: list[dict], name: str) -> None:
-    if not refs:
-        raise MushroomInputError(f"{name}: the reference file has no records.")
-    for i, r in enumerate(refs):
-        for field in ("id", "model_output_text", "hard_labels", "soft_labels"):
-            if field not in r:
-                raise MushroomInputError(f"{name}: record {_rid(r, i)} has no '{field}' "
-                                         "field; a reference needs id, model_output_text, "
-                                         "hard_labels and soft_labels.")
-        if not isinstance(r["model_output_text"], str):
-            raise MushroomInputError(f"{name}: {_rid(r, i)}, field 'model_output_text': "
-                                     f"expected a string, got {r['model_output_text']!r}.")
-        for field in ("hard_labels", "soft_labels"):
-            if not isinstance(r[field], list):
-                raise MushroomInputError(f"{name}: {_rid(r, i)}, field '{field}': expected a "
-                                         f"list, got {r[field]!r}.")
-
-
-def _checked_hard(p: dict, text_len: int, name: str) -> list[list[int]]:
-    """The prediction's hard labels as int pairs, validated against the text."""
-    labels = _hard(p, name)
-    try:
-        batch, _ = from_python([labels], "predictions", single=True)
-        validate(batch, "predictions", np.array([text_len]))
-    except SpanValidationError as exc:
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'hard_labels': "
-                                 f"{_after_location(exc)}") from None
-    return [list(pair) for pair in zip(batch.starts.tolist(), batch.ends.tolist())]
-
-
-def _checked_soft(p: dict, text_len: int, name: str) -> list[dict]:
-    """The prediction's soft labels, validated (types, bounds, probabilities)."""
-    labels = _soft(p, name)
-    try:
-        soft_vector(labels, text_len, "soft_predictions", 0)
-    except SpanValidationError as exc:
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'soft_labels': "
-                                 f"{_after_location(exc)}") from None
-    return labels
-
-
-def _after_location(exc: SpanValidationError) -> str:
-    text = str(exc)
-    return text.split(": ", 1)[1] if ": " in text else text
-
-
-def _rid(record: dict, i: int) -> str:
-    return f"id {record['id']!r}" if "id" in record else f"#{i + 1}"
-
-
-def _label_fields(preds: list[dict], name: str) -> tuple[bool, bool]:
-    """Which label fields the prediction file has (decided per file, as officially)."""
-    present = {}
-    for field in ("hard_labels", "soft_labels"):
-        have = [field in p for p in preds]
-        if any(have) and not all(have):
-            i = have.index(False)
-            raise MushroomInputError(
-                f"{name}: record {_rid(preds[i], i)} has no '{field}' field although other "
-                "records have it; give the field on every line or on none.")
-        present[field] = bool(preds) and all(have)
-    if preds and not (present["hard_labels"] or present["soft_labels"]):
-        raise MushroomInputError(f"{name}: no 'hard_labels' or 'soft_labels' field; a "
-                                 "prediction file must contain at least one of them.")
-    return present["hard_labels"], present["soft_labels"]
-
-
-def _by_id(records: list[dict], name: str) -> dict[Any, dict]:
-    out: dict[Any, dict] = {}
-    for i, r in enumerate(records):
-        if "id" not in r:
-            raise MushroomInputError(f"{name}: record #{i + 1} has no 'id' field.")
-        key = _id_key(r["id"])
-        if key in out:
-            raise MushroomInputError(f"{name}: id {r['id']!r} appears more than once; ids "
-                                     "must be unique.")
-        out[key] = r
-    return out
-
-
-def _id_key(value):
-    return str(value)
-
-
-def _same_ids(refs: dict, preds: dict, ref_name: str, pred_name: str) -> None:
-    missing = [i for i in refs if i not in preds]
-    extra = [i for i in preds if i not in refs]
-    if missing:
-        raise MushroomInputError(f"{pred_name}: no prediction for id {missing[0]!r} of "
-                                 f"{ref_name} ({len(missing)} missing); every reference id "
-                                 "needs exactly one prediction.")
-    if extra:
-        raise MushroomInputError(f"{pred_name}: id {extra[0]!r} is not in {ref_name} "
-                                 f"({len(extra)} extra); remove predictions for unknown ids.")
-
-
-def _soft(p: dict, name: str) -> list:
-    labels = p["soft_labels"]
-    if not isinstance(labels, list):
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'soft_labels': expected a "
-                                 f"list of {{start, end, prob}}, got {labels!r}.")
-    return labels
-
-
-def _hard(p: dict, name: str) -> list:
-    labels = p["hard_labels"]
-    if not isinstance(labels, list):
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'hard_labels': expected a "
-                                 f"list of [start, end], got {labels!r}.")
-    return labels
-
-
-def _located(exc: SpanValidationError, ids: list, ref_name: str, pred_name: str):
-    side = exc.side or ""
-    name = ref_name if side in ("references", "soft_references") else pred_name
-    field = "soft_labels" if side.startswith("soft") else "hard_labels"
-    where = f"id {ids[exc.example]!r}" if exc.example is not None else "a record"
-    return MushroomInputError(f"{name}: {where}, field '{field}': {exc}")

@@ -9,6 +9,12 @@ line holds other than one object, a field is missing on some lines, null, repeat
 another type, an id is repeated or unmatched, or a span or probability is out of range.
 For the files it serves, the result is the record path's to the last bit (a test
 compares both on the official data).
+
+With ``float_parse="pandas-fast"`` the probabilities are not Arrow's (correctly rounded)
+values but those of the official reader's parser: every ``"prob":`` value is found in the
+file's bytes and parsed by `mycelium.io.float_parse.pandas_fast_values`. The values
+found must be as many as Arrow's and, one by one, within 1e-14 of them, or the record
+path decides.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from ..io._records import object_lines
+from ..io.float_parse import FloatParseError, key_value_starts, pandas_fast_values
 from ..metrics._soft_runs import cor_runs
 from ..metrics.soft_spearman import cor
 
@@ -38,17 +45,20 @@ class _Decline(Exception):
     """The columnar path does not serve these files; the record path will."""
 
 
-def score_columnar(ref_path, pred_path, order):
+def score_columnar(ref_path, pred_path, order, *, float_parse: str = "exact"):
     """``(ids, iou, cor)`` of the two files (ids sorted by ``order``, the official
     order), or None when the record path must decide."""
     try:
-        return _score(Path(ref_path), Path(pred_path), order)
+        return _score(Path(ref_path), Path(pred_path), order, float_parse)
     except (_Decline, OSError, pa.ArrowException, ValueError, TypeError, KeyError,
-            OverflowError, MemoryError):
+            OverflowError, MemoryError, FloatParseError):
         return None
 
 
-def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool]]:
+def _read(path: Path, fields: tuple[str, ...], float_parse: str
+          ) -> tuple[pa.Table, dict[str, bool], np.ndarray | None]:
+    """The table of ``fields``, which of them the file has, and (pandas-fast) the
+    probabilities of the soft labels as the official reader reads them."""
     data = path.read_bytes()
     schema = pa.schema([(f, _FIELDS[f]) for f in fields])
     table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(
@@ -67,7 +77,34 @@ def _read(path: Path, fields: tuple[str, ...]) -> tuple[pa.Table, dict[str, bool
             present[f] = False  # never written (not merely null)
         else:
             raise _Decline
-    return table, present
+    probs = None
+    if float_parse == "pandas-fast" and present.get("soft_labels"):
+        probs = _fast_probs(data, table.column("soft_labels"))
+    return table, present, probs
+
+
+def _fast_probs(data: bytes, column) -> np.ndarray:
+    """The soft spans' probabilities as pandas' fast parser reads them, in Arrow's order.
+
+    Quirk of the official Mu-SHROOM scorer: it reads with ``pandas.read_json``, whose
+    default parser keeps 15 fraction digits and rounds on the way (see
+    `mycelium.io.float_parse`); the values are found in the bytes, since Arrow's are
+    correctly rounded and cannot be turned back into the text."""
+    inner, _ = _list_offsets(column)
+    field = inner.field("prob")
+    if inner.null_count or field.null_count:
+        raise _Decline
+    exact = field.to_numpy(zero_copy_only=False).astype(np.float64)
+    starts = key_value_starts(data, "prob")
+    if starts.size != exact.size:
+        raise _Decline  # a "prob" key elsewhere, or one Arrow reads that is spelt otherwise
+    values, _ = pandas_fast_values(np.frombuffer(data, dtype=np.uint8), starts)
+    # The values found must be the ones Arrow read, one by one: the fast reading is
+    # within 1e-14 (relative, and absolute below 1) of the exact one unless the text has
+    # more than 15 fraction digits that matter, which the record path then reads.
+    if not np.allclose(values, exact, rtol=1e-14, atol=1e-14, equal_nan=True):
+        raise _Decline
+    return values
 
 
 def _check_utf8(data: bytes) -> None:
@@ -79,11 +116,13 @@ def _check_utf8(data: bytes) -> None:
     whole.cast(pa.large_string())
 
 
-def _score(ref_path: Path, pred_path: Path, order):
-    refs, have = _read(ref_path, ("id", "model_output_text", "hard_labels", "soft_labels"))
+def _score(ref_path: Path, pred_path: Path, order, float_parse: str):
+    refs, have, ref_probs = _read(ref_path, ("id", "model_output_text", "hard_labels",
+                                             "soft_labels"), float_parse)
     if not all(have.values()):
         raise _Decline
-    preds, pred_have = _read(pred_path, ("id", "hard_labels", "soft_labels"))
+    preds, pred_have, pred_probs = _read(pred_path, ("id", "hard_labels", "soft_labels"),
+                                         float_parse)
     if not pred_have["id"] or not (pred_have["hard_labels"] or pred_have["soft_labels"]):
         raise _Decline
     ref_ids = refs.column("id").to_pylist()
@@ -102,11 +141,12 @@ def _score(ref_path: Path, pred_path: Path, order):
     n_pred = np.empty_like(n)
     n_pred[to_ref] = n
     ref_hard = _pairs(refs.column("hard_labels"), n)
-    ref_soft = _soft(refs.column("soft_labels"), n)
+    ref_soft = _soft(refs.column("soft_labels"), n, ref_probs)
     if pred_have["hard_labels"]:
         pred_hard = _take_rows(_pairs(preds.column("hard_labels"), n_pred), to_ref)
     if pred_have["soft_labels"]:
-        pred_soft = _take_rows(_soft(preds.column("soft_labels"), n_pred), to_ref)
+        pred_soft = _take_rows(_soft(preds.column("soft_labels"), n_pred, pred_probs),
+                               to_ref)
     if not pred_have["hard_labels"]:
         # Quirk of the official Mu-SHROOM scorer (recompute_hard_labels): hard labels are
         # the soft spans with prob > 0.5, a span starting at the previous one's end
@@ -158,8 +198,9 @@ def _pairs(column, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return offsets, s, e
 
 
-def _soft(column, n) -> tuple[np.ndarray, ...]:
-    """``[{start, end, prob}, ...]`` per example as (offsets, starts, ends, probs)."""
+def _soft(column, n, probs: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """``[{start, end, prob}, ...]`` per example as (offsets, starts, ends, probs);
+    ``probs`` (when given) replaces the column's probabilities."""
     inner, offsets = _list_offsets(column)
     if inner.null_count:
         raise _Decline
@@ -167,6 +208,8 @@ def _soft(column, n) -> tuple[np.ndarray, ...]:
     if any(f.null_count for f in fields):
         raise _Decline
     s, e, p = (f.to_numpy(zero_copy_only=False) for f in fields)
+    if probs is not None:
+        p = probs
     _check(offsets, s, e, n)
     if not ((p >= 0.0) & (p <= 1.0)).all():
         raise _Decline

@@ -65,7 +65,10 @@ OPTIONS = [
     ["--by", "model,k", "--metrics", "cleval_1d,deteval_1d", "--average", "micro"],
     ["--by", "k", "--text-col", "text", "--granularity", "word"],
     ["--text-col", "text", "--trim-spans", "whitespace", "--missing", "drop"],
-    ["--profile", "mu_shroom", "--zero-division", "warn", "--by", "model"],
+    # mu_shroom reads numbers as its official scorer does, record by record (not
+    # batched); read exactly, its files are batched like any other
+    ["--profile", "mu_shroom", "--float-parse", "exact", "--zero-division", "warn",
+     "--by", "model"],
 ]
 
 
@@ -125,6 +128,12 @@ def test_refused_blocks_and_options_take_the_in_memory_path(capsys, tmp_path, mo
     assert not stream.streamable(ci)
     assert stream.streamable(_namespace(["evaluate", str(path), "--ref-col", "ref",
                                          "--pred-col", "pred"]))
+    # mu_shroom reads numbers as its official scorer does: record by record
+    assert not stream.streamable(_namespace(["evaluate", str(path), "--ref-col", "ref",
+                                             "--pred-col", "pred", "--profile", "mu_shroom"]))
+    assert stream.streamable(_namespace(["evaluate", str(path), "--ref-col", "ref",
+                                         "--pred-col", "pred", "--profile", "mu_shroom",
+                                         "--float-parse", "exact"]))
 
 
 def _namespace(argv):

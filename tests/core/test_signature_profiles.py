@@ -35,8 +35,13 @@ def test_signature_reproduces_the_report(options):
     for metric in report:
         if metric != "meta":
             assert _same(again[metric], report[metric]), metric
-    assert again["meta"]["signature"].split("|", 2)[2] == \
-        report["meta"]["signature"].split("|", 2)[2]  # all but version and profile
+    # all but version and profile (and the profile's float_parse rule for its files)
+    assert again["meta"]["signature"].split("|", 2)[2] == "|".join(
+        f for f in report["meta"]["signature"].split("|")[2:]
+        if not f.startswith("float_parse:"))
+    profile = mycelium.get_profile(options.get("profile"))
+    rule = profile.float_parse if profile else "exact"
+    assert parsed.get("float_parse", "exact") == rule
 
 
 def _same(a, b):
@@ -54,6 +59,18 @@ def test_signature_fields_and_params_round_trip():
                                                "split_merge_credit": 0.8,
                                                "merge_credit": 1.0}}
     assert parsed["offsets"] == "half-open" and parsed["profile_version"] == 2
+
+
+def test_mu_shroom_signature_records_its_float_rule():
+    sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="mu_shroom",
+                            metrics="iou")["meta"]["signature"]
+    assert sig.startswith(f"mycelium:{mycelium.__version__}|profile:mu_shroom@2|")
+    assert sig.endswith("|granularity:char|float_parse:pandas-fast")
+    assert parse_signature(sig)["float_parse"] == "pandas-fast"
+    assert "float_parse" not in mycelium.evaluate([[0, 1]], [[0, 1]])["meta"]["signature"]
+    assert mycelium.get_profile("mu_shroom").float_parse == "pandas-fast"
+    with pytest.raises(ValueError, match="float_parse"):
+        Profile("mine", float_parse="fast")
 
 
 @pytest.mark.parametrize("bad", ["", "sacrebleu:2.0", "mycelium:0.1.0|average"])

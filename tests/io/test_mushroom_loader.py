@@ -12,6 +12,7 @@ import pytest
 import mycelium
 from mycelium import SPAN_TYPE, SpanValidationError
 from mycelium.io import ANNOTATIONS_TYPE, SOFT_SPAN_TYPE
+from mycelium.io.float_parse import pandas_fast_float
 
 VAL_LANGS = ["ar", "de", "en", "es", "fi", "fr", "hi", "it", "sv", "zh"]
 # Records per labeled test file (notes/mushroom_scorer.md, section 4).
@@ -27,9 +28,14 @@ FILES = (
 IDS = [Path(f[0]).name for f in FILES]
 
 
-def _json_records(path: Path) -> list[dict]:
+def _json_records(path: Path, parse_float=None) -> list[dict]:
     with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+        return [json.loads(line, parse_float=parse_float) for line in fh if line.strip()]
+
+
+def _soft(records) -> list:
+    return [[{"start": x["start"], "end": x["end"], "prob": x["prob"]}
+             for x in r["soft_labels"]] for r in records]
 
 
 # ------------------------------------------------------------------ real files
@@ -44,10 +50,14 @@ def test_real_file(mushroom_dir, relpath, count, split, version):
     assert df["model_output_text"].tolist() == [r["model_output_text"] for r in records]
     assert df["hard_labels"].tolist() == [
         [{"start": s, "end": e} for s, e in r["hard_labels"]] for r in records]
-    # exact floats, file order (the official Cor lets later spans overwrite earlier ones)
-    assert df["soft_labels"].tolist() == [
-        [{"start": x["start"], "end": x["end"], "prob": x["prob"]} for x in r["soft_labels"]]
-        for r in records]
+    # file order (the official Cor lets later spans overwrite earlier ones); numbers as
+    # the official reader reads them, bit for bit pandas.read_json's, or exactly
+    assert df["soft_labels"].tolist() == _soft(_json_records(path, pandas_fast_float))
+    official = pd.read_json(path, lines=True)
+    assert [[s["prob"] for s in row] for row in df["soft_labels"]] == \
+        [[s["prob"] for s in row] for row in official["soft_labels"]]
+    exact = mycelium.read_mushroom(path, float_parse="exact")
+    assert exact["soft_labels"].tolist() == _soft(records)
     assert set(df["file"]) == {path.name}
     assert set(df["split"]) == {split} and set(df["version"]) == {version}
     lang = path.name.split(".")[1].split("-")[0].upper()
@@ -118,9 +128,12 @@ def test_keep_extra(mushroom_dir):
     assert df["model_output_logits"].dtype == pd.ArrowDtype(pa.list_(pa.float64()))
     assert df["model_output_tokens"][0][:2] == ["K", "asp"]
     assert df["model_output_logits"][0][:2] == [16.018232345581055, 19.1270694732666]
+    # A string holding a list literal is not JSON numbers: read exactly (pandas keeps the
+    # string); JSON lists of numbers follow float_parse.
     other = mycelium.read_mushroom(mushroom_dir / FILES[10][0], keep_extra=True)
-    assert other["model_output_logits"].tolist() == [
-        r["model_output_logits"] for r in _json_records(mushroom_dir / FILES[10][0])]
+    assert other["model_output_logits"].tolist() == [r["model_output_logits"] for r in
+                                                     _json_records(mushroom_dir / FILES[10][0],
+                                                                   pandas_fast_float)]
     assert "model_output_tokens" not in mycelium.read_mushroom(path).columns
 
 
@@ -141,14 +154,18 @@ def _write(tmp_path, *lines, name="mushroom.xx-val.v1.jsonl") -> Path:
     return path
 
 
-def test_exact_floats_and_blank_lines(tmp_path):
+def test_float_parse_and_blank_lines(tmp_path):
     path = _write(tmp_path, _record(), "\n", _record(id="val-xx-2",
                   soft_labels=[{"start": 0, "end": 5, "prob": 0.3}]))
-    df = mycelium.read_mushroom(path)
-    # pandas.read_json (the official reader) would give 0.5 and 0.30000000000000004
+    df = mycelium.read_mushroom(path, float_parse="exact")
     assert df["soft_labels"][0][0]["prob"] == 0.5000000000000001
     assert df["soft_labels"][1][0]["prob"] == 0.3
     assert df["id"].tolist() == ["val-xx-1", "val-xx-2"]
+    # by default as pandas.read_json (the official reader) reads them
+    df = mycelium.read_mushroom(path)
+    assert df["soft_labels"][0][0]["prob"] == 0.5
+    assert df["soft_labels"][1][0]["prob"] == 0.30000000000000004
+    assert df.attrs["mycelium_dataset"]["float_parse"] == "pandas-fast"
 
 
 def test_prediction_style_records(tmp_path):

@@ -14,13 +14,13 @@ Every case falls in exactly one category (`classify`):
     the official scorer produced numbers, but an input span is outside the text,
     negative or reversed, or a probability is outside [0, 1]. mycelium rejects such
     input as the submission platform did (SPEC.md section 6): exit 1, one line.
-``float_deviation``
-    listed in `EXPECTED_FLOAT_DEVIATIONS`: the float text of ``raw_lines`` matters and
-    mycelium deliberately reads floats exactly (``json``) where the official reader uses
-    pandas' imprecise parser. mycelium must give the exact-float result (`reference_score`).
 ``ok``
     everything else: OUT byte-identical to ``expected.printed``, exit 0, per-example
-    IoU/Cor within 1e-9 in the scorer's id order.
+    IoU/Cor within 1e-9 in the scorer's id order. Numbers are read as the official
+    reader (``pandas.read_json``, ``precise_float=False``) reads them, mycelium's default
+    (``float_parse="pandas-fast"``); a case with ``raw_lines`` is also run with
+    ``--float-parse exact``, which must give `reference_score` of the exactly parsed
+    records (for the cases in `FLOAT_TEXT_CASES`, not the official output).
 """
 
 from __future__ import annotations
@@ -36,20 +36,24 @@ from pathlib import Path
 import numpy as np
 
 from mycelium.cli.app import main
+from mycelium.io.float_parse import pandas_fast_float
 from mycelium.protocols.mushroom import derive_hard_labels, derive_soft_labels, score_files
 
 HERE = Path(__file__).resolve().parent
 PER_EXAMPLE_TOL = 1e-9  # the oracle schema's advice for per-example floats
 ERROR_PREFIX = "mycelium: error:"
 LABEL_FIELDS = ("hard_labels", "soft_labels")
-CATEGORIES = ("ok", "error", "invalid", "float_deviation")
+CATEGORIES = ("ok", "error", "invalid")
+#: ``parse_float`` of `json.loads` for each reading of the numbers.
+PARSE_FLOAT = {"pandas-fast": pandas_fast_float, "exact": None}
 
 #: Cases whose ``raw_lines`` float text makes the official reader (pandas.read_json,
-#: precise_float=False) see other numbers than an exact reader. mycelium reads floats
-#: exactly (documented in mycelium/mushroom.py), so on these it deliberately differs.
-#: Only edge_float_parse_tie is in the public half of the oracle; the threshold case is
-#: rebuilt from its description in test_mushroom_float_parse.py.
-EXPECTED_FLOAT_DEVIATIONS = {
+#: precise_float=False) see other numbers than an exact reader, so that the official
+#: output is mycelium's default (``float_parse="pandas-fast"``) and not its
+#: ``--float-parse exact`` result. Only edge_float_parse_tie is in the public half of the
+#: oracle; the threshold case is rebuilt from its description in
+#: test_mushroom_float_parse.py.
+FLOAT_TEXT_CASES = {
     "edge_float_parse_threshold": (
         'pandas reads "0.5000000000000001" as 0.5, so the soft span is not a derived hard '
         "label officially; read exactly it is > 0.5 and becomes one (IoU differs)"),
@@ -89,15 +93,18 @@ def side_lines(side: dict, records: list[dict]) -> list[str]:
     return [json.dumps(record, ensure_ascii=False) for record in records]
 
 
-def parsed_side(side: dict, records: list[dict]) -> list[dict]:
-    """The records as an exact (json) reader sees the written file.
+def parsed_side(side: dict, records: list[dict], float_parse: str = "pandas-fast"
+                ) -> list[dict]:
+    """The records as a reader of the written file sees them (numbers read by
+    ``float_parse``: by default as the official reader reads them).
 
-    Without raw_lines that is the records themselves: they came from JSON, and
-    json.dumps/json.loads round-trips them (floats by repr), so they are not re-parsed.
+    Without raw_lines and read exactly, that is the records themselves: they came from
+    JSON, and json.dumps/json.loads round-trips them (floats by repr).
     """
-    if "raw_lines" not in side:
+    if "raw_lines" not in side and float_parse == "exact":
         return records
-    return [json.loads(line) for line in side["raw_lines"]]
+    return [json.loads(line, parse_float=PARSE_FLOAT[float_parse])
+            for line in side_lines(side, records)]
 
 
 def write_lines(path: Path, lines) -> Path:
@@ -161,8 +168,6 @@ def classify(case, ref_sets=None) -> str:
         return "error"
     if invalid_spans(case, ref_sets):
         return "invalid"
-    if case["case_id"] in EXPECTED_FLOAT_DEVIATIONS:
-        return "float_deviation"
     return "ok"
 
 
@@ -254,6 +259,8 @@ def check_ok(case, tmp_path: Path, ref_sets=None):
         close(cor, row["cor"], "%s cor" % i)
     assert result.printed == expected["printed"]
     _check_derived(case)
+    if "raw_lines" in case["pred"] or "raw_lines" in case["ref"]:
+        check_exact_reading(case, tmp_path / "exact", ref_sets)
 
 
 def _check_derived(case):
@@ -279,26 +286,26 @@ def check_rejected(case, tmp_path: Path, ref_sets=None):
     assert_one_error_line(stderr, problems(case, ref, pred, ref_sets), case["case_id"])
 
 
-def check_float_deviation(case, tmp_path: Path, ref_sets=None):
-    """Listed deviation: mycelium gives the exact-float result, which is not the official."""
-    assert "raw_lines" in case["pred"] or "raw_lines" in case["ref"], case["case_id"]
+def check_exact_reading(case, tmp_path: Path, ref_sets=None):
+    """``--float-parse exact``: the result of the exactly parsed records (`reference_score`),
+    which differs from the official output exactly for the `FLOAT_TEXT_CASES`."""
+    tmp_path.mkdir(exist_ok=True)
     ref, pred = write_case(case, tmp_path, ref_sets)
     out = tmp_path / "out.txt"
-    status, stdout, stderr = run_cli(["mushroom", ref, pred, out])
+    status, stdout, stderr = run_cli(["mushroom", "--float-parse", "exact", ref, pred, out])
     assert (status, stdout, stderr) == (0, "", "")
-    want = reference_score(parsed_side(case["ref"], ref_records(case, ref_sets)),
-                           parsed_side(case["pred"], case["pred"]["records"]))
+    want = reference_score(parsed_side(case["ref"], ref_records(case, ref_sets), "exact"),
+                           parsed_side(case["pred"], case["pred"]["records"], "exact"))
     assert out.read_text("utf-8") == want["printed"]
-    result = score_files(ref, pred)
+    result = score_files(ref, pred, float_parse="exact")
     assert [str(i) for i in result.ids] == [str(i) for i in want["ids"]]
     for got, exp in zip(result.iou + result.cor, want["iou"] + want["cor"]):
         close(got, "NaN" if math.isnan(exp) else exp, case["case_id"])
-    # A listed deviation that stopped deviating is a stale entry: fail, do not hide it.
-    assert want["printed"] != case["expected"]["printed"], case["case_id"]
+    if case["case_id"] in FLOAT_TEXT_CASES:  # a stale entry fails rather than hides
+        assert want["printed"] != case["expected"]["printed"], case["case_id"]
 
 
-CHECKS = {"ok": check_ok, "error": check_rejected, "invalid": check_rejected,
-          "float_deviation": check_float_deviation}
+CHECKS = {"ok": check_ok, "error": check_rejected, "invalid": check_rejected}
 
 
 def check_case(case, tmp_path: Path, ref_sets=None) -> str:
@@ -311,10 +318,10 @@ def check_case(case, tmp_path: Path, ref_sets=None) -> str:
 # -------------------------------------------- independent exact-float reference scorer
 
 def reference_score(refs: list[dict], preds: list[dict]) -> dict:
-    """The official scorer's rules in plain Python on exactly parsed records (no pandas).
+    """The official scorer's rules in plain Python on parsed records (no pandas).
 
-    Used for the float-parse deviations (mycelium's documented exact reading) and as an
-    independent check of the semantics tests. Assumes valid, paired input.
+    Used for the exact reading (``--float-parse exact``) and as an independent check of
+    the semantics tests. Assumes valid, paired input.
     """
     by_id = {_key(p["id"]): p for p in preds}
     keys = [_key(r["id"]) for r in refs]

@@ -11,14 +11,14 @@ from collections import Counter
 
 import pytest
 
-from _mushroom_support import (CATEGORIES, EXPECTED_FLOAT_DEVIATIONS, category_counts,
-                               check_case, classify, load_selection)
+from _mushroom_support import (CATEGORIES, FLOAT_TEXT_CASES, category_counts, check_case,
+                               classify, load_selection)
 
 SELECTION = load_selection()
 CASES = SELECTION["cases"]
 
 #: What the selection must contain (case counts per category and group).
-EXPECTED_CATEGORY_COUNTS = {"ok": 165, "error": 2, "invalid": 2, "float_deviation": 1}
+EXPECTED_CATEGORY_COUNTS = {"ok": 166, "error": 2, "invalid": 2}
 EXPECTED_GROUP_COUNTS = {"edge/ok": 19, "edge/error": 2, "random/ok": 149}
 #: The cases that are not compared with the official output, and why.
 EXPECTED_NOT_OK = {
@@ -26,7 +26,6 @@ EXPECTED_NOT_OK = {
     "edge_pred_hard_oob_hard_only": "error",              # official IndexError
     "edge_pred_hard_oob_both_fields": "invalid",          # hard span [5, 15) on 10 chars
     "edge_soft_only_reversed_span_after_adjacent": "invalid",  # soft span [6, 3)
-    "edge_float_parse_tie": "float_deviation",            # see EXPECTED_FLOAT_DEVIATIONS
 }
 
 
@@ -49,10 +48,11 @@ def test_selection_has_no_official_data():
 
 
 def test_every_raw_lines_case_is_accounted_for():
-    """raw_lines cases are compared like any other unless listed as float deviations."""
+    """raw_lines cases are compared with the official output like any other (numbers read
+    as the official reader reads them), and with --float-parse exact too."""
     raw = {c["case_id"] for c in CASES if "raw_lines" in c["pred"] or "raw_lines" in c["ref"]}
     assert raw == {"edge_float_parse_tie"}
-    assert raw <= set(EXPECTED_FLOAT_DEVIATIONS)
+    assert raw <= set(FLOAT_TEXT_CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["case_id"] for c in CASES])

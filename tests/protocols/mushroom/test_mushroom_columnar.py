@@ -28,16 +28,20 @@ def _same(a, b):
 
 
 def _both_paths(ref, pred):
-    fast = score_columnar(ref, pred, _official_order)
-    assert fast is not None, "the columnar path declined a valid file"
-    slow = score_records(read_jsonl(ref), read_jsonl(pred), ref_name=str(ref),
-                         pred_name=str(pred))
-    ids, iou, cor_ = fast
-    assert [str(i) for i in ids] == [str(i) for i in slow.ids]
-    assert iou == slow.iou  # exact: the same integer ratios
-    assert len(cor_) == len(slow.cor) and _same(cor_, slow.cor)
-    assert np.float64(np.mean(cor_)).tobytes() == np.float64(slow.cor_mean).tobytes()
-    assert score_files(ref, pred).printed == slow.printed
+    """Both paths under both float rules; the default rule's record-path result."""
+    for rule in ("exact", "pandas-fast"):
+        fast = score_columnar(ref, pred, _official_order, float_parse=rule)
+        assert fast is not None, "the columnar path declined a valid file"
+        slow = score_records(read_jsonl(ref, float_parse=rule),
+                             read_jsonl(pred, float_parse=rule), ref_name=str(ref),
+                             pred_name=str(pred))
+        ids, iou, cor_ = fast
+        assert [str(i) for i in ids] == [str(i) for i in slow.ids]
+        assert iou == slow.iou  # exact: the same integer ratios
+        assert len(cor_) == len(slow.cor) and _same(cor_, slow.cor)
+        assert np.float64(np.mean(cor_)).tobytes() == np.float64(slow.cor_mean).tobytes()
+        assert score_files(ref, pred, float_parse=rule).printed == slow.printed
+    assert score_files(ref, pred).printed == slow.printed  # pandas-fast is the default
     return slow
 
 
@@ -175,8 +179,9 @@ def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
     ref, pred = _files(tmp_path, REFS, [
         {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
         {"id": "a", "hard_labels": [[0, 2], [3, 4]], "soft_labels": []}])
-    with pytest.raises(MushroomInputError, match=r"id 'b', field 'hard_labels': end 99 is "
-                                                 r"past the end of the text \(len\(text\) = 7\)"):
+    with pytest.raises(MushroomInputError, match=r"pred.jsonl, line 1: id 'b', field "
+                                                 r"'hard_labels', span 0: end 99 is past the "
+                                                 r"end of the text \(len\(text\) = 7\)"):
         score_files(ref, pred)
 
 

@@ -1,19 +1,21 @@
-"""The one documented deviation from the official scorer: mycelium reads floats exactly.
+"""The official reader's float parsing, reproduced: ``float_parse="pandas-fast"`` (default).
 
 The official reader is ``pandas.read_json(..., lines=True)``, whose default
 ``precise_float=False`` parser is off by one ulp on many values ("0.3" ->
-0.30000000000000004, "0.5000000000000001" -> 0.5). mycelium reads with ``json`` (exact;
-documented in mycelium/mushroom.py). On the official data this changes no score; two
-contrived oracle cases are expected to differ, and are listed explicitly in
-_mushroom_support.EXPECTED_FLOAT_DEVIATIONS, never skipped:
+0.30000000000000004, "0.5000000000000001" -> 0.5) and drops fraction digits past the
+15th. mycelium reads numbers the same way by default (the ``mu_shroom`` profile's
+``float_parse="pandas-fast"``, `mycelium.io.float_parse`), and correctly rounded with
+``--float-parse exact``. Two contrived oracle cases depend on it, listed in
+_mushroom_support.FLOAT_TEXT_CASES:
 
 - ``edge_float_parse_tie`` (in cases.json): checked here with literal numbers;
 - ``edge_float_parse_threshold`` (only in the kept-back half of the oracle): rebuilt
   here from its description, and checked generically by the full-oracle test if the
   oracle file holds it.
 
-Each test shows mycelium's exact-float result AND that mycelium gives the official
-result when handed the values pandas parsed, so the float reading is the only cause.
+Each test shows the official result by default, the exact result with
+``--float-parse exact``, and that the record scorer gives the official result when handed
+the values pandas parsed, so the float reading is the only cause.
 """
 
 import io
@@ -21,16 +23,15 @@ import math
 
 import pytest
 
-from _mushroom_support import (EXPECTED_FLOAT_DEVIATIONS, check_float_deviation,
-                               load_selection, ref_cor, ref_vector, run_cli, write_lines)
+from _mushroom_support import (FLOAT_TEXT_CASES, check_exact_reading, load_selection,
+                               ref_cor, ref_vector, run_cli, write_lines)
 from mycelium.protocols.mushroom import score_records
 
 BY_ID = {c["case_id"]: c for c in load_selection()["cases"]}
 
 
-def test_the_deviations_are_listed_explicitly():
-    assert set(EXPECTED_FLOAT_DEVIATIONS) == {"edge_float_parse_threshold",
-                                              "edge_float_parse_tie"}
+def test_the_float_text_cases_are_listed_explicitly():
+    assert set(FLOAT_TEXT_CASES) == {"edge_float_parse_threshold", "edge_float_parse_tie"}
 
 
 # ------------------------------------------------------------------ edge_float_parse_tie
@@ -45,11 +46,19 @@ def test_tie_case_is_the_documented_one():
     assert TIE["expected"]["printed"] == "IoU: 0.00000000\nCor: 0.91287093\n"  # official
 
 
+def test_tie_default_reading_is_the_official_one(tmp_path):
+    ref = write_lines(tmp_path / "ref.jsonl", TIE["ref"]["raw_lines"])
+    pred = write_lines(tmp_path / "pred.jsonl", TIE["pred"]["raw_lines"])
+    assert run_cli(["mushroom", ref, pred]) == (0, TIE["expected"]["printed"], "")
+    assert run_cli(["mushroom", "--float-parse", "pandas-fast", ref, pred]) == \
+        (0, TIE["expected"]["printed"], "")
+
+
 def test_tie_exact_reading(tmp_path):
     """Read exactly, 0.3 < 0.30000000000000004: no tie, Cor 0.70106818 (not 0.91287093)."""
     ref = write_lines(tmp_path / "ref.jsonl", TIE["ref"]["raw_lines"])
     pred = write_lines(tmp_path / "pred.jsonl", TIE["pred"]["raw_lines"])
-    status, out, err = run_cli(["mushroom", ref, pred])
+    status, out, err = run_cli(["mushroom", "--float-parse", "exact", ref, pred])
     assert (status, err) == (0, "")
     assert out == "IoU: 0.00000000\nCor: 0.70106818\n"
     # the exact vectors, ranked independently of mycelium
@@ -60,9 +69,8 @@ def test_tie_exact_reading(tmp_path):
     assert math.isclose(rho, 0.7010681840159739, abs_tol=1e-12)
     result = score_records(TIE["ref"]["records"], TIE["pred"]["records"])
     assert math.isclose(result.cor[0], rho, abs_tol=1e-12) and result.iou == [0.0]
-    # and the generic deviation check the full-oracle test applies
-    (tmp_path / "generic").mkdir()
-    check_float_deviation(TIE, tmp_path / "generic")
+    # and the generic exact-reading check the full-oracle test applies
+    check_exact_reading(TIE, tmp_path / "generic")
 
 
 def test_tie_with_the_values_pandas_parsed_matches_the_official_scorer():
@@ -84,11 +92,18 @@ THRESHOLD_REF = ('{"id": "f-0", "model_output_text": "abcdefghij", "hard_labels"
 THRESHOLD_PRED = '{"id": "f-0", "soft_labels": [{"start": 0, "end": 4, "prob": 0.5000000000000001}]}'
 
 
+def test_threshold_default_reading_is_the_official_one(tmp_path):
+    """pandas reads 0.5: not > 0.5, no derived hard label, IoU 0 (the official output)."""
+    ref = write_lines(tmp_path / "ref.jsonl", [THRESHOLD_REF])
+    pred = write_lines(tmp_path / "pred.jsonl", [THRESHOLD_PRED])
+    assert run_cli(["mushroom", ref, pred]) == (0, "IoU: 0.00000000\nCor: 1.00000000\n", "")
+
+
 def test_threshold_exact_reading(tmp_path):
     """Read exactly, 0.5000000000000001 > 0.5: the derived hard label is [0, 4), IoU 1."""
     ref = write_lines(tmp_path / "ref.jsonl", [THRESHOLD_REF])
     pred = write_lines(tmp_path / "pred.jsonl", [THRESHOLD_PRED])
-    status, out, err = run_cli(["mushroom", ref, pred])
+    status, out, err = run_cli(["mushroom", "--float-parse", "exact", ref, pred])
     assert (status, err) == (0, "")
     assert out == "IoU: 1.00000000\nCor: 1.00000000\n"
     assert 0.5000000000000001 > 0.5
@@ -109,8 +124,5 @@ def test_pandas_parser_is_the_cause():
     pd = pytest.importorskip("pandas")
     line = '{"a": [0.3, 0.5000000000000001, 0.6]}\n'
     got = list(pd.read_json(io.StringIO(line), lines=True)["a"][0])
-    if got == [0.3, 0.5000000000000001, 0.6]:
-        pytest.skip("this pandas (%s) parses these floats exactly; the official scorer's "
-                    "pandas 2.2.2 did not" % pd.__version__)
     assert got == [0.30000000000000004, 0.5, 0.6000000000000001]
     assert ref_vector([{"start": 0, "end": 1, "prob": 0.3}], 1) == [0.3]

@@ -1,0 +1,19 @@
+"""Data folders named by environment variables (the data is never copied into the
+project): the folder, or None and the reason a test that needs it skips."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The 187 real Mu-SHROOM system submissions (``mushroom_systems/``: SOURCE.md,
+#: MANIFEST.csv, OFFICIAL.csv); CI points it at the shared copy.
+SYSTEMS_ENV = "MYCELIUM_MUSHROOM_SYSTEMS_DIR"
+
+
+def data_folder(name: str) -> tuple[Path | None, str | None]:
+    """``(folder, None)`` when the variable ``name`` names a folder, else ``(None, why)``."""
+    value = os.environ.get(name, "")
+    if not value or not os.path.isdir(value):
+        return None, f"{name} is not set to a folder: the tests on its real files are skipped"
+    return Path(value), None
