@@ -145,8 +145,18 @@ def _per_example(obj, name: str, single: bool, n: int) -> list:
     return list(obj)
 
 
-def _values(row) -> list:
-    return row.tolist() if isinstance(row, np.ndarray) else list(row)
+def _values(row, side: str, k: int, what: str) -> list:
+    """One example's row as a list; a scalar row (a score where a list of them belongs)
+    is told as such, not as a Python iteration error."""
+    if isinstance(row, np.ndarray) and row.ndim:
+        return row.tolist()
+    try:
+        return list(row)
+    except TypeError:
+        value = row.item() if isinstance(row, (np.generic, np.ndarray)) else row
+        raise _bad(side, k, None, f"Expected a list of {what} for the example, got "
+                   f"{type(row).__name__} {value!r}", f"passing one list of {what} per "
+                   "example (a batch is a list of such lists)") from None
 
 
 def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
@@ -188,7 +198,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
             if spans is None:
                 raise _bad("soft_predictions", k, None, "Expected a list of {start, end, "
                            "prob}, got None", "passing [] for an example without scores")
-            for j, span in enumerate(spans):
+            for j, span in enumerate(_values(spans, "soft_predictions", k,
+                                             "{start, end, prob} dicts")):
                 if not isinstance(span, Mapping) or not {"start", "end", "prob"} <= set(span):
                     raise _bad("soft_predictions", k, j, f"Expected {{start, end, prob}}, "
                                f"got {span!r}", "passing Mu-SHROOM soft_labels dicts")
@@ -210,7 +221,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
                            "got None", "passing [] for an example without tokens")
             # numpy rows as Python values: messages read as they do for lists.
-            o, s_ = _values(o), _values(s_)
+            o = _values(o, "token_offsets", k, "(start, end) pairs")
+            s_ = _values(s_, "token_scores", k, "token scores")
             if len(o) != len(s_):
                 raise _bad("token_scores", k, None, f"Expected one score per token "
                            f"({len(o)} tokens), got {len(s_)} scores",
