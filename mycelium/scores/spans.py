@@ -111,7 +111,8 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     soft_predictions : list of ``{start, end, prob}`` (one example) or a list of them
         The character scores are zeros overwritten span by span in list order.
     token_offsets, token_scores : (start, end) pairs and one score per token
-        One example (flat lists) or a batch (lists of lists).
+        One example (a flat list of pairs or ``{start, end}`` dicts, integral floats
+        accepted, or an ``(m, 2)`` numpy array) or a batch (one such list per example).
     text : str or sequence of str, optional
         When given, every offset must lie within it.
     threshold_rule : {">", ">="}, default ">"
@@ -134,7 +135,8 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     ------
     SpanValidationError
         A score outside [0, 1] or not finite, offsets and scores of different lengths,
-        or a token outside the text (naming example and token).
+        or a token outside the text (naming example and token); a run of tokens out of
+        text order whose last token ends before its first token starts (it has no span).
 
     Examples
     --------
