@@ -385,13 +385,17 @@ class Accumulator:
         Raises
         ------
         ValueError
-            ``data`` is not an accumulator's stream.
+            ``data`` is not an accumulator's stream (not Arrow IPC, cut short, or
+            without the accumulator's metadata).
+        TypeError
+            ``data`` is not bytes.
         """
-        table = pa.ipc.open_stream(io.BytesIO(data)).read_all()
+        table = _read_stream(data)
         meta = (table.schema.metadata or {}).get(_FORMAT)
         if meta is None:
-            raise ValueError("Expected bytes written by Accumulator.to_bytes, got a stream "
-                             "without its metadata.")
+            raise ValueError("Expected bytes written by Accumulator.to_bytes, got an Arrow "
+                             "stream without its metadata, at data; fix by passing what "
+                             "to_bytes returned.")
         info = json.loads(meta)
         acc = cls(**json.loads(info["options"]))
         acc._soft, acc._keyed = json.loads(info["soft"]), json.loads(info["keyed"])
@@ -422,3 +426,19 @@ class Accumulator:
                                    for a in ("max_score", "gold")))
             acc._parts.append(_Part(stats, kept, None, keys, pooled, runs))
         return acc
+
+
+def _read_stream(data) -> pa.Table:
+    """The Arrow IPC stream of `Accumulator.to_bytes` as a table, or an error that says
+    what was passed instead."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"Expected the bytes of Accumulator.to_bytes, got "
+                        f"{type(data).__name__}, at data; fix by passing what to_bytes "
+                        "returned (a file read in binary mode: open(path, 'rb').read()).")
+    try:
+        return pa.ipc.open_stream(io.BytesIO(data)).read_all()
+    except (pa.ArrowException, OSError) as exc:  # a stream cut short is an OSError
+        raise ValueError(f"Expected the bytes of Accumulator.to_bytes (an Arrow IPC "
+                         f"stream), got {len(data)} bytes that are not one ({exc}), at "
+                         "data; fix by passing what to_bytes returned, whole and "
+                         "unaltered.") from None

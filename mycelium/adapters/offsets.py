@@ -8,6 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..errors import SpanValidationError
+from ._checks import check_text, one_example_spans, span_pair
 
 __all__ = ["convert_offsets", "UNITS"]
 
@@ -16,17 +17,34 @@ SNAPS = (None, "outward", "inward")
 
 
 def _boundaries(text: str, unit: str) -> np.ndarray:
-    """``b[i]`` = offset in ``unit`` of code point ``i`` (``b[len(text)]`` = the total)."""
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    """``b[i]`` = offset in ``unit`` of code point ``i`` (``b[len(text)]`` = the total).
+
+    A lone surrogate (text decoded with ``errors="surrogateescape"``, or a JSON
+    ``"\\ud800"`` escape) is one code point and one UTF-16 unit, as in JavaScript; UTF-8
+    cannot encode it, so byte offsets of such a text do not exist."""
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     if unit == "codepoint":
         widths = np.ones(len(cps), dtype=np.int64)
     elif unit == "utf8":
+        _no_surrogates(text, cps)
         widths = 1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000)
     else:
         widths = 1 + (cps >= 0x10000)
     out = np.zeros(len(cps) + 1, dtype=np.int64)
     np.cumsum(widths, out=out[1:])
     return out
+
+
+def _no_surrogates(text: str, cps: np.ndarray) -> None:
+    lone = np.flatnonzero((cps >= 0xD800) & (cps <= 0xDFFF))
+    if lone.size:
+        i = int(lone[0])
+        raise SpanValidationError(
+            f"Expected a text UTF-8 can encode, got the lone surrogate {text[i]!r} at code "
+            f"point {i}, at text; fix by decoding the text as the tool that counted the "
+            "offsets did (a surrogate from errors='surrogateescape' stands for a byte that "
+            "was not UTF-8), or by converting offsets in 'codepoint' or 'utf16' units.",
+            side="text")
 
 
 def _check_choice(name: str, value, choices) -> None:
@@ -66,7 +84,13 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
     ------
     SpanValidationError
         For an offset inside a character (without ``snap``), past the end of the text,
-        negative, or a start after its end; the message names the span.
+        negative, not a whole number (``0.5``, ``True``, ``"3"``), or a start after its
+        end, and for a span that is not a pair or lacks ``start``/``end``; the message
+        names the span. Also for UTF-8 offsets of a text holding a lone surrogate (UTF-8
+        cannot encode it).
+    TypeError
+        For a ``text`` that is not a str, ``spans`` that are not a list of spans (a str,
+        None), or a batch of span lists where one example's spans are expected.
     ValueError
         For an unknown ``unit``, ``to`` or ``snap``.
 
@@ -84,15 +108,15 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
     _check_choice("unit", unit, UNITS)
     _check_choice("to", to, UNITS)
     _check_choice("snap", snap, SNAPS)
-    spans = list(spans)
-    pairs = [(int(x["start"]), int(x["end"])) if isinstance(x, Mapping) else
-             (int(x[0]), int(x[1])) for x in spans]
+    text = check_text(text)
+    spans = one_example_spans(spans)
+    pairs = [span_pair(x, k) for k, x in enumerate(spans)]
     if not pairs:
         return []
     src = _boundaries(text, unit)
     dst = src if to == unit else _boundaries(text, to)
+    _check_range(pairs, int(src[-1]), unit)
     arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    _check_range(arr, int(src[-1]), unit)
     starts = _to_codepoints(arr[:, 0], src, snap, "start", arr, unit, text)
     ends = _to_codepoints(arr[:, 1], src, snap, "end", arr, unit, text)
     if snap == "inward":
@@ -102,15 +126,15 @@ def convert_offsets(spans, text: str, *, unit: str = "utf8", to: str = "codepoin
             for x, (s, e) in zip(spans, out)]
 
 
-def _check_range(arr: np.ndarray, total: int, unit: str) -> None:
-    bad = np.flatnonzero((arr[:, 0] < 0) | (arr[:, 1] > total) | (arr[:, 0] > arr[:, 1]))
-    if len(bad):
-        k = int(bad[0])
-        s, e = arr[k].tolist()
-        raise SpanValidationError(
-            f"Expected 0 <= start <= end <= {total} ({unit} units of the text), got "
-            f"({s}, {e}), at span {k}; fix by passing offsets of this text in {unit} "
-            "units (or the unit they are counted in).", span=k)
+def _check_range(pairs: list[tuple[int, int]], total: int, unit: str) -> None:
+    """Every span within the text (checked on Python ints: any size is an error, not an
+    overflow)."""
+    for k, (s, e) in enumerate(pairs):
+        if not 0 <= s <= e <= total:
+            raise SpanValidationError(
+                f"Expected 0 <= start <= end <= {total} ({unit} units of the text), got "
+                f"({s}, {e}), at span {k}; fix by passing offsets of this text in {unit} "
+                "units (or the unit they are counted in).", span=k)
 
 
 def _to_codepoints(off, bounds, snap, side, arr, unit, text) -> np.ndarray:

@@ -4,9 +4,11 @@ FAVA-style ``<entity>``, ``<mark>``/``<delete>``) to code-point spans."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..errors import SpanValidationError
+from ._checks import check_text, describe
 
 __all__ = ["anchor_phrases", "AnchorReport", "parse_tagged"]
 
@@ -68,6 +70,9 @@ def anchor_phrases(text: str, phrases, *, occurrence: str = "all"):
 
     Raises
     ------
+    TypeError
+        For a ``text`` that is not a str, ``phrases`` given as one str (it would be read
+        letter by letter) or not a list, or a phrase that is not a str (None included).
     ValueError
         For an unknown ``occurrence``.
 
@@ -86,6 +91,8 @@ def anchor_phrases(text: str, phrases, *, occurrence: str = "all"):
     if occurrence not in OCCURRENCES:
         raise ValueError(f"Expected occurrence one of {', '.join(map(repr, OCCURRENCES))}, "
                          f"got {occurrence!r}; fix by passing one of them.")
+    text = check_text(text)
+    phrases = _phrase_list(phrases)
     spans, not_found, ambiguous = [], [], []
     for i, phrase in enumerate(phrases):
         pattern = _pattern(phrase)
@@ -99,6 +106,28 @@ def anchor_phrases(text: str, phrases, *, occurrence: str = "all"):
                 continue
         spans += found[:1] if occurrence == "first" else found
     return spans, AnchorReport(tuple(not_found), tuple(ambiguous))
+
+
+def _phrase_list(phrases) -> list[str]:
+    """The phrases as a list of str; a ``TypeError`` for a lone str (which would be read
+    letter by letter), a batch, or an item that is not a str."""
+    if phrases is None or isinstance(phrases, (str, bytes, Mapping)) or not isinstance(
+            phrases, Iterable):
+        fix = (f"wrapping it in a list: [{phrases!r}]" if isinstance(phrases, str) else
+               "passing a list of the predicted phrases, e.g. ['in 1932']")
+        raise TypeError(f"Expected phrases as a list of str, got {describe(phrases)}, at "
+                        f"phrases; fix by {fix}.")
+    out = list(phrases)
+    for i, phrase in enumerate(out):
+        if not isinstance(phrase, str):
+            batch = isinstance(phrase, (list, tuple)) and all(isinstance(p, str)
+                                                                for p in phrase)
+            fix = ("calling once per text with its own phrases" if batch else
+                   "dropping the missing phrases or passing each as a str (a phrase "
+                   "absent from the text is reported, not an error)")
+            raise TypeError(f"Expected each phrase as a str, got {describe(phrase)}, at "
+                            f"phrases[{i}]; fix by {fix}.")
+    return out
 
 
 def _tag_regex(tags) -> re.Pattern:

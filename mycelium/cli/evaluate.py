@@ -431,6 +431,7 @@ def _at(source: Source, row: int | None, name: str, option: str, exc: SpanValida
         where += f", {item} {exc.span + 1}"
     problem = exc.problem
     text = f"{where} {problem}" if problem.startswith("is ") else f"{where}: {problem}"
-    if exc.fix in REMEDIES:
-        text = f"{text.rstrip('.')}; fix by {REMEDIES[exc.fix]}."
+    remedies = getattr(args, "remedies", REMEDIES)  # a command's own, when it has fewer options
+    if exc.fix in remedies:
+        text = f"{text.rstrip('.')}; fix by {remedies[exc.fix]}."
     return text

@@ -42,6 +42,13 @@ example:
       -o report.html"""
 
 
+#: Remedies of `SpanValidationError.fix` keys in this command's terms: ``report`` has no
+#: ``--missing`` (a report shows every example it scores).
+REMEDIES = {"missing": "writing [] in that cell for an example without spans, or removing "
+                       "the row",
+            "text": "giving the row a text in the --text-col column"}
+
+
 def add_parser(commands) -> None:
     p = commands.add_parser("report", help="write a self-contained HTML report",
                             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -76,7 +83,7 @@ def add_parser(commands) -> None:
                    help="the HTML file to write")
     p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                    help="on an error, print the full traceback")
-    p.set_defaults(run=run_report, parser=p)
+    p.set_defaults(run=run_report, parser=p, remedies=REMEDIES)
 
 
 def _detector_name(path: str) -> str:

@@ -111,6 +111,11 @@ def parse_thresholds(value: str):
     """``N`` (quantiles) or ``T,T,...`` (thresholds)."""
     text = value.strip()
     if text.isdigit():
+        if int(text) < 1:  # "0" reads as no quantiles; the threshold 0 is written 0.0
+            raise argparse.ArgumentTypeError(
+                f"Expected a number of quantiles >= 1 or thresholds in [0, 1], got "
+                f"{value!r}, at --thresholds; fix by writing --thresholds 0.0 for the single "
+                "threshold 0, or a count such as --thresholds 100 for 100 quantiles")
         return int(text)
     try:
         out = [float(v) for v in text.split(",") if v.strip()]

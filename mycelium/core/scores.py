@@ -155,8 +155,18 @@ def _per_example(obj, name: str, single: bool, n: int) -> list:
     return list(obj)
 
 
-def _values(row) -> list:
-    return row.tolist() if isinstance(row, np.ndarray) else list(row)
+def _values(row, side: str, k: int, what: str) -> list:
+    """One example's row as a list; a scalar row (a score where a list of them belongs)
+    is told as such, not as a Python iteration error."""
+    if isinstance(row, np.ndarray) and row.ndim:
+        return row.tolist()
+    try:
+        return list(row)
+    except TypeError:
+        value = row.item() if isinstance(row, (np.generic, np.ndarray)) else row
+        raise _bad(side, k, None, f"Expected a list of {what} for the example, got "
+                   f"{type(row).__name__} {value!r}", f"passing one list of {what} per "
+                   "example (a batch is a list of such lists)") from None
 
 
 def score_input(lengths: np.ndarray, *, single: bool, soft_predictions=None,
@@ -199,7 +209,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
             if spans is None:
                 raise _bad("soft_predictions", k, None, "Expected a list of {start, end, "
                            "prob}, got None", "passing [] for an example without scores")
-            for j, span in enumerate(spans):
+            for j, span in enumerate(_values(spans, "soft_predictions", k,
+                                             "{start, end, prob} dicts")):
                 if not isinstance(span, Mapping) or not {"start", "end", "prob"} <= set(span):
                     raise _bad("soft_predictions", k, j, f"Expected {{start, end, prob}}, "
                                f"got {span!r}", "passing Mu-SHROOM soft_labels dicts")
@@ -225,7 +236,8 @@ def _score_input(lengths, single, soft_predictions, token_offsets, token_scores
                 raise _bad("token_offsets", k, None, "Expected token offsets and scores, "
                            "got None", "passing [] for an example without tokens")
             # numpy rows as Python values: messages read as they do for lists.
-            o, s_ = _values(o), _values(s_)
+            o = _values(o, "token_offsets", k, "(start, end) pairs")
+            s_ = _values(s_, "token_scores", k, "token scores")
             if len(o) != len(s_):
                 raise _bad("token_scores", k, None, f"Expected one score per token "
                            f"({len(o)} tokens), got {len(s_)} scores",
@@ -388,6 +400,20 @@ def _cut_runs(scores: ScoreInput, refs: SpanBatch | None, base: np.ndarray) -> S
                      max_score, gold)
 
 
+def _reversed_run(scores: ScoreInput, hot, first, last, bad) -> SpanValidationError:
+    """The first run of tokens whose last token ends before its first token starts."""
+    r = int(np.flatnonzero(bad)[0])
+    idx = np.flatnonzero(hot)
+    i, j = int(idx[first[r]]), int(idx[last[r]])
+    k = int(scores.example[i])
+    run = (f"the run of consecutive tokens scoring past the threshold from "
+           f"({int(scores.starts[i])}, {int(scores.ends[i])}) to ({int(scores.starts[j])}, "
+           f"{int(scores.ends[j])}), which ends before it starts")
+    return _bad("token_offsets", k, None, "Expected each run of tokens to span from its "
+                f"first token's start to its last token's end, got {run}",
+                "passing the tokens in text order (a tokenizer's offset mapping)")
+
+
 def score_pieces(scores: ScoreInput, lengths: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The character scores of every example as pieces of constant score: ``(example,
@@ -408,8 +434,9 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
 
     Soft form: maximal runs of characters scoring > t. Token form: runs of consecutive
     non-empty tokens (list order) scoring > t, each from its first token's start to its
-    last token's end (LettuceDetect's rule: gaps between positive tokens are inside;
-    for tokens out of order, the extent of the run's tokens).
+    last token's end (LettuceDetect's rule: gaps between positive tokens are inside),
+    whatever order the offsets are in; a run whose last token ends before its first
+    token starts has no such span and is an error.
     """
     if scores.form == "soft":
         ex, starts, ends, score = score_pieces(scores, lengths)
@@ -428,13 +455,17 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
         new[1:] = (ex[1:] != ex[:-1]) | (pos[1:] != pos[:-1] + 1)
     first = np.flatnonzero(new)
     ex_r = ex[first]
-    if ex.size:
-        # In-order tokens: the first token's start and the last token's end. Tokens out of
-        # order (not produced by a tokenizer) get the run's extent, never a reversed span.
-        st_r = np.minimum.reduceat(starts, first)
-        en_r = np.maximum.reduceat(ends, first)
-    else:
+    if ex.size == 0:
         st_r, en_r = starts, ends
+    elif scores.form == "soft":  # pieces in text order: the run's extent
+        st_r, en_r = np.minimum.reduceat(starts, first), np.maximum.reduceat(ends, first)
+    else:
+        # SPEC section 9: the first token's start and the last token's end, in list order
+        # (for offsets in text order, the run's extent).
+        last = np.append(first[1:], ex.size) - 1
+        st_r, en_r = starts[first], ends[last]
+        if (en_r < st_r).any():
+            raise _reversed_run(scores, hot, first, last, en_r < st_r)
     order = np.lexsort((en_r, st_r, ex_r))
     ex_r, st_r, en_r = ex_r[order], st_r[order], en_r[order]
     offsets = np.zeros(scores.n + 1, dtype=np.int64)

@@ -22,6 +22,7 @@ character.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from pathlib import Path
@@ -81,10 +82,11 @@ def read_ragtruth_pp(spans_path: str | os.PathLike[str],
     FileNotFoundError
         A file does not exist.
     ValueError
-        A missing column, an empty or non-integer ``position``/``start_pos``/``end_pos``,
-        a repeated ``stable_id``, a span whose message is not in ``messages.csv`` or is
-        not an assistant message, ``meta`` that is not a JSON object, or an unknown
-        ``end``. Messages name the file, the line and the field.
+        A file that is not UTF-8, a missing column, an empty or non-integer
+        ``position``/``start_pos``/``end_pos``, a repeated ``stable_id``, a span whose
+        message is not in ``messages.csv`` or is not an assistant message, ``meta`` that
+        is not a JSON object, or an unknown ``end``. Messages name the file, the line
+        and the field.
     mycelium.SpanValidationError
         A span outside its response, or whose text differs from ``span_text`` (file,
         line, field).
@@ -152,7 +154,10 @@ def _rows(path: Path, fields: tuple[str, ...], what: str
     """``(where, row)`` per CSV record; ``where.line`` is the record's first line."""
     if not path.exists():
         raise FileNotFoundError(f"{str(path)!r} does not exist; expected {what}.")
-    with open(path, newline="", encoding="utf-8-sig") as fh:
+    # Decoded whole (the files are small) so that a byte that is not UTF-8 is told with
+    # its file and line; a byte order mark is dropped.
+    text = rec.decode_text(path.read_bytes(), str(path))
+    with io.StringIO(text, newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
         missing = [f for f in fields if header is None or f not in header]

@@ -42,11 +42,14 @@ Edge cases
     an example with references and no predictions, where F1 is 0 either way.)
 
 Implementation
-    Passes 1-3 are vectorised over the batch; the greedy passes 2 and 3 run in rounds
-    that reproduce the sequential order exactly (see `_group_pass`), with no loop per
-    span or per pair. When there are more overlapping pairs than are held at once
-    (thousands of mutually overlapping spans), every pass reads them in blocks
-    (`mycelium.metrics._blocks`): memory stays bounded, cost proportional to the pairs.
+    Pass 1 is vectorised over the batch. The greedy passes 2 and 3 read the candidate
+    pairs once, in blocks of whole spans in canonical order, each block decided exactly
+    by vectorised rounds or, for chains of spans that wait on one another, span by span
+    (`mycelium.metrics._claims`): no loop per pair, and a cost proportional to the
+    overlapping pairs (thousands of mutually overlapping spans included;
+    benchmarks/bench_deteval.py). When there are more pairs than are held at once,
+    blocks are enumerated from the ranges (`mycelium.metrics._blocks`) and memory stays
+    bounded.
 
 Examples
 --------
@@ -74,9 +77,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _blocks
 from . import _intervals as iv
-from ._base import Metric, Pairs, Param, Workspace, prf_ratios, unit, unit_open
+from ._claims import Claims, claim_pass
+from ._base import Metric, Param, Workspace, prf_ratios, unit, unit_open
 
 STATS = ("n_ref", "n_pred", "n_one_to_one", "n_split_refs", "n_split_preds",
          "n_merge_refs", "n_merge_preds")
@@ -109,167 +112,48 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
         m_d[pr.pred] = True
         oo += iv.count(pr.example, ws.n)
 
-    def held_candidates(by, other, rows, taken, test_ok, single_ok):
-        if ws.dense:
-            return None
-        sel = np.flatnonzero(rows[by] & ~taken[other] & test_ok)
-        # (by, other, overlap, single test) columns of the live candidate pairs
-        return by[sel], other[sel], held.overlap[sel], single_ok[sel]
+    def candidates(side, rows, taken, test, single_test):
+        """Blocks of ``(by, other, overlap, single_ok)`` candidate pairs, in by order."""
+        if not ws.dense:
+            by, other = (held.ref, held.pred) if side == "ref" else (held.pred, held.ref)
+            ok, single_ok = (ok_p, ok_r) if side == "ref" else (ok_r, ok_p)
+            sel = np.flatnonzero(rows[by] & ~taken[other] & ok)
+            return [(by[sel], other[sel], held.overlap[sel], single_ok[sel])]
+        live = ((lambda g, d: rows[g] & ~taken[d]) if side == "ref" else  # noqa: E731
+                (lambda g, d: rows[d] & ~taken[g]))
+        return _tested_blocks(ws.pair_blocks(side, rows=rows, dead=taken, keep=live),
+                              side, test, single_test)
 
-    # Pass 2: one reference split into several predictions.
-    def split(pr):
-        pr = pr.select(p_ok(pr))
-        return pr, r_ok(pr)
-
+    # Pass 2: one reference split into several predictions (claims mark m_d in place).
     rows = (cnt_g >= 2) & ~m_g
-    res = _group_pass(ws, split, side="ref", rows=rows, taken=m_d, length=refs.lengths,
-                      threshold=tr, held=not ws.dense and held_candidates(
-                          held.ref, held.pred, rows, m_d, ok_p, ok_r))
-    m_g |= res["matched_by"]
-    m_d |= res["matched_other"]
-    oo += res["one"]
-    out["n_split_refs"], out["n_split_preds"] = res["groups"], res["members"]
+    res = claim_pass(candidates("ref", rows, m_d, p_ok, r_ok), rows=rows, taken=m_d,
+                     length=refs.lengths, threshold=tr)
+    m_g |= res.matched
+    _credit(out, res, refs.example_ids, ws.n, "n_split_refs", "n_split_preds")
 
     # Pass 3: several references merged into one prediction.
-    def merge(pr):
-        pr = pr.select(r_ok(pr))
-        return pr, p_ok(pr)
-
     rows = (cnt_d >= 2) & ~m_d
-    res = _group_pass(ws, merge, side="pred", rows=rows, taken=m_g, length=preds.lengths,
-                      threshold=tp, held=not ws.dense and held_candidates(
-                          held.pred, held.ref, rows, m_g, ok_r, ok_p))
-    oo += res["one"]
-    out["n_merge_preds"], out["n_merge_refs"] = res["groups"], res["members"]
+    res = claim_pass(candidates("pred", rows, m_g, r_ok, p_ok), rows=rows, taken=m_g,
+                     length=preds.lengths, threshold=tp)
+    _credit(out, res, preds.example_ids, ws.n, "n_merge_preds", "n_merge_refs")
     return out
 
 
-def _group_pass(ws: Workspace, test, *, side: str, rows, taken, length, threshold,
-                held=None):
-    """Pass 2 (``side="ref"``: references claim predictions) or pass 3 (``"pred"``).
-
-    ``held``: the live candidate pairs (``rows`` spans, other spans not ``taken``) as
-    ``(by, other, overlap, single_ok)`` columns, or None to enumerate them.
-
-    The sequential pass visits the ``by`` spans (``rows``: the unmatched ones with two or
-    more overlaps) in canonical order; each claims its candidates C (the unclaimed
-    ``other`` spans that pass the pass's ``test``) when ``|C| == 1`` and the single test
-    holds, or ``|C| >= 2`` and ``Σ overlap`` meets the threshold. Two facts give the
-    sequential result exactly, in vectorised rounds:
-
-    - a span that would not claim with its current candidates never claims later
-      (claims only remove candidates, and a subset of a failing C fails: its sum is
-      smaller, and one candidate passing the single test alone would make Σ pass), so
-      every such span is decided in the round that sees it fail;
-    - a span that would claim and that no earlier such span competes with (none shares
-      a candidate) claims now. The first one always does, so each round decides at
-      least one span; claims apply after the round.
-
-    One round is one sweep over the candidate pairs in ``by`` order (a block holds whole
-    ``by`` spans), so dense workspaces read in blocks keep memory bounded. Held pairs are
-    renumbered once to the spans that have a candidate, and each round keeps only the
-    pairs still live for the next, so later rounds cost what is left undecided.
-    """
-    by_batch, other_batch = (ws.refs, ws.preds) if side == "ref" else (ws.preds, ws.refs)
-    n_by, n_other, n = by_batch.n_spans, other_batch.n_spans, ws.n
-    by_name, other_name = ("ref", "pred") if side == "ref" else ("pred", "ref")
-    cols = lambda pr, ok: (getattr(pr, by_name), getattr(pr, other_name),  # noqa: E731
-                           pr.overlap, ok)
-    undecided, dead = rows.copy(), taken.copy()  # dead: claimed before the pass or in it
-
-    def live(g, d):
-        b, o = (g, d) if side == "ref" else (d, g)
-        return undecided[b] & ~dead[o]
-
-    held = held or None  # the live candidate pairs' columns, when the caller holds them
-    if held is None and not ws.dense:
-        held = [cols(*test(pr.select(live(pr.ref, pr.pred)))) for pr in ws.pair_blocks(side)]
-        held = tuple(np.concatenate(c) for c in zip(*held))
-    by_ids = other_ids = None  # local index -> span, when the state is compacted
-    if held is not None:
-        # Only the spans that have a candidate take part: number them once (in order, so
-        # "earlier" is unchanged) and size every round's arrays to them, not to the batch.
-        b, o, ov, ok = held
-        by_ids, b = _compact(b, n_by)
-        other_ids, o = _compact(o, n_other)
-        held = [(b, o, ov, ok)]
-        undecided = np.ones(by_ids.size, dtype=bool)
-        dead = np.zeros(other_ids.size, dtype=bool)
-        length, ex = length[by_ids], by_batch.example_ids[by_ids]
-    else:
-        ex = by_batch.example_ids
-    m_by, m_other = undecided.size, dead.size
-    matched = np.zeros(m_by, dtype=bool)
-    claimed = np.zeros(m_other, dtype=bool)
-    members = np.zeros(m_by, dtype=np.int64)  # candidates claimed; 0 unless a group
-    single_claim = np.zeros(m_by, dtype=bool)
-    while undecided.any():
-        source = held if held is not None else (
-            cols(*test(pr)) for pr in ws.pair_blocks(side, rows=undecided, dead=dead,
-                                                     keep=live))
-        seen = np.zeros(m_other, dtype=bool)  # wanted by an earlier span that would claim
-        claims = np.zeros(m_other, dtype=bool)
-        visited = np.zeros(m_by, dtype=bool)
-        kept, kept_size, holding = [], 0, held is not None
-        for b, o, ov, single_ok in source:
-            alive = undecided[b] & ~dead[o]
-            if not alive.all():
-                b, o, ov, single_ok = b[alive], o[alive], ov[alive], single_ok[alive]
-            visited[b] = True
-            if holding or kept_size <= _blocks.BLOCK:
-                kept.append((b, o, ov, single_ok))
-                kept_size += b.size
-            n_cand = iv.count(b, m_by)
-            n_single = iv.count(b[single_ok], m_by)
-            sum_ov = iv.group_sum(b, ov, m_by)
-            would = ((n_cand == 1) & (n_single == 1)) | (
-                (n_cand >= 2) & iv.passes(sum_ov, np.maximum(length, 1), threshold))
-            want = would[b]
-            bw, ow = b[want], o[want]
-            first = np.full(m_other, m_by, dtype=np.int64)
-            np.minimum.at(first, ow, bw)
-            waiting = np.zeros(m_by, dtype=bool)
-            waiting[bw[seen[ow] | (first[ow] != bw)]] = True
-            seen[ow] = True
-            ready = would & ~waiting
-            claims[ow[ready[bw]]] = True
-            matched |= ready
-            single_claim |= ready & (n_cand == 1)
-            multi = ready & (n_cand >= 2)
-            members[multi] = n_cand[multi]
-            # Spans seen in this block are decided unless they would claim and wait.
-            undecided[b] = would[b] & waiting[b]
-        if holding or kept_size <= _blocks.BLOCK:  # the live pairs alone, for the next round
-            held = kept
-        # Spans with no live candidate left were in no block: they cannot claim.
-        undecided &= visited
-        dead |= claims
-        claimed |= claims
-    groups = matched & ~single_claim
-    out = {"one": iv.count(ex[single_claim], n), "groups": iv.count(ex[groups], n),
-           "members": iv.group_sum(ex[groups], members[groups], n),
-           "matched_by": _expand(matched, by_ids, n_by),
-           "matched_other": _expand(claimed, other_ids, n_other)}
-    return out
+def _tested_blocks(blocks, side: str, test, single_test):
+    """Dense pair blocks as candidate columns: the pairs passing ``test``, with the
+    single test of each (read lazily, so that each block sees the claims before it)."""
+    for pr in blocks:
+        pr = pr.select(test(pr))
+        by, other = (pr.ref, pr.pred) if side == "ref" else (pr.pred, pr.ref)
+        yield by, other, pr.overlap, single_test(pr)
 
 
-def _compact(idx: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``idx`` (indices below ``size``) in increasing order, and
-    ``idx`` renumbered as positions among them (order preserving, no sort)."""
-    used = np.zeros(size, dtype=bool)
-    used[idx] = True
-    ids = np.flatnonzero(used)
-    local = np.cumsum(used) - 1
-    return ids, local[idx]
-
-
-def _expand(mask: np.ndarray, ids: np.ndarray | None, size: int) -> np.ndarray:
-    """A mask over local indices as a mask over all ``size`` spans."""
-    if ids is None:
-        return mask
-    out = np.zeros(size, dtype=bool)
-    out[ids[mask]] = True
-    return out
+def _credit(out, res: Claims, example_ids, n: int, groups_name: str, members_name: str):
+    """Add a claim pass's one-to-one matches, groups and group members per example."""
+    groups = res.matched & ~res.single
+    out["n_one_to_one"] += iv.count(example_ids[res.single], n)
+    out[groups_name] = iv.count(example_ids[groups], n)
+    out[members_name] = iv.group_sum(example_ids[groups], res.members[groups], n)
 
 
 def ratios(st, params):

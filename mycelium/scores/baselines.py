@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -120,13 +121,24 @@ def token_logit_scores(record: Mapping[str, Any], *, extra_logits: str = "raise"
     if values.size == 0 or constant:
         scores = np.zeros(values.size, dtype=np.float64)
     else:
-        scores = (values.max() - values) / (values.max() - values.min())
+        scores = _min_max(values)
     if not report:
         return offsets, scores
     info = {"tokens": len(tokens), "dropped_logits": max(dropped, 0),
             "parsed_strings": parsed, "constant": constant, "placed": rep.placed,
             "special": rep.special, "unplaced": rep.unplaced, "unknown": rep.unknown}
     return offsets, scores, info
+
+
+def _min_max(values: np.ndarray) -> np.ndarray:
+    """``(max - l) / (max - min)`` for finite logits that are not all equal. Logits so far
+    apart that ``max - min`` overflows (±1e308) are halved first, which is exact in
+    binary floating point, so every difference and the quotient are what the formula
+    gives without the overflow."""
+    hi, lo = float(values.max()), float(values.min())
+    if not math.isfinite(hi - lo):
+        values, hi, lo = values / 2, hi / 2, lo / 2
+    return (hi - values) / (hi - lo)
 
 
 def _literal(value: str, field: str, where: str):

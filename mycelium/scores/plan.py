@@ -114,13 +114,17 @@ def score_plan(metrics, predictions, *, soft_references, soft_predictions, token
     and ``profile`` lists it among its ``extra_metrics`` (``lettucedetect``)."""
     rest, extra = split_metrics(metrics)
     form = _form_kwargs(soft_references, soft_predictions, token_offsets, token_scores)
+    if threshold is not None and form is None:
+        # Told first: with predictions given too, "both" would point at the wrong fix.
+        spans = (" (threshold= makes predicted spans from scores; to score the given "
+                 "predictions, drop threshold=)" if predictions is not None else "")
+        raise ValueError("Expected scores with threshold=, got none, at threshold="
+                         f"{threshold!r}; fix by passing soft_predictions=... or "
+                         f"token_offsets=... with token_scores=...{spans}.")
     if predictions is not None and threshold is not None:
         raise ValueError("Expected predictions or threshold, got both; fix by passing "
                          "predictions=None to score the spans at the threshold, or "
                          "dropping threshold= to score the given predictions.")
-    if threshold is not None and form is None:
-        raise ValueError("Expected scores with threshold=, got none; fix by passing "
-                         "soft_predictions=... or token_offsets=... with token_scores=...")
     if form is None and any(m in SCORE_METRICS for m in extra):
         need = [m for m in extra if m in SCORE_METRICS]
         raise ValueError(f"Expected scores for {', '.join(need)}, got none; fix by "

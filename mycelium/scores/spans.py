@@ -31,33 +31,71 @@ __all__ = ["spans_at", "evaluate_scores", "as_predictions"]
 
 
 def _single_scores(soft_predictions, token_offsets) -> bool:
-    """One example when the scores are a flat list (of dicts, or of offset pairs)."""
+    """One example (rather than a batch) when no text says which: the scores of one
+    example are a flat list (of ``{start, end, prob}`` dicts, or of token offsets as
+    pairs of numbers or ``{start, end}`` dicts) or an ``(m, 2)`` numpy array of offsets;
+    a batch holds one such list per example."""
     obj = soft_predictions if soft_predictions is not None else token_offsets
-    if isinstance(obj, (list, tuple)):
-        first = next((x for x in obj if x is not None), None)
-        if first is None:
-            return len(obj) == 0
-        if soft_predictions is not None:
-            return isinstance(first, Mapping)
-        return isinstance(first, (list, tuple, np.ndarray)) and len(first) == 2 and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in first)
-    return False
+    if isinstance(obj, np.ndarray):
+        return obj.dtype != object and obj.ndim == 2 or (obj.ndim == 1 and obj.size == 0)
+    if not isinstance(obj, (list, tuple)):
+        return False
+    first = next((x for x in obj if x is not None), None)
+    if first is None:
+        return len(obj) == 0
+    if isinstance(first, Mapping):
+        return True
+    if soft_predictions is not None:
+        return False
+    if isinstance(first, np.ndarray):
+        return first.ndim == 1 and first.size == 2 and first.dtype != object
+    return isinstance(first, (list, tuple)) and len(first) == 2 and all(
+        _is_number(v) for v in first)
+
+
+def _is_number(v) -> bool:
+    """A scalar that can be an offset (validated later: a bool or 2.5 is refused there)."""
+    return isinstance(v, (int, float, np.integer, np.floating, np.bool_))
+
+
+def _furthest_end(x) -> int:
+    """A scored interval's end when it reads as a whole number in int64, else 0 (the
+    checks of `score_input` then name what is wrong)."""
+    if isinstance(x, Mapping):
+        e = x.get("end", 0)
+    elif isinstance(x, (list, tuple, np.ndarray)) and len(x) == 2:
+        e = x[1]
+    else:
+        return 0
+    if isinstance(e, (bool, np.bool_)) or not _is_number(e):
+        return 0
+    if isinstance(e, (float, np.floating)) and not (np.isfinite(e) and float(e).is_integer()):
+        return 0
+    e = int(e)
+    return e if 0 <= e < 2**63 else 0
 
 
 def _lengths_without_text(si_kwargs, single: bool) -> np.ndarray:
     """Text lengths unknown: each example's furthest offset (every check but the end)."""
+    from ..core.token_input import arrow_column
+
     obj = si_kwargs["soft_predictions"]
     obj = obj if obj is not None else si_kwargs["token_offsets"]
+    column = arrow_column(obj)
+    if column is not None:
+        obj = column.to_pylist()
+    elif hasattr(obj, "tolist") and not isinstance(obj, (list, tuple)):
+        obj = obj.tolist()  # numpy arrays and pandas Series as Python lists
     rows = [obj] if single else list(obj if obj is not None else [])
     out = []
     for row in rows:
-        ends = [0]
-        for x in row or []:
-            if isinstance(x, Mapping):
-                ends.append(x.get("end", 0))
-            elif isinstance(x, (list, tuple)) and len(x) == 2:
-                ends.append(x[1])
-        out.append(max(int(e) for e in ends if isinstance(e, (int, np.integer))))
+        if isinstance(row, np.ndarray):
+            row = row.tolist()
+        try:
+            items = list(row or [])
+        except TypeError:  # a scalar row: score_input says so
+            items = []
+        out.append(max([0] + [_furthest_end(x) for x in items]))
     return np.array(out, dtype=np.int64)
 
 
@@ -73,7 +111,8 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     soft_predictions : list of ``{start, end, prob}`` (one example) or a list of them
         The character scores are zeros overwritten span by span in list order.
     token_offsets, token_scores : (start, end) pairs and one score per token
-        One example (flat lists) or a batch (lists of lists).
+        One example (a flat list of pairs or ``{start, end}`` dicts, integral floats
+        accepted, or an ``(m, 2)`` numpy array) or a batch (one such list per example).
     text : str or sequence of str, optional
         When given, every offset must lie within it.
     threshold_rule : {">", ">="}, default ">"
@@ -96,7 +135,8 @@ def spans_at(threshold, *, soft_predictions=None, token_offsets=None, token_scor
     ------
     SpanValidationError
         A score outside [0, 1] or not finite, offsets and scores of different lengths,
-        or a token outside the text (naming example and token).
+        or a token outside the text (naming example and token); a run of tokens out of
+        text order whose last token ends before its first token starts (it has no span).
 
     Examples
     --------

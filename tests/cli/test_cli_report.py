@@ -64,3 +64,24 @@ def test_a_span_past_its_text_is_told_by_file_and_row(tmp_path, capsys):
     assert code == 1
     assert err.startswith(f"mycelium: error: PREDS {bad}, row 4, id ")
     assert "column 'spans' (--pred-col), span 1" in err and "end 999" in err
+
+
+def test_a_null_span_list_is_told_with_a_remedy_report_accepts(tmp_path, capsys):
+    """``report`` has no ``--missing``: the message must not offer it (``evaluate``'s
+    remedy), but one the command can act on."""
+    lines = (DATA / "predictions" / "random.jsonl").read_text().splitlines()
+    lines[1] = lines[1].split('"spans"')[0] + '"spans": null}'
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    args = ["--ref-col", "spans", "--pred-col", "spans", "--id-col", "id",
+            "-o", str(tmp_path / "r.html")]
+    assert main(["report", str(DATA / "references.jsonl"), str(bad), *args]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"mycelium: error: PREDS {bad}, row 2, id ")
+    assert err.rstrip().endswith("column 'spans' (--pred-col) is null (None/NaN) instead of "
+                                 "a span list; fix by writing [] in that cell for an "
+                                 "example without spans, or removing the row.")
+    assert "--missing" not in err
+    # evaluate keeps its own remedy, which it accepts.
+    assert main(["evaluate", str(DATA / "references.jsonl"), str(bad), *args[:6]]) == 1
+    assert "fix by passing --missing empty" in capsys.readouterr().err

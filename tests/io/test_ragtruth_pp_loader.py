@@ -125,3 +125,26 @@ def test_repeated_ids_and_missing_columns_are_errors(tmp_path):
         mycelium.read_ragtruth_pp(spans, messages, end="closed")
     with pytest.raises(FileNotFoundError, match="RAGTruth\\+\\+'s messages.csv"):
         mycelium.read_ragtruth_pp(spans, tmp_path / "none.csv")
+
+
+@pytest.mark.parametrize("name", ["messages.csv", "hallucination_spans.csv"])
+def test_a_byte_that_is_not_utf8_names_file_and_line(files, name):
+    """A Latin-1 'é' (0xe9) on the third line: told with the file, the line and the byte,
+    not as a raw UnicodeDecodeError."""
+    path = files[0].parent / name
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"1", b"\xe9", 1)
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(ValueError) as info:
+        mycelium.read_ragtruth_pp(*files)
+    assert not isinstance(info.value, UnicodeDecodeError)
+    column = lines[2].index(b"\xe9") + 1
+    assert str(info.value) == (f"{path}:3: not valid UTF-8 (byte 0xe9 at byte {column} of "
+                               "the line); expected UTF-8 text; fix by saving the file as "
+                               "UTF-8.")
+
+
+def test_a_byte_order_mark_is_still_dropped(files):
+    for path in files:
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert mycelium.read_ragtruth_pp(*files)["id"].tolist() == ["a1", "a2"]

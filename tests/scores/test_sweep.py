@@ -45,7 +45,12 @@ METRICS = ["iou", "character", "response_level", "exact_span", "deteval_1d"]
 
 
 def _check_against_evaluate(text, refs, kw, average, by=None):
-    frame = mycelium.sweep(refs, text=text, metrics=METRICS, average=average, by=by, **kw)
+    try:
+        frame = mycelium.sweep(refs, text=text, metrics=METRICS, average=average, by=by,
+                               **kw)
+    except mycelium.SpanValidationError as exc:
+        _check_refused_alike(text, refs, kw, average, exc)
+        return
     groups = [((), np.ones(len(refs), bool))] if by is None else [
         ((g,), np.array([b == g for b in by])) for g in sorted(set(by))]
     for key, sel in groups:
@@ -59,6 +64,21 @@ def _check_against_evaluate(text, refs, kw, average, by=None):
                 got, expected = value, want[m][measure]
                 assert got == expected or (math.isnan(got) and math.isnan(expected)), \
                     (t, m, measure)
+
+
+def _check_refused_alike(text, refs, kw, average, exc):
+    """Tokens out of order whose run ends before it starts have no span at that
+    threshold (SPEC section 9): `evaluate` refuses the lowest such threshold of the
+    sweep's grid with the same message."""
+    assert "ends before it starts" in str(exc)
+    for t in sorted({0.0, *(p for row in kw["token_scores"] for p in row)}):
+        try:
+            mycelium.evaluate(refs, text=text, threshold=t, metrics=METRICS,
+                              average=average, **kw)
+        except mycelium.SpanValidationError as first:
+            assert str(first) == str(exc)
+            return
+    raise AssertionError("sweep refused scores that evaluate takes at every threshold")
 
 
 @settings(max_examples=40, deadline=None)
