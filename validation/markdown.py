@@ -171,12 +171,13 @@ def _real(out: Path, t: dict) -> None:
          md_table(with_ci(hs_view, hs_cols))),
     ]
     if "leaderboard_tau" in t:
-        sections.append(("Published leaderboard: Kendall tau between the IoU and Cor "
-                         "rankings of the teams (CI: bootstrap over teams)",
+        sections.append(("Published leaderboards (IoU ranking and Cor ranking, each with "
+                         "its own submissions): Kendall tau between the IoU and Cor of "
+                         "the teams (CI: bootstrap over teams)",
                          md_table(with_ci(t["leaderboard_tau"].rename(
                              columns={"tau_iou_cor": "tau"}),
-                             ["lang", "teams", "tau", "median_adjacent_iou_gap",
-                              "same_top_team"]))))
+                             ["ranking", "lang", "teams", "tau", "median_adjacent_gap",
+                              "top_team", "same_top_team_both_rankings"]))))
     sections += [
         ("Smallest detectable difference with 150 test items (80% power, 5%, paired)",
          md_table(t["detectable_difference"])),
