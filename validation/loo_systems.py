@@ -20,7 +20,7 @@ from mycelium.stats.bootstrap import percentile_interval
 from . import scoring
 from .flat import Flat
 from .ranking import LANGUAGE_RESAMPLES, LANGUAGE_SEED
-from .twoway import TwoWay
+from .twoway import TwoWay, percentile_p
 from .uncertainty import ALPHA, LEVEL, Resampler, holm
 
 PROFILE = scoring.PROFILE
@@ -83,7 +83,8 @@ def tests(long: pd.DataFrame, detectors: pd.DataFrame, rs: Resampler,
     """Detector minus annotators on the same LOO rows (IoU), per language: each team's
     IoU-leaderboard submission, the best real system (re-selected in every resample),
     mark-all and the token classifier. Holm across languages within each comparison, on
-    the two-way p-value; MEAN rows average the languages (language bootstrap)."""
+    the two-way percentile p-value (`percentile_p`); MEAN rows average the languages
+    (language bootstrap)."""
     out = []
     for lang, g in long.groupby("lang", sort=True):
         wide = g.pivot_table(index=["ann_row", "item"], columns="detector", values="iou",
@@ -115,7 +116,7 @@ def _paired(rs, tw, item, ar, a, b) -> dict:
     return {"difference": item_r["difference"], "ci_low": item_r["ci_low"],
             "ci_high": item_r["ci_high"], "two_way_low": two["ci_low"],
             "two_way_high": two["ci_high"], "p_value": two["p_value"],
-            "p_value_items_only": item_r["p_value"], "rows": item_r["rows"]}
+            "p_value_items_only": item_r["p_bootstrap"], "rows": item_r["rows"]}
 
 
 def _best(rs, tw, item, ar, sys_values, humans, names) -> dict:
@@ -131,16 +132,11 @@ def _best(rs, tw, item, ar, sys_values, humans, names) -> dict:
         star_h = means(humans)
         best = star_sys.max(axis=1) - star_h
         res[tag] = percentile_interval(best, LEVEL, est)
-        if tag == "two_way":
-            s = best[~np.isnan(best)]
-            se = float(np.std(s, ddof=1))
-    from math import erfc, sqrt
-
+        res[f"{tag}_p"] = percentile_p(best)
     return {"detector": names[k], "difference": est, "ci_low": res["ci"][0],
             "ci_high": res["ci"][1], "two_way_low": res["two_way"][0],
-            "two_way_high": res["two_way"][1],
-            "p_value": erfc(abs(est) / se / sqrt(2.0)) if se > 0 else float("nan"),
-            "p_value_items_only": float("nan"), "rows": int(item.size)}
+            "two_way_high": res["two_way"][1], "p_value": res["two_way_p"],
+            "p_value_items_only": res["ci_p"], "rows": int(item.size)}
 
 
 def _means(df: pd.DataFrame) -> pd.DataFrame:

@@ -64,13 +64,21 @@ class TwoWay:
         return est, low, high
 
     def paired(self, item, ann_row, a, b) -> dict:
-        """Mean of ``a - b`` on the same rows, its two-way interval and normal p."""
+        """Mean of ``a - b`` on the same rows, its two-way interval and percentile p."""
         est, star = self.means(item, ann_row, np.asarray(a, np.float64) - np.asarray(b))
         low, high = percentile_interval(star, LEVEL, est)
-        s = star[~np.isnan(star)]
-        se = float(np.std(s, ddof=1)) if s.size > 1 else float("nan")
-        from math import erfc, sqrt
+        return {"difference": est, "ci_low": low, "ci_high": high,
+                "p_value": percentile_p(star)}
 
-        p = erfc(abs(est) / se / sqrt(2.0)) if se > 0 else (1.0 if est == 0 else 0.0)
-        return {"difference": est, "ci_low": low, "ci_high": high, "bootstrap_se": se,
-                "p_value": p}
+
+def percentile_p(star: np.ndarray) -> float:
+    """Two-sided percentile p of a resampled difference, ``2 (1 + #far side of 0) /
+    (R + 1)`` (`mycelium.compare`'s). Used rather than a normal p from the bootstrap
+    standard error: with three annotators a few resamples draw one annotator many times,
+    and those tails inflate the standard error while the percentiles stay put. The floor
+    2 / (R + 1) still lets Holm over 14 languages reach 0.05."""
+    s = star[~np.isnan(star)]
+    if s.size == 0:
+        return float("nan")
+    far = min(int((s <= 0).sum()), int((s >= 0).sum()))
+    return min(1.0, 2.0 * (1 + far) / (s.size + 1))
