@@ -27,7 +27,7 @@ def baselines(items, train, rs: Resampler, clock) -> dict:
     """Part 7: token scores, the classifier (fitted on ``train``, the validation items of
     every language, whichever languages are run), thresholds, test spans and tables."""
     toks = token_baselines.tokens(items)
-    train_toks = token_baselines.tokens(train)
+    train_toks = _subset(toks, items, train) or token_baselines.tokens(train)
     model, model_table = token_study.fit_classifier(train, train_toks)
     scores = token_study.score_sets(items, toks, model)
     tuned = token_study.thresholds(train, train_toks,
@@ -52,6 +52,16 @@ def baselines(items, train, rs: Resampler, clock) -> dict:
                 "token_classifier": token_study.classifier_table(per, mark_all_iou, tuned, rs),
                 "token_classifier_model": model_table,
                 "token_thresholds": tuned}}
+
+
+def _subset(toks, items, train):
+    """``toks`` of the ``train`` items when every one of them is in ``items``, else None."""
+    index = {i: k for k, i in enumerate(items["id"].tolist())}
+    pos = [index.get(i) for i in train["id"].tolist()]
+    if any(k is None for k in pos):
+        return None
+    return token_baselines.Tokens(**{f: [getattr(toks, f)[k] for k in pos]
+                                     for f in token_baselines.Tokens.__dataclass_fields__})
 
 
 def _iou_per_item(items, pred: Flat) -> np.ndarray:
