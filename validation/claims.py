@@ -221,7 +221,8 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "win_word": _win("iou_word"), "win_token": _win("iou_token"),
     "tau_trim": _tau("iou_trim_ws"), "tau_untrimmed": _tau("iou_token_untrimmed"),
     "tau_parse": _tau("cor_exact"),
-    "cor_parse_shift": lambda t: num(float(t["systems"]["cor_exact_minus_official"].abs().max()), 4),
+    "cor_parse_shift": lambda t: num(float(
+        t["systems"]["cor_exact_minus_official"].abs().max()), 4),
     "central_table": _central_table,
     "loo_msa": _loo_mean("MSA (IoU row)"), "loo_ncl": _loo_mean("NCL-UoR (IoU row)"),
     "loo_uzh": _loo_mean("UZH (IoU row)"), "loo_best": _loo_mean("best real system"),

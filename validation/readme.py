@@ -5,10 +5,10 @@ The template holds ``{{name}}`` placeholders, each a claim of `validation.claims
 function of the tables returning the formatted number, usually ``value [low, high]``).
 `render` fills them; an unknown placeholder, or a claim the template does not use, is an
 error. `literal_numbers` lists every number written in the template's own text (outside
-placeholders, code spans, links and list markers) must be part of a phrase of `ALLOWED`
-(names and versions such as "SemEval-2025 Task 3" or "val v2", which are not results),
-so a result cannot be typed into the README by hand. ``--check`` compares the committed README with the
-rendering from the reproduced tables.
+placeholders, code spans, links and list markers) that is not part of a phrase of
+`ALLOWED` (names and versions such as "SemEval-2025 Task 3" or "val v2", which are not
+results); the check refuses any, so a result cannot be typed into the README by hand. ``--check`` compares the
+committed README with the rendering from the reproduced tables.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Token-level baselines from what the files carry: the generating model's tokens and
 their logits.
 
-- **Tokens** (`tokens`): per item, the trimmed offsets of `mycelium.baselines.
+- **Tokens** (`tokens`): per item, the trimmed offsets of `mycelium.scores.baselines.
   token_logit_scores` (``align_tokens(trim=True)``), the untrimmed tiling
   (``align_tokens(trim=False)``: a token's leading whitespace is its own), the library's
   min-max scores and the study's **mid-rank** scores.
@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 import mycelium
-from mycelium.baselines import token_logit_scores
+from mycelium.scores.baselines import token_logit_scores
 from mycelium.metrics.soft_spearman import average_ranks
 
 FEATURES = ("midrank", "minmax", "z_negated_logit", "tied_at_max", "position",

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import mycelium
-from mycelium.mushroom import score_files
+from mycelium.protocols.mushroom import score_files
 
 from _study import LANGUAGES, loo_majority
 
@@ -68,7 +68,8 @@ def test_system_files_reproduce_the_official_scorer(tables, systems_dir):
 
 
 def test_exact_parsing_equals_the_drop_in_scorer(tables, systems_dir, mushroom_dir):
-    """mycelium.mushroom.score_files reads with json: the study's exact-parse Cor and IoU."""
+    """`score_files` (mycelium.protocols.mushroom) reads with json: the study's
+    exact-parse Cor and IoU."""
     s = tables["systems"]
     for r in s[s["unlocated_hard_dropped"] == 0].head(6).itertuples():
         ref = next(mushroom_dir.rglob(f"mushroom.{r.lang.lower()}-tst.v1*.jsonl"))
