@@ -3,10 +3,12 @@
 
 Usage::
 
-    python -m validation.run [--data DIR] [--languages en,de,...] [--out DIR]
-                             [--seed N] [--no-figures] [--check]
+    python -m validation.run [--data DIR] [--systems DIR] [--languages en,de,...]
+                             [--out DIR] [--seed N] [--no-figures] [--check]
 
-``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``. Exit status 0 on success, 1 when the
+``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``; ``--systems`` (the real system outputs)
+to ``$MYCELIUM_MUSHROOM_SYSTEMS_DIR``, else ``mushroom_systems`` beside the data. A run
+of every language into the committed ``results/`` also renders ``validation/README.md``. Exit status 0 on success, 1 when the
 data cannot be read, 2 for bad usage (including no data directory at all).
 """
 
@@ -26,8 +28,8 @@ import pyarrow as pa
 
 import mycelium
 
-from . import (annotators, comparison, data, humans, real_study, real_systems, report,
-               review, scoring, undercoverage)
+from . import (annotators, comparison, data, humans, provenance_tests, ranking, real_study,
+               real_systems, report, review, scoring, token_baselines, twoway, undercoverage)
 from .flat import Flat
 from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
@@ -177,7 +179,7 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
     for name, df in tables.items():
         report.write_csv(df, out / f"{name}.csv")
     _markdown(out, tables)
-    _manifest(out, root, items, seed, languages)
+    _manifest(out, root, items, seed, languages, sys_root)
     if languages is None and "convention_effects" in tables:
         from . import readme
 
@@ -269,7 +271,8 @@ def _figures(out: Path, t: dict) -> None:
         pngmeta.add_text(path, pngmeta.KEY, pngmeta.fingerprint(t, inputs))
 
 
-def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) -> None:
+def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
+              sys_root: Path | None) -> None:
     files = []
     for name in sorted(items["file"].unique()):
         path = next(root.rglob(name))
@@ -288,14 +291,34 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) 
                       "unit": "item (Poisson weights keyed by item id)"},
         "annotator_detectors": {"max_per_language": MAX_ANNOTATORS,
                                 "min_items": MIN_ITEMS},
+        "two_way_bootstrap": {"annotator_seed": twoway.ANNOTATOR_SEED,
+                              "annotator_weights": "multinomial, per language, generator "
+                                                   "seeded with (seed, crc32(language))"},
+        "language_bootstrap": {"resamples": ranking.LANGUAGE_RESAMPLES,
+                               "seed": ranking.LANGUAGE_SEED},
+        "permutations": {"count": provenance_tests.PERMUTATIONS,
+                         "seed": provenance_tests.PERMUTATION_SEED,
+                         "generator": "(seed, crc32 of series, split, language)"},
+        "token_classifier": {"l2": token_baselines.L2, "trained_on": "every val v2 item"},
         "languages": sorted(items["lang"].unique()),
         "items": int(len(items)),
         "files": files,
+        "systems": _systems_manifest(sys_root),
         "versions": {"numpy": np.__version__, "pandas": pd.__version__,
                      "pyarrow": pa.__version__},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n",
                                        encoding="utf-8")
+
+
+def _systems_manifest(sys_root: Path | None) -> dict | None:
+    """The real systems folder's own lists, by hash (the files' hashes are in them)."""
+    if sys_root is None:
+        return None
+    lists = ("SOURCE.md", "MANIFEST.csv", "variants/VARIANTS.csv", "OFFICIAL.csv")
+    return {"files": len(list(sys_root.rglob("*.jsonl"))),
+            "lists": {name: hashlib.sha256((sys_root / name).read_bytes()).hexdigest()
+                      for name in lists}}
 
 
 if __name__ == "__main__":
