@@ -12,10 +12,10 @@ Study decisions (each counted in ``systems.csv``):
 - ``[-1, -1]`` spans (9 MSA variant files; the soft ones have no ``prob``) are dropped:
   the official scorer gives them no character (``range(-1, -1)`` is empty, so their
   missing ``prob`` is never read) and mycelium rejects them as spans.
-- Float parsing (`read_records`): ``"pandas-fast"`` reads a file with
-  ``pandas.read_json(lines=True)``, the official scorer's reader and its imprecise float
-  parser; ``"exact"`` reads it with Python's ``json``. Only soft-label probabilities (so
-  only Cor) can differ; both the reference and the prediction are read the same way.
+- Float parsing (`read_records`, `mycelium.read_mushroom`'s ``float_parse``):
+  ``"pandas-fast"`` reads numbers as the official scorer's ``pandas.read_json`` does,
+  ``"exact"`` as Python's ``json``. Only soft-label probabilities (so only Cor) can
+  differ; the reference and the prediction are read by the same rule.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import mycelium
+from mycelium.io.float_parse import parse_float_hook
 from mycelium.metrics.soft_spearman import soft_vector
 
 from .data import DataError
@@ -58,21 +60,29 @@ def systems_dir(arg: str | None, data_root: Path) -> Path | None:
 
 
 def read_records(path: Path, float_parse: str) -> list[dict]:
-    """The records of one Mu-SHROOM JSONL file, floats parsed by ``float_parse``.
+    """The ``id``, ``hard_labels`` and ``soft_labels`` of every record of one Mu-SHROOM
+    JSONL file, in file order, floats read by ``float_parse``.
 
-    ``"pandas-fast"`` is the official scorer's ``pd.read_json(path, lines=True)`` (its
-    ``precise_float=False`` parser reads e.g. 0.8812335261248792 and 0.881233526124879
-    as one double); ``"exact"`` is ``json.loads`` per line (round-trip exact).
+    ``"pandas-fast"`` is the official scorer's reading (``pd.read_json``, whose parser
+    reads e.g. 0.8812335261248792 and 0.881233526124879 as one double), ``"exact"`` the
+    correctly rounded one, both by `mycelium.read_mushroom` (``float_parse=``). A file the
+    reader rejects — the 9 MSA variants holding ``[-1, -1]`` spans — is read line by line
+    with the same rule (`mycelium.io.float_parse.parse_float_hook`) so that the study can
+    drop those spans itself.
     """
-    if float_parse == "exact":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
-    if float_parse == "pandas-fast":
-        # Quirk of the official Mu-SHROOM scorer: pd.read_json(lines=True), fast floats.
-        frame = pd.read_json(path, lines=True, dtype=False)
-        return frame.to_dict("records")
-    raise ValueError(f"Expected float_parse one of {', '.join(FLOAT_PARSE)}, got "
-                     f"{float_parse!r}; fix by passing one of them.")
+    if float_parse not in FLOAT_PARSE:
+        raise ValueError(f"Expected float_parse one of {', '.join(FLOAT_PARSE)}, got "
+                         f"{float_parse!r}; fix by passing one of them.")
+    try:
+        frame = mycelium.read_mushroom(path, float_parse=float_parse)
+    except mycelium.SpanValidationError:
+        hook = parse_float_hook(float_parse)
+        return [json.loads(line, parse_float=hook)
+                for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [{"id": i, "hard_labels": [[s["start"], s["end"]] for s in h],
+             "soft_labels": list(soft)}
+            for i, h, soft in zip(frame["id"].tolist(), frame["hard_labels"].tolist(),
+                                  frame["soft_labels"].tolist())]
 
 
 @dataclass(frozen=True)
