@@ -79,8 +79,10 @@ def read_records(path: Path, float_parse: str) -> list[dict]:
         hook = parse_float_hook(float_parse)
         return [json.loads(line, parse_float=hook)
                 for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [{"id": i, "hard_labels": [[s["start"], s["end"]] for s in h],
-             "soft_labels": list(soft)}
+    # A record without the field is null in the frame: None here, as a missing key is.
+    return [{"id": i, "hard_labels": None if h is None or h is pd.NA
+             else [[x["start"], x["end"]] for x in h],
+             "soft_labels": None if soft is None or soft is pd.NA else list(soft)}
             for i, h, soft in zip(frame["id"].tolist(), frame["hard_labels"].tolist(),
                                   frame["soft_labels"].tolist())]
 

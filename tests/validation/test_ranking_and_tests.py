@@ -120,3 +120,18 @@ def test_pandas_fast_parsing_collapses_near_equal_probabilities(tmp_path):
     exact = [s["prob"] for s in real_systems.read_records(path, "exact")[0]["soft_labels"]]
     fast = [s["prob"] for s in real_systems.read_records(path, "pandas-fast")[0]["soft_labels"]]
     assert exact[0] != exact[1] and fast[0] == fast[1]
+
+
+def test_files_the_reader_rejects_are_read_by_the_same_rule(tmp_path):
+    """[-1, -1] spans (9 MSA variants) fail the loader's checks: those files are read line
+    by line with the library's float rule, and the study drops the spans itself."""
+    rec = {"id": "x", "model_output_text": "abcdef", "hard_labels": [[0, 2], [-1, -1]],
+           "soft_labels": [{"start": 0, "end": 2, "prob": 0.3}, {"start": -1, "end": -1}]}
+    path = tmp_path / "x.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    fast = real_systems.read_records(path, "pandas-fast")[0]
+    assert fast["soft_labels"][0]["prob"] == 0.30000000000000004
+    assert real_systems.read_records(path, "exact")[0]["soft_labels"][0]["prob"] == 0.3
+    spans, dropped = real_systems._hard(fast["hard_labels"], "x.jsonl", "x", 6)
+    assert spans == [(0, 2)] and dropped == 1
+    assert real_systems._soft(fast["soft_labels"]) == ([(0, 2, 0.30000000000000004)], 1)
