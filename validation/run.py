@@ -90,7 +90,8 @@ def main(argv=None) -> int:
                           "every language is run", flush=True)
             for line in problems:
                 print(line, file=sys.stderr)
-            print(f"check: {'FAILED' if problems else 'ok'}: the committed tables in "
+            what = "tables" if languages else "tables, Markdown, figures and README"
+            print(f"check: {'FAILED' if problems else 'ok'}: the committed {what} of "
                   f"{args.out} {'differ' if problems else 'are reproduced'}"
                   f"{f' ({len(problems)} differences)' if problems else ''}", flush=True)
             return 1 if problems else 0
