@@ -222,7 +222,7 @@ def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) 
     right.set_xticks(xx, langs)
     right.legend(fontsize=8, loc="lower left")
     right.set_title("Study detectors (IoU): rankings in character, word and token units\n"
-                    "(CI: bootstrap over items)")
+                    "(val + test items; CI: bootstrap over items)")
     fig.tight_layout()
     _save(fig, path)
 
