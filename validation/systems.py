@@ -54,7 +54,7 @@ def token_logit_inputs(items: pd.DataFrame) -> tuple[list, list, pd.DataFrame]:
     rep["records"] = 1
     rep["records_with_dropped_logit"] = rep["dropped_logits"] > 0
     table = (rep.groupby(["lang", "split"], sort=True)
-             [["records", "tokens", "placed", "special", "unplaced",
+             [["records", "tokens", "placed", "special", "unknown", "unplaced",
                "records_with_dropped_logit", "dropped_logits", "constant"]]
              .sum().reset_index().rename(columns={"constant": "constant_logits"}))
     return offsets, scores, table
