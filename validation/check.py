@@ -1,12 +1,20 @@
-"""``python -m validation.run --check``: are the committed tables reproduced?
+"""``python -m validation.run --check``: are the committed tables, Markdown, figures and
+README reproduced?
 
-Every CSV the run writes is compared with the committed file of the same name. With
-``--languages``, only the rows of those languages are compared: every per-language row
-depends only on its language's items (the random detector and the bootstrap weights are
-keyed by item id), while pooled rows (ALL, MEAN), tables over all languages
-(``metric_tau_summary``) and Holm-adjusted p-values (a family spans the languages run)
-cannot be, and are skipped. Strings must be equal; numbers equal to 1e-9 relative
-(BLAS summation order may differ between machines), NaN equal to NaN.
+- **Tables**: every CSV the run writes is compared with the committed file of the same
+  name, and a committed CSV the run no longer writes is a difference. With
+  ``--languages``, only the rows of those languages are compared: every per-language row
+  depends only on its language's items (the random detector, the bootstrap weights and
+  the permutations are keyed by item id or language; the token classifier is always
+  trained on every language's validation split), while pooled rows (ALL, MEAN), tables
+  over all languages (`POOLED_ONLY`) and Holm-adjusted columns (a family spans the
+  languages run: any column named ``*p_holm*`` or ``*significant*``) cannot be, and are
+  skipped. Strings must be equal; numbers equal to 1e-9 relative (BLAS summation order
+  may differ between machines), NaN equal to NaN.
+- With every language run, also: each Markdown file must equal the committed one; each
+  committed figure must carry the fingerprint of the reproduced tables it is drawn from
+  (`validation.pngmeta`); and ``README.md`` must equal its rendering from the reproduced
+  tables (`validation.readme`), so a changed number anywhere in it fails.
 """
 
 from __future__ import annotations
@@ -17,16 +25,24 @@ import numpy as np
 import pandas as pd
 
 #: Tables whose every row pools the languages run.
-POOLED_ONLY = {"metric_tau_summary"}
-#: Columns that depend on the family of tests, i.e. on which languages were run.
-FAMILY = {"p_holm", "significant", "minus_mark_all_p_holm"}
+POOLED_ONLY = {"metric_tau_summary", "language_weighting"}
 RTOL = 1e-9
 
 
+def family_column(name: str) -> bool:
+    """Columns that depend on the family of tests, i.e. on which languages were run."""
+    return "p_holm" in name or "significant" in name
+
+
 def compare(new: Path, committed: Path, languages: list[str] | None) -> list[str]:
-    """One line per difference (empty when everything is reproduced)."""
+    """One line per table difference (empty when every table is reproduced)."""
     problems = []
     subset = {x.upper() for x in languages} if languages else None
+    produced = {p.name for p in new.glob("*.csv")}
+    for path in sorted(committed.glob("*.csv")):
+        if path.name not in produced and path.name != "calibration.csv":
+            problems.append(f"{path.name}: committed in {committed} but no longer written "
+                            "by the run")
     for path in sorted(new.glob("*.csv")):
         name = path.stem
         old_path = committed / path.name
@@ -45,9 +61,52 @@ def compare(new: Path, committed: Path, languages: list[str] | None) -> list[str
             if "lang" in a.columns:
                 b = b[b["lang"].isin(subset)]
                 a = a[a["lang"].isin(subset)]
-            a = a.drop(columns=[c for c in a.columns if c in FAMILY])
-            b = b.drop(columns=[c for c in b.columns if c in FAMILY])
+            a = a.drop(columns=[c for c in a.columns if family_column(c)])
+            b = b.drop(columns=[c for c in b.columns if family_column(c)])
         problems += _rows(path.name, a.reset_index(drop=True), b.reset_index(drop=True))
+    return problems
+
+
+def compare_text(new: Path, committed: Path) -> list[str]:
+    """Every Markdown file of the run against the committed one, line by line."""
+    problems = []
+    for path in sorted(p for p in new.glob("*.md") if p.name != "README.md"):
+        old = committed / path.name
+        if not old.exists():
+            problems.append(f"{path.name}: not committed in {committed}")
+            continue
+        problems += text_differences(path.name, path.read_text(encoding="utf-8"),
+                                     old.read_text(encoding="utf-8"))
+    return problems
+
+
+def text_differences(name: str, new: str, old: str, limit: int = 10) -> list[str]:
+    a, b = new.splitlines(), old.splitlines()
+    out = [f"{name}: line {i + 1}: committed {y!r}, reproduced {x!r}"
+           for i, (x, y) in enumerate(zip(a, b)) if x != y][:limit]
+    if len(a) != len(b):
+        out.append(f"{name}: {len(b)} lines committed, {len(a)} reproduced")
+    return out
+
+
+def compare_figures(tables: dict, committed: Path, figures: dict[str, list[str]]) -> list[str]:
+    """Each committed figure's fingerprint against the reproduced tables'."""
+    from .pngmeta import KEY, fingerprint, read_text
+
+    problems = []
+    for name, inputs in figures.items():
+        if not all(k in tables for k in inputs):
+            continue
+        path = committed / f"{name}.png"
+        if not path.exists():
+            problems.append(f"{name}.png: not committed in {committed}")
+            continue
+        stored = read_text(path).get(KEY)
+        wanted = fingerprint(tables, inputs)
+        if stored != wanted:
+            problems.append(f"{name}.png: drawn from other numbers (fingerprint {stored}, "
+                            f"reproduced tables give {wanted}); fix by running "
+                            "python -m validation.run")
     return problems
 
 

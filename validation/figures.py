@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .detectors import SYNTHETIC
 from .scoring import HEADLINE, LABELS
 
 DPI = 110
@@ -93,43 +92,6 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
                      "majority on under a third of the characters")
     bottom.set_xticks(x, langs)
     bottom.set_xlabel("language (val v2 + test pooled; ALL = all languages pooled)")
-    fig.tight_layout()
-    _save(fig, path)
-
-
-def detector_scores(scores: pd.DataFrame, path: Path) -> None:
-    """Per metric, every detector's score in every language with its 95% interval."""
-    plt = _plt()
-    data = scores.copy()
-    data["group"] = np.where(data["kind"] == "annotator", "annotators (A1–A6)",
-                             data["detector"])
-    groups = list(SYNTHETIC) + ["annotators (A1–A6)"]
-    fig, axes = plt.subplots(2, 4, figsize=(13, 7.8), sharey=True)
-    for ax, col in zip(axes.flat, HEADLINE):
-        for k, g in enumerate(groups):
-            part = data[data["group"] == g].dropna(subset=[col])
-            y = k + 1 + np.linspace(-0.3, 0.3, len(part)) if len(part) > 1 else \
-                np.full(len(part), k + 1.0)
-            ax.hlines(y, part[f"{col}_low"], part[f"{col}_high"], color="#4C72B0",
-                      lw=0.8, alpha=0.6)
-            ax.scatter(part[col], y, s=6, color="#C44E52", zorder=3)
-        ax.set_title(LABELS[col])
-        ax.set_xlim(-0.05 if col != "cor" else -0.35, 1.05)
-        ax.set_xlabel("score (0–1)" if col != "cor" else "Cor")
-        ax.grid(axis="x", alpha=0.3)
-    axes.flat[0].set_yticks(range(1, len(groups) + 1), groups)
-    axes.flat[4].set_yticks(range(1, len(groups) + 1), groups)
-    axes.flat[0].invert_yaxis()  # shared y: detectors top to bottom in table order
-    axes.flat[-1].axis("off")
-    axes.flat[-1].text(0.02, 0.5, f"One dot per language ({scores['lang'].nunique()}) "
-                       "and detector\n(annotators: A1–A6 of every\nlanguage), its line "
-                       "the 95%\nitem-bootstrap interval.\n\nReference: published hard "
-                       "labels;\nCor vs published soft labels.\nProfile mu_shroom; val + "
-                       "test.", va="center", ha="left", fontsize=9,
-                       transform=axes.flat[-1].transAxes)
-    fig.suptitle("The metrics disagree on what a good detector is: pinpoint and truncated "
-                 "top Span Coverage F1,\nextended tops DetEval and CLEval F1, annotators "
-                 "top IoU and Cor, and Exact F1 gives every synthetic detector ≈ 0")
     fig.tight_layout()
     _save(fig, path)
 
@@ -223,62 +185,28 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
     _save(fig, path)
 
 
-def humans_and_systems(hs: pd.DataFrame, logit: pd.DataFrame, path: Path) -> None:
-    """Per language on test: annotators under (a) and (b) with intervals, beside the
-    published systems (top, median, mark-all) and the token-logit baseline."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(12, 5.4))
-    x = np.arange(len(hs))
-    for off, tag, label, colour in ((-0.12, "a", "annotators vs hard labels (a: own vote "
-                                     "included, upper bound)", "#4C72B0"),
-                                    (0.12, "b", "annotators vs LOO majority of the others "
-                                     "(b: stricter reference, lower bound)", "#DD8452")):
-        v = hs[f"annotators_{tag}_iou"].to_numpy()
-        ax.errorbar(x + off, v, yerr=np.vstack([v - hs[f"annotators_{tag}_low"],
-                                                hs[f"annotators_{tag}_high"] - v]),
-                    fmt="o", color=colour, capsize=3, label=label)
-    if "top_iou" in hs:
-        ax.scatter(x, hs["top_iou"], marker="*", s=120, color="#C44E52", zorder=3,
-                   label="top published system (vs hard labels)")
-        ax.scatter(x, hs["median_iou"], marker="_", s=300, color="#555555", zorder=3,
-                   label="median published system")
-        ax.scatter(x, hs["published_mark_all_iou"], marker="x", s=40, color="#999999",
-                   label="mark all (published baseline)")
-    t = logit[logit["split"] == "test"].set_index("lang").reindex(hs["lang"])
-    ok = t["iou"].notna().to_numpy()
-    ax.errorbar(x[ok] + 0.3, t["iou"][ok], yerr=np.vstack([
-        (t["iou"] - t["iou_low"])[ok], (t["iou_high"] - t["iou"])[ok]]), fmt="s",
-        ms=4, color="#55A868", capsize=2,
-        label="token-logit baseline, threshold tuned on val (no val: CA, CS, EU, FA)")
-    ax.set_xticks(x, hs["lang"])
-    ax.set_ylim(0, 1.0)
-    ax.set_ylabel("IoU on the test split (95% CI)")
-    ax.set_xlabel("language")
-    ax.legend(fontsize=8, loc="lower left", ncol=2, framealpha=0.9)
-    ax.set_title("Test split: the top published system lies between the two human "
-                 "references in most languages;\nthe token-logit baseline scores like "
-                 "mark-all")
-    fig.tight_layout()
-    _save(fig, path)
-
-
 def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) -> None:
-    """Kendall tau with intervals: IoU vs Cor over the published teams, and character
-    vs word vs token units over the study's detectors, per language."""
+    """Kendall tau with intervals: IoU vs Cor over the published teams of each ranking,
+    and character vs word vs token units over the study's detectors, per language."""
     plt = _plt()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
-    bt = board_tau[board_tau["lang"] != "MEAN"]
-    x = np.arange(len(bt))
-    v = bt["tau_iou_cor"].to_numpy()
-    left.errorbar(x, v, yerr=np.vstack([v - bt["tau_low"], bt["tau_high"] - v]), fmt="o",
-                  capsize=3, color="#4C72B0")
+    for k, (ranking, colour, label) in enumerate((
+            ("iou", "#4C72B0", "IoU ranking (each team's best-IoU submission)"),
+            ("cor", "#DD8452", "Cor ranking (each team's best-Cor submission)"))):
+        bt = board_tau[(board_tau["lang"] != "MEAN") & (board_tau["ranking"] == ranking)]
+        x = np.arange(len(bt))
+        v = bt["tau_iou_cor"].to_numpy()
+        left.errorbar(x + (k - 0.5) * 0.25, v,
+                      yerr=np.vstack([v - bt["tau_low"], bt["tau_high"] - v]).clip(min=0),
+                      fmt="o", ms=4, capsize=3, color=colour, label=label)
     left.axhline(1, color="black", lw=0.6, ls=":")
     left.axhline(0, color="black", lw=0.6)
     left.set_xticks(x, bt["lang"])
     left.set_ylim(-0.2, 1.05)
     left.set_ylabel("Kendall's τ-b (95% CI)")
-    left.set_title("Published teams: IoU and Cor rankings agree only partly\n"
-                   "(CI: bootstrap over teams)")
+    left.legend(fontsize=8, loc="lower left")
+    left.set_title("Published teams: IoU and Cor order the teams only partly alike\n"
+                   "(test split; CI: bootstrap over teams)")
     gt = gran_tau[gran_tau["lang"] != "MEAN"]
     langs = sorted(gt["lang"].unique())
     xx = np.arange(len(langs))
@@ -294,29 +222,8 @@ def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) 
     right.set_xticks(xx, langs)
     right.legend(fontsize=8, loc="lower left")
     right.set_title("Study detectors (IoU): rankings in character, word and token units\n"
-                    "(CI: bootstrap over items)")
+                    "(val + test items; CI: bootstrap over items)")
     fig.tight_layout()
     _save(fig, path)
 
 
-def provenance(prov: pd.DataFrame, path: Path, *, min_items: int) -> None:
-    """Annotators vs the LOO majority, by generating model within each language."""
-    plt = _plt()
-    p = prov[(prov["series"] == "annotators_vs_loo") & (prov["split"] == "all")
-             & (prov["items"] >= min_items)]
-    langs = sorted(p["lang"].unique())
-    fig, ax = plt.subplots(figsize=(12, 5))
-    for k, lang in enumerate(langs):
-        q = p[p["lang"] == lang].sort_values("iou")
-        y = q["iou"].to_numpy()
-        xs = k + np.linspace(-0.3, 0.3, len(q)) if len(q) > 1 else np.full(1, float(k))
-        ax.errorbar(xs, y, yerr=np.vstack([y - q["iou_low"], q["iou_high"] - y]),
-                    fmt="o", ms=3, capsize=1.5, lw=0.8, color="#4C72B0")
-    ax.set_xticks(range(len(langs)), langs)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("annotators' IoU vs LOO majority (95% CI)")
-    ax.set_xlabel(f"language; one point per generating model with ≥ {min_items} items "
-                  "(val + test)")
-    ax.set_title("Agreement depends on which model wrote the text, within a language")
-    fig.tight_layout()
-    _save(fig, path)

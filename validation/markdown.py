@@ -150,12 +150,26 @@ def _real(out: Path, t: dict) -> None:
     sr = t["same_reference"]
     sr = sr[sr["lang"] == "ALL"]
     hs = t["humans_and_systems"]
-    hs_view = hs.rename(columns={"annotators_a_iou": "a", "annotators_a_low": "a_low",
-                                 "annotators_a_high": "a_high", "annotators_b_iou": "b",
-                                 "annotators_b_low": "b_low", "annotators_b_high": "b_high"})
-    hs_cols = [c for c in ["lang", "a", "b", "teams", "top_iou", "median_iou",
-                           "published_mark_all_iou", "study_mark_all_iou"]
-               if c in hs_view.columns]
+    if "annotators_a" in hs.columns:  # with the real systems (parts 7-10)
+        hs_view = hs.rename(columns={
+            "annotators_a": "a", "annotators_a_two_way_low": "a_low",
+            "annotators_a_two_way_high": "a_high", "annotators_b": "b",
+            "annotators_b_two_way_low": "b_low", "annotators_b_two_way_high": "b_high",
+            "best_real_b": "best_real_b", "published_teams": "teams"})
+        hs_cols = ["lang", "a", "b", "best_real_system", "best_real_a", "best_real_b",
+                   "teams", "published_top_a", "published_median_a",
+                   "published_mark_all_iou", "study_mark_all_iou"]
+        hs_note = ("Annotators: two-way (annotator × item) 95% CI; best real system by "
+                   "IoU against LOO (item CI); published teams: IoU against (a) only, no "
+                   "outputs.\n\n")
+    else:
+        hs_view = hs.rename(columns={"annotators_a_iou": "a", "annotators_a_low": "a_low",
+                                     "annotators_a_high": "a_high", "annotators_b_iou": "b",
+                                     "annotators_b_low": "b_low", "annotators_b_high": "b_high"})
+        hs_cols = ["lang", "a", "b", "teams", "top_iou", "median_iou",
+                   "published_mark_all_iou", "study_mark_all_iou"]
+        hs_note = ""
+    hs_cols = [c for c in hs_cols if c in hs_view.columns]
     sections = [
         ("Token-logit baseline, mark-all and mark-none (IoU vs hard labels, 95% CI)",
          "Threshold-free on each split; the threshold is tuned on validation (IoU, "
@@ -167,16 +181,17 @@ def _real(out: Path, t: dict) -> None:
          "(a) hard = published hard labels (the annotator's own vote included); (b) loo "
          "= majority of the other annotators.\n\n"
          + md_table(with_ci(sr, ["split", "predictor", "reference", "rows", "iou", "cor"]))),
-        ("Test split: annotators (a, b) beside the published systems",
-         md_table(with_ci(hs_view, hs_cols))),
+        ("Test split: annotators (a, b) beside the real and the published systems",
+         hs_note + md_table(with_ci(hs_view, hs_cols))),
     ]
     if "leaderboard_tau" in t:
-        sections.append(("Published leaderboard: Kendall tau between the IoU and Cor "
-                         "rankings of the teams (CI: bootstrap over teams)",
+        sections.append(("Published leaderboards (IoU ranking and Cor ranking, each with "
+                         "its own submissions): Kendall tau between the IoU and Cor of "
+                         "the teams (CI: bootstrap over teams)",
                          md_table(with_ci(t["leaderboard_tau"].rename(
                              columns={"tau_iou_cor": "tau"}),
-                             ["lang", "teams", "tau", "median_adjacent_iou_gap",
-                              "same_top_team"]))))
+                             ["ranking", "lang", "teams", "tau", "median_adjacent_gap",
+                              "top_team", "same_top_team_both_rankings"]))))
     sections += [
         ("Smallest detectable difference with 150 test items (80% power, 5%, paired)",
          md_table(t["detectable_difference"])),

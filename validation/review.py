@@ -111,14 +111,15 @@ def real_detectors(root, items, ann, hard, soft_vecs, ann_vecs, part1, per: dict
                                   preds, token_items, rs,
                                   {"hard": part1["_frames"]["vs_hard"]["cor"].to_numpy(),
                                    "loo": part1["_frames"]["vs_loo"]["cor"].to_numpy()})
-    path = leaderboard.find(root)
-    board = leaderboard.read(path) if path is not None else None
+    board_all = leaderboard.read_all(root)
+    board = (board_all[board_all["ranking"] == "iou"].reset_index(drop=True)
+             if board_all is not None else None)
     out = {"token_logit_data": data_table, "token_logit": _with_baselines(logit, same, rs),
            "same_reference": same["same_reference"],
            "same_reference_tests": same["same_reference_tests"]}
-    if board is not None:
-        out["leaderboard"] = board
-        out["leaderboard_tau"] = leaderboard.tau_table(board)
+    if board_all is not None:
+        out["leaderboard"] = board_all
+        out["leaderboard_tau"] = leaderboard.tau_table(board_all)
     hs = systems.humans_and_systems(same["same_reference"], board)
     own = out["token_logit"][out["token_logit"]["split"] == "test"].set_index("lang")
     hs["study_mark_all_iou"] = hs["lang"].map(own["mark_all_iou"])

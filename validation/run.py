@@ -3,10 +3,12 @@
 
 Usage::
 
-    python -m validation.run [--data DIR] [--languages en,de,...] [--out DIR]
-                             [--seed N] [--no-figures] [--check]
+    python -m validation.run [--data DIR] [--systems DIR] [--languages en,de,...]
+                             [--out DIR] [--seed N] [--no-figures] [--check]
 
-``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``. Exit status 0 on success, 1 when the
+``--data`` defaults to ``$MYCELIUM_MUSHROOM_DIR``; ``--systems`` (the real system outputs)
+to ``$MYCELIUM_MUSHROOM_SYSTEMS_DIR``, else ``mushroom_systems`` beside the data. A run
+of every language into the committed ``results/`` also renders ``validation/README.md``. Exit status 0 on success, 1 when the
 data cannot be read, 2 for bad usage (including no data directory at all).
 """
 
@@ -26,7 +28,8 @@ import pyarrow as pa
 
 import mycelium
 
-from . import annotators, comparison, data, report, review, scoring, undercoverage
+from . import (annotators, comparison, data, humans, provenance_tests, ranking, real_study,
+               real_systems, report, review, scoring, token_baselines, twoway, undercoverage)
 from .flat import Flat
 from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
@@ -42,6 +45,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                                             "the Mu-SHROOM data.")
     p.add_argument("--data", help="directory holding the Mu-SHROOM splits/val/v2 and "
                    f"splits/test_labeled/v1 files (default: ${data.ENV_VAR})")
+    p.add_argument("--systems", help="the real systems' mushroom_systems folder (default: "
+                   f"${real_systems.ENV_VAR}, else mushroom_systems beside the data)")
     p.add_argument("--languages", help="comma-separated language codes (default: all)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help="output directory (default: validation/results)")
@@ -74,21 +79,43 @@ def main(argv=None) -> int:
             from . import check
 
             with tempfile.TemporaryDirectory() as tmp:
-                study(root, Path(tmp), languages=languages, seed=args.seed, figures=False,
-                      log=lambda msg: print(msg, flush=True))
+                result = study(root, Path(tmp), languages=languages, seed=args.seed,
+                               figures=False, systems=args.systems,
+                               log=lambda msg: print(msg, flush=True))
                 problems = check.compare(Path(tmp), args.out, languages)
+                if languages is None:
+                    problems += _check_outputs(Path(tmp), args.out, result["tables"])
+                else:
+                    print("check: Markdown, figures and README.md are checked only when "
+                          "every language is run", flush=True)
             for line in problems:
                 print(line, file=sys.stderr)
-            print(f"check: {'FAILED' if problems else 'ok'}: the committed tables in "
+            what = "tables" if languages else "tables, Markdown, figures and README"
+            print(f"check: {'FAILED' if problems else 'ok'}: the committed {what} of "
                   f"{args.out} {'differ' if problems else 'are reproduced'}"
                   f"{f' ({len(problems)} differences)' if problems else ''}", flush=True)
             return 1 if problems else 0
         study(root, args.out, languages=languages, seed=args.seed, figures=args.figures,
-              log=lambda msg: print(msg, flush=True))
+              systems=args.systems, log=lambda msg: print(msg, flush=True))
     except (data.DataError, ValueError, OSError) as exc:  # unreadable or invalid files
         print(f"python -m validation.run: error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def readme_path(out: Path) -> Path:
+    """The README a run writes or checks: ``validation/README.md`` for the committed
+    results, ``<out>/README.md`` for any other output folder."""
+    return out.resolve().parent / "README.md" if out.resolve() == DEFAULT_OUT else \
+        out / "README.md"
+
+
+def _check_outputs(new: Path, committed: Path, tables: dict) -> list[str]:
+    from . import check, readme
+
+    return (check.compare_text(new, committed)
+            + check.compare_figures(tables, committed, FIGURES)
+            + readme.check(tables, readme_path(committed)))
 
 
 def _have_matplotlib() -> bool:
@@ -100,7 +127,7 @@ def _have_matplotlib() -> bool:
 
 
 def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool = True,
-          log=lambda msg: None) -> dict:
+          systems: str | None = None, log=lambda msg: None) -> dict:
     """Run every part, write every output under ``out``; return the tables."""
     t0 = time.perf_counter()
     clock = _Clock(log, t0)
@@ -140,12 +167,24 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
                                         per, frame, rs))
     clock("parts 4-6: real detectors, same references, leaderboard, provenance, "
           "granularity")
+    sys_root = real_systems.systems_dir(systems, root)
+    if sys_root is None:
+        log("no mushroom_systems folder: parts 7-10 (real system outputs) are not run")
+    else:
+        tables.update(real_study.run(root, sys_root, items, ann, hard, part1, per, rs, clock))
+        tables["humans_and_systems"] = humans.humans_and_systems(
+            tables["annotators_two_way"], tables.get("leaderboard"),
+            tables["systems_vs_loo"], tables["humans_and_systems"])
 
     out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         report.write_csv(df, out / f"{name}.csv")
     _markdown(out, tables)
-    _manifest(out, root, items, seed, languages)
+    _manifest(out, root, items, seed, languages, sys_root)
+    if languages is None and "convention_effects" in tables:
+        from . import readme
+
+        readme_path(out).write_text(readme.render(tables), encoding="utf-8")
     if figures:
         _figures(out, tables)
     clock(f"wrote {len(list(out.iterdir()))} files to {out}")
@@ -185,29 +224,56 @@ def _tables(ann, part1, recompute, part2, part3, chosen) -> dict[str, pd.DataFra
 
 
 def _markdown(out: Path, t: dict) -> None:
-    from . import markdown
+    from . import markdown, markdown_real
 
     markdown.write_all(out, t)
+    markdown_real.write_all(out, t)
+
+
+#: Every figure and the tables it is drawn from (their fingerprint is stored in the PNG).
+FIGURES = {
+    "fig1_inter_annotator": ["annotators_vs_hard", "annotators_vs_loo", "annotators_pairwise",
+                             "annotators_vs_loo_by_annotator"],
+    "fig2_detector_scores": ["detector_scores"],
+    "fig3_metric_tau": ["metric_tau_summary"],
+    "fig4_undercoverage": ["undercoverage", "detector_scores"],
+    "fig5_humans_and_systems": ["annotators_two_way", "convention_scores", "systems_vs_loo"],
+    "fig6_rank_agreement": ["leaderboard_tau", "granularity_tau"],
+    "fig7_provenance": ["provenance", "provenance_tests"],
+    "fig8_convention_table": ["convention_effects"],
+}
 
 
 def _figures(out: Path, t: dict) -> None:
-    from . import figures
+    from . import figures, figures_real, pngmeta
 
-    figures.inter_annotator(t["annotators_vs_hard"], t["annotators_vs_loo"],
-                            t["annotators_pairwise"], t["annotators_vs_loo_by_annotator"],
-                            out / "fig1_inter_annotator.png", min_items=MIN_ITEMS)
-    figures.detector_scores(t["detector_scores"], out / "fig2_detector_scores.png")
-    figures.metric_tau(t["metric_tau_summary"], out / "fig3_metric_tau.png")
-    figures.undercoverage(t["undercoverage"], t["detector_scores"],
-                          out / "fig4_undercoverage.png")
-    figures.humans_and_systems(t["humans_and_systems"], t["token_logit"],
-                               out / "fig5_humans_and_systems.png")
-    figures.rank_agreement(t["leaderboard_tau"], t["granularity_tau"],
-                           out / "fig6_rank_agreement.png")
-    figures.provenance(t["provenance"], out / "fig7_provenance.png", min_items=10)
+    draw = {
+        "fig1_inter_annotator": lambda p: figures.inter_annotator(
+            t["annotators_vs_hard"], t["annotators_vs_loo"], t["annotators_pairwise"],
+            t["annotators_vs_loo_by_annotator"], p, min_items=MIN_ITEMS),
+        "fig2_detector_scores": lambda p: figures_real.detector_scores(t["detector_scores"], p),
+        "fig3_metric_tau": lambda p: figures.metric_tau(t["metric_tau_summary"], p),
+        "fig4_undercoverage": lambda p: figures.undercoverage(t["undercoverage"],
+                                                              t["detector_scores"], p),
+        "fig5_humans_and_systems": lambda p: figures_real.humans_and_systems(
+            t["annotators_two_way"], t["convention_scores"], t["systems_vs_loo"], p),
+        "fig6_rank_agreement": lambda p: figures.rank_agreement(t["leaderboard_tau"],
+                                                                t["granularity_tau"], p),
+        "fig7_provenance": lambda p: figures_real.provenance(
+            t["provenance"], t["provenance_tests"], p, min_items=10),
+        "fig8_convention_table": lambda p: figures_real.convention_table(
+            t["convention_effects"], p),
+    }
+    for name, inputs in FIGURES.items():
+        if not all(k in t for k in inputs):
+            continue
+        path = out / f"{name}.png"
+        draw[name](path)
+        pngmeta.add_text(path, pngmeta.KEY, pngmeta.fingerprint(t, inputs))
 
 
-def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) -> None:
+def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
+              sys_root: Path | None) -> None:
     files = []
     for name in sorted(items["file"].unique()):
         path = next(root.rglob(name))
@@ -226,14 +292,34 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages) 
                       "unit": "item (Poisson weights keyed by item id)"},
         "annotator_detectors": {"max_per_language": MAX_ANNOTATORS,
                                 "min_items": MIN_ITEMS},
+        "two_way_bootstrap": {"annotator_seed": twoway.ANNOTATOR_SEED,
+                              "annotator_weights": "multinomial, per language, generator "
+                                                   "seeded with (seed, crc32(language))"},
+        "language_bootstrap": {"resamples": ranking.LANGUAGE_RESAMPLES,
+                               "seed": ranking.LANGUAGE_SEED},
+        "permutations": {"count": provenance_tests.PERMUTATIONS,
+                         "seed": provenance_tests.PERMUTATION_SEED,
+                         "generator": "(seed, crc32 of series, split, language)"},
+        "token_classifier": {"l2": token_baselines.L2, "trained_on": "every val v2 item"},
         "languages": sorted(items["lang"].unique()),
         "items": int(len(items)),
         "files": files,
+        "systems": _systems_manifest(sys_root),
         "versions": {"numpy": np.__version__, "pandas": pd.__version__,
                      "pyarrow": pa.__version__},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n",
                                        encoding="utf-8")
+
+
+def _systems_manifest(sys_root: Path | None) -> dict | None:
+    """The real systems folder's own lists, by hash (the files' hashes are in them)."""
+    if sys_root is None:
+        return None
+    lists = ("SOURCE.md", "MANIFEST.csv", "variants/VARIANTS.csv", "OFFICIAL.csv")
+    return {"files": len(list(sys_root.rglob("*.jsonl"))),
+            "lists": {name: hashlib.sha256((sys_root / name).read_bytes()).hexdigest()
+                      for name in lists}}
 
 
 if __name__ == "__main__":

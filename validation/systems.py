@@ -30,7 +30,7 @@ from mycelium.scores.baselines import token_logit_scores
 
 from . import scoring
 from .flat import Flat
-from .uncertainty import Resampler, holm, mdd
+from .uncertainty import ALPHA, Resampler, holm, mdd
 
 PROFILE = scoring.PROFILE
 #: "About 150 test items per language", for the detectable difference.
@@ -54,7 +54,7 @@ def token_logit_inputs(items: pd.DataFrame) -> tuple[list, list, pd.DataFrame]:
     rep["records"] = 1
     rep["records_with_dropped_logit"] = rep["dropped_logits"] > 0
     table = (rep.groupby(["lang", "split"], sort=True)
-             [["records", "tokens", "placed", "special", "unplaced",
+             [["records", "tokens", "placed", "special", "unknown", "unplaced",
                "records_with_dropped_logit", "dropped_logits", "constant"]]
              .sum().reset_index().rename(columns={"constant": "constant_logits"}))
     return offsets, scores, table
@@ -218,7 +218,7 @@ def _tests(long: pd.DataFrame, rs: Resampler) -> pd.DataFrame:
     df["p_holm"] = np.nan
     for _, idx in df.groupby("family").groups.items():
         df.loc[idx, "p_holm"] = holm(df.loc[idx, "p_value"].to_numpy())
-    df["significant"] = (df["p_holm"] < 0.05) & ((df["ci_low"] > 0) | (df["ci_high"] < 0))
+    df["significant"] = (df["p_holm"] < ALPHA) & ((df["ci_low"] > 0) | (df["ci_high"] < 0))
     return df
 
 

@@ -34,8 +34,12 @@ from mycelium.stats.comparison import holm  # noqa: F401  (re-exported for the p
 RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
+#: Level of every test (after Holm's correction).
+ALPHA = 0.05
 MEAN = "MEAN"
-#: z_{0.975} + z_{0.80}: a paired difference this many standard errors wide is detected
+#: The power of the detectable difference.
+POWER = 0.80
+#: z_{0.975} + z_{POWER}: a paired difference this many standard errors wide is detected
 #: with 80% power by a two-sided 5% test (normal approximation).
 MDD_Z = 1.959963984540054 + 0.8416212335729143
 

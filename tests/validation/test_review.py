@@ -140,14 +140,35 @@ def test_paired_tests_are_consistent(study):
 def test_leaderboard_tau_is_kendall_over_the_teams(study, mushroom_dir):
     _, out = study
     board = csv(out, "leaderboard")
-    tau = csv(out, "leaderboard_tau").set_index("lang")
-    teams = board[(board["lang"] == "ZH") & ~board["baseline"]]
-    assert math.isclose(tau.loc["ZH", "tau_iou_cor"],
-                        kendall_tau_b(teams["iou"], teams["cor"]), rel_tol=1e-12)
-    assert round(tau.loc["ZH", "tau_iou_cor"], 2) == 0.27
-    assert round(tau.loc["MEAN", "tau_iou_cor"], 2) == 0.66       # every language
-    assert round(tau.loc["MEAN", "median_adjacent_iou_gap"], 3) == 0.012
-    assert tau.loc["ZH", "tau_low"] < 0 < tau.loc["ZH", "tau_high"]
+    tau = csv(out, "leaderboard_tau").set_index(["ranking", "lang"])
+    for ranking in ("iou", "cor"):
+        teams = board[(board["lang"] == "ZH") & ~board["baseline"]
+                      & (board["ranking"] == ranking)]
+        assert math.isclose(tau.loc[(ranking, "ZH"), "tau_iou_cor"],
+                            kendall_tau_b(teams["iou"], teams["cor"]), rel_tol=1e-12)
+    assert round(tau.loc[("iou", "ZH"), "tau_iou_cor"], 2) == 0.27
+    assert round(tau.loc[("iou", "MEAN"), "tau_iou_cor"], 2) == 0.66       # every language
+    assert round(tau.loc[("iou", "MEAN"), "median_adjacent_gap"], 3) == 0.012
+    assert tau.loc[("iou", "ZH"), "tau_low"] < 0 < tau.loc[("iou", "ZH"), "tau_high"]
+    # Each ranking's top team comes from its own file: EN's Cor ranking is led by
+    # Swushroomsia, whose best-IoU submission is not the IoU ranking's top.
+    assert tau.loc[("iou", "EN"), "top_team"] == "iai_MSU"
+    assert tau.loc[("cor", "EN"), "top_team"] == "Swushroomsia"
+    assert not tau.loc[("iou", "EN"), "same_top_team_both_rankings"]
+
+
+def test_cor_ranking_is_read_with_its_own_column_order(mushroom_dir, study):
+    """cor_rankings.md lists rho before IoU: the parsed values follow its header."""
+    _, out = study
+    board = csv(out, "leaderboard")
+    path = next(mushroom_dir.rglob("cor_rankings.md"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = next(x for x in lines if x.startswith("|  1 |"))   # AR, rank 1: ccnu
+    cells = [c.strip() for c in first.strip("|").split("|")]
+    row = board[(board["ranking"] == "cor") & (board["lang"] == "AR")
+                & (board["rank"] == 1)].iloc[0]
+    assert row["team"] == cells[1]
+    assert row["cor"] == float(cells[2]) and row["iou"] == float(cells[3])
 
 
 def test_granularity_char_is_part_two_and_token_units_by_hand(study):
@@ -215,5 +236,9 @@ def test_check_passes_on_its_own_output_and_names_a_change(study, mushroom_dir, 
 @pytest.mark.skipif(not have_matplotlib(), reason="matplotlib is not installed")
 def test_new_figures_are_drawn(study):
     _, out = study
-    for name in ("fig5_humans_and_systems", "fig6_rank_agreement", "fig7_provenance"):
+    from validation import pngmeta
+
+    for name in ("fig5_humans_and_systems", "fig6_rank_agreement", "fig7_provenance",
+                 "fig8_convention_table"):
         assert (out / f"{name}.png").stat().st_size > 20_000
+        assert pngmeta.read_text(out / f"{name}.png")[pngmeta.KEY].startswith("sha256:")

@@ -14,7 +14,7 @@ import mycelium
 from mycelium.stats.agreement import kendall_tau_b
 from mycelium.metrics.soft_spearman import cor, soft_vector
 
-from _study import LANGUAGES, have_matplotlib
+from _study import LANGUAGES, have_matplotlib, loo_majority
 
 TABLES = ("data_handling", "silent_annotators", "recompute_check", "loo_reference",
           "annotators_vs_hard", "annotators_vs_hard_by_annotator",
@@ -119,20 +119,6 @@ def test_language_row_pools_every_annotation(study, records):
     assert close(row["deteval_1d_f1"], direct["deteval_1d"]["f1"])
 
 
-def _chars(spans):
-    return {i for s, e in spans for i in range(s, e)}
-
-
-def _as_spans(chars):
-    out = []
-    for i in sorted(chars):
-        if out and out[-1][1] == i:
-            out[-1][1] = i + 1
-        else:
-            out.append([i, i + 1])
-    return out
-
-
 def test_leave_one_out_and_pairwise_equal_brute_force(study, records):
     _, out = study
     loo = csv(out, "annotators_vs_loo").set_index("lang").loc["FI"]
@@ -143,11 +129,7 @@ def test_leave_one_out_and_pairwise_equal_brute_force(study, records):
         anns = {a: clean(s, n) for a, s in r["annotations"].items()}
         for a, spans in anns.items():
             others = [b for b in anns if b != a]
-            votes = {}
-            for b in others:
-                for i in _chars(anns[b]):
-                    votes[i] = votes.get(i, 0) + 1
-            loo_refs.append(_as_spans({i for i, v in votes.items() if v > len(others) / 2}))
+            loo_refs.append(loo_majority(anns, a))
             loo_preds.append(spans)
             t1.append(r["model_output_text"])
             for b in others:

@@ -1,0 +1,300 @@
+"""Every number of ``validation/README.md``: one function of the result tables per
+placeholder of ``README.in.md`` (see `validation.readme`). Intervals print as
+``value [low, high]``, negative numbers with a minus sign (U+2212)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from . import check, ranking, systems, twoway, uncertainty
+from .markdown_real import mean_view
+from .provenance_tests import PERMUTATIONS, PERMUTATION_SEED
+from .report import md_table
+
+Tables = dict
+
+
+def num(x: float, digits: int = 3) -> str:
+    s = f"{x:.{digits}f}"
+    return s.replace("-", "\u2212") if s.startswith("-") else s
+
+
+def ci(v, lo, hi, digits: int = 3) -> str:
+    return f"{num(v, digits)} [{num(lo, digits)}, {num(hi, digits)}]"
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def one(df: pd.DataFrame, **where) -> pd.Series:
+    sel = np.ones(len(df), dtype=bool)
+    for k, v in where.items():
+        sel &= (df[k] == v).to_numpy()
+    if sel.sum() != 1:
+        raise ValueError(f"Expected one row of the table with {where}, got {int(sel.sum())}; "
+                         "fix the claim in validation/claims.py.")
+    return df[sel].iloc[0]
+
+
+def names(langs) -> str:
+    langs = list(langs)
+    if not langs:
+        return "no language"
+    return ", ".join(langs[:-1]) + (" and " if len(langs) > 1 else "") + langs[-1]
+
+
+# --- the central table ------------------------------------------------------------------
+
+def _mean(t: Tables, to: str, dset: str = "systems") -> pd.Series:
+    e = t["convention_effects"]
+    return one(e, lang="MEAN", to=to, detectors=dset)
+
+
+def _tau(to: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = _mean(t, to)
+        return ci(r["tau"], r["tau_lang_low"], r["tau_lang_high"], 2)
+    return f
+
+
+def _win(to: str) -> Callable[[Tables], str]:
+    return lambda t: str(int(_mean(t, to)["winner_changes"]))
+
+
+def _systems_per_language(t: Tables) -> pd.Series:
+    return t["systems"].groupby("lang").size()
+
+
+def _central_table(t: Tables) -> str:
+    return md_table(mean_view(t["convention_effects"], "systems")).rstrip("\n")
+
+
+# --- humans and systems -----------------------------------------------------------------
+
+def _loo_mean(comparison: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["humans_vs_systems"], comparison=comparison, lang="MEAN")
+        return ci(r["difference"], r["lang_low"], r["lang_high"])
+    return f
+
+
+def _loo_sig(comparison: str) -> Callable[[Tables], str]:
+    return lambda t: str(int(one(t["humans_vs_systems"], comparison=comparison,
+                                 lang="MEAN")["significant_below"]))
+
+
+def _loo_msa_it(t: Tables) -> str:
+    r = one(t["humans_vs_systems"], comparison="MSA (IoU row)", lang="IT")
+    return ci(r["difference"], r["two_way_low"], r["two_way_high"])
+
+
+def _human_shift(t: Tables) -> str:
+    r = one(t["annotators_two_way"], lang="MEAN")
+    return num(r["iou_a"] - r["iou_b"])
+
+
+def _system_shift(t: Tables) -> str:
+    v = t["systems_vs_loo"]
+    return num(float(v.loc[v["kind"] == "system", "iou_hard_minus_loo"].median()))
+
+
+def _hs_count(col: str) -> Callable[[Tables], str]:
+    return lambda t: str(int(t["humans_and_systems"][col].sum()))
+
+
+def _spread(t: Tables, many: bool = False) -> tuple[float, str]:
+    s = t["annotator_spread"]
+    s = s[s["lang"].isin(["EN", "ZH"]) == many]
+    r = s.loc[s["iou_range"].idxmax()]
+    ref = "the hard labels" if r["reference"] == "a" else "LOO"
+    return float(r["iou_range"]), f"{r['lang']}, against {ref}"
+
+
+def _weighting(series: str, col: str, low: str | None = None, high: str | None = None):
+    def f(t):
+        r = one(t["language_weighting"], series=series, split="all")
+        if low is None:
+            return pct(r[col])
+        return ci(r[col], r[low], r[high])
+    return f
+
+
+# --- provenance, baselines, leaderboards ------------------------------------------------
+
+def _prov(col: str) -> Callable[[Tables], str]:
+    def f(t):
+        p = t["provenance_tests"]
+        p = p[(p["series"] == "annotators_vs_loo") & (p["split"] == "test")]
+        return names(p.loc[p[col] < uncertainty.ALPHA, "lang"])
+    return f
+
+
+def _prov_systems(t: Tables) -> str:
+    p = t["provenance_systems"].drop_duplicates("lang")
+    return names(p.loc[p["p_holm_mean_tau"] < uncertainty.ALPHA, "lang"])
+
+
+def _prov_systems_tau(t: Tables) -> str:
+    p = t["provenance_systems"].drop_duplicates("lang")
+    sig = p[p["p_holm_mean_tau"] < uncertainty.ALPHA]
+    return " and ".join(f"{num(r.mean_tau, 2)} in {r.lang}" for r in sig.itertuples()) or "–"
+
+
+def _clf(t: Tables) -> pd.DataFrame:
+    return t["token_classifier"]
+
+
+def _conv(t: Tables, lang: str) -> pd.Series:
+    return one(t["token_logit_conventions"], lang=lang)
+
+
+def _sv(col: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = _conv(t, "SV")
+        return ci(r[col], r[f"{col}_low"], r[f"{col}_high"])
+    return f
+
+
+def _board_tau(ranking_name: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["leaderboard_tau"], ranking=ranking_name, lang="MEAN")
+        return ci(r["tau_iou_cor"], r["tau_low"], r["tau_high"])
+    return f
+
+
+def _board_size(agg) -> Callable[[Tables], str]:
+    def f(t):
+        b = t["leaderboard_tau"]
+        return str(int(agg(b.loc[(b["ranking"] == "iou") & (b["lang"] != "MEAN"), "teams"])))
+    return f
+
+
+def _dd(col: str, agg) -> Callable[[Tables], str]:
+    return lambda t: num(float(agg(t["detectable_difference"][col])))
+
+
+def _undercoverage(col: str) -> Callable[[Tables], str]:
+    def f(t):
+        u = t["undercoverage"]
+        u = u[u["lang"] != "ALL"]
+        rng = np.random.default_rng(ranking.LANGUAGE_SEED)
+        v = u[col].to_numpy(np.float64)
+        pick = rng.integers(0, v.size, size=(ranking.LANGUAGE_RESAMPLES, v.size))
+        from mycelium.stats.bootstrap import percentile_interval
+
+        lo, hi = percentile_interval(v[pick].mean(axis=1), uncertainty.LEVEL, float(v.mean()))
+        return ci(float(v.mean()), lo, hi)
+    return f
+
+
+def _metric_tau(b: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["metric_tau_summary"], measure_a="iou_score", measure_b=b)
+        return ci(r["tau_mean"], r["tau_mean_low"], r["tau_mean_high"], 2)
+    return f
+
+
+def _mark_all_shift(t: Tables) -> str:
+    s = t["same_reference_tests"]
+    s = s[(s["family"] == "hard_minus_loo") & (s["a"] == "mark_all vs hard")]
+    return str(int(s["significant"].sum()))
+
+
+CLAIMS: dict[str, Callable[[Tables], str]] = {
+    "system_files": lambda t: str(len(t["systems"])),
+    "languages": lambda t: str(t["systems"]["lang"].nunique()),
+    "level": lambda t: f"{100 * uncertainty.LEVEL:.0f}%",
+    "power": lambda t: f"{100 * uncertainty.POWER:.0f}%",
+    "rtol": lambda t: f"1e{int(round(np.log10(check.RTOL)))}",
+    "systems_min": lambda t: str(int(_systems_per_language(t).min())),
+    "systems_max": lambda t: str(int(_systems_per_language(t).max())),
+    "win_micro": _win("iou_micro"), "tau_micro": _tau("iou_micro"),
+    "win_spancov": _win("spancov_f1"), "tau_spancov": _tau("spancov_f1"),
+    "win_exact": _win("exact_f1"), "tau_exact": _tau("exact_f1"),
+    "win_cor": _win("cor"), "tau_cor": _tau("cor"),
+    "tau_ragtruth": _tau("ragtruth"),
+    "tau_word": _tau("iou_word"), "tau_token": _tau("iou_token"),
+    "win_word": _win("iou_word"), "win_token": _win("iou_token"),
+    "tau_trim": _tau("iou_trim_ws"), "tau_untrimmed": _tau("iou_token_untrimmed"),
+    "tau_parse": _tau("cor_exact"),
+    "cor_parse_shift": lambda t: num(float(
+        t["systems"]["cor_exact_minus_official"].abs().max()), 4),
+    "central_table": _central_table,
+    "loo_msa": _loo_mean("MSA (IoU row)"), "loo_ncl": _loo_mean("NCL-UoR (IoU row)"),
+    "loo_uzh": _loo_mean("UZH (IoU row)"), "loo_best": _loo_mean("best real system"),
+    "loo_msa_n": lambda t: str(int(one(t["humans_vs_systems"], comparison="MSA (IoU row)",
+                                       lang="MEAN")["languages"])),
+    "loo_msa_sig": _loo_sig("MSA (IoU row)"), "loo_ncl_sig": _loo_sig("NCL-UoR (IoU row)"),
+    "loo_uzh_sig": _loo_sig("UZH (IoU row)"), "loo_best_sig": _loo_sig("best real system"),
+    "loo_msa_it": _loo_msa_it,
+    "human_shift": _human_shift, "system_shift": _system_shift,
+    "en_a_items": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
+        ["iou_a", "iou_a_low", "iou_a_high"]]),
+    "en_a_two_way": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
+        ["iou_a", "iou_a_two_way_low", "iou_a_two_way_high"]]),
+    "top_above_b_items": _hs_count("published_top_above_b_high"),
+    "top_above_b_two_way": _hs_count("published_top_above_b_high_two_way"),
+    "top_above_a_two_way": _hs_count("published_top_above_a_high_two_way"),
+    "spread_max": lambda t: num(_spread(t)[0]),
+    "spread_lang": lambda t: _spread(t)[1],
+    "spread_max_en_zh": lambda t: num(_spread(t, many=True)[0]),
+    "alpha": lambda t: f"{uncertainty.ALPHA:g}",
+    "cor_parse_teams": lambda t: names(sorted(t["systems"].loc[
+        t["systems"]["cor_exact_minus_official"].abs() > 0, "team"].unique())) + " files",
+    "teams_named": lambda t: names(sorted(t["systems"]["team"].unique())),
+    "heavy_share": _weighting("annotators vs hard labels (a)", "share_rows_en_es_zh"),
+    "pooled_a": _weighting("annotators vs hard labels (a)", "pooled_iou", "pooled_low",
+                           "pooled_high"),
+    "mean_a": _weighting("annotators vs hard labels (a)", "mean_over_languages",
+                         "mean_lang_low", "mean_lang_high"),
+    "pooled_b": _weighting("annotators vs LOO (b)", "pooled_iou", "pooled_low", "pooled_high"),
+    "mean_b": _weighting("annotators vs LOO (b)", "mean_over_languages", "mean_lang_low",
+                         "mean_lang_high"),
+    "prov_raw": _prov("p_holm"), "prov_adjusted": _prov("p_holm_adjusted"),
+    "prov_systems": _prov_systems, "prov_systems_tau": _prov_systems_tau,
+    "clf_auroc_min": lambda t: num(float(_clf(t)["char_auroc"].min())),
+    "clf_auroc_max": lambda t: num(float(_clf(t)["char_auroc"].max())),
+    "clf_beats": lambda t: str(int((_clf(t)["minus_mark_all_significant"]
+                                    & (_clf(t)["minus_mark_all_difference"] > 0)).sum())),
+    "clf_gain": lambda t: num(float(_clf(t)["minus_mark_all_difference"].mean())),
+    "sv_tied": lambda t: pct(_conv(t, "SV")["share_tied_at_max"]),
+    "sv_minmax": _sv("iou_minmax"), "sv_midrank": _sv("iou_midrank"),
+    "sv_mark_all": _sv("iou_mark_all"),
+    "en_auroc_trim": lambda t: ci(*_conv(t, "EN")[["auroc_trimmed", "auroc_trimmed_low",
+                                                   "auroc_trimmed_high"]]),
+    "en_auroc_untrim": lambda t: ci(*_conv(t, "EN")[["auroc_untrimmed", "auroc_untrimmed_low",
+                                                     "auroc_untrimmed_high"]]),
+    "auroc_trim_sig": lambda t: str(int(t["token_logit_conventions"][
+        "trimmed_minus_untrimmed_auroc_significant"].sum())),
+    "same_top": lambda t: str(int(one(t["leaderboard_tau"], ranking="iou", lang="MEAN")[
+        "same_top_team_both_rankings"])),
+    "board_tau_iou": _board_tau("iou"), "board_tau_cor": _board_tau("cor"),
+    "official_iou": lambda t: str(int(t["systems"]["iou_matches_official"].sum())),
+    "official_cor": lambda t: str(int(t["systems"]["cor_matches_official"].sum())),
+    "teams": lambda t: str(t["systems"]["team"].nunique()),
+    "leaderboard_files": lambda t: str(int((t["systems"]["role"] != "variant").sum())),
+    "published_min": _board_size(np.min), "published_max": _board_size(np.max),
+    "en_annotators": lambda t: str(int(one(t["annotators_two_way"], lang="EN")["annotators"])),
+    "zh_annotators": lambda t: str(int(one(t["annotators_two_way"], lang="ZH")["annotators"])),
+    "test_items": lambda t: str(systems.TEST_ITEMS),
+    "mdd_min": _dd("mdd_annotator_pair_150", np.min),
+    "mdd_max": _dd("mdd_annotator_pair_150", np.max),
+    "adjacent_gap": lambda t: num(float(one(t["leaderboard_tau"], ranking="iou", lang="MEAN")[
+        "median_adjacent_gap"])),
+    "pinpoint_f1": _undercoverage("span_coverage_f1_refs"),
+    "pinpoint_iou": _undercoverage("iou_refs"),
+    "metric_tau_spancov": _metric_tau("span_coverage_f1"),
+    "metric_tau_cor": _metric_tau("cor"),
+    "mark_all_shift_n": _mark_all_shift,
+    "resamples": lambda t: f"{uncertainty.RESAMPLES:,}",
+    "seed_items": lambda t: str(uncertainty.SEED),
+    "seed_annotators": lambda t: str(twoway.ANNOTATOR_SEED),
+    "language_resamples": lambda t: f"{ranking.LANGUAGE_RESAMPLES:,}",
+    "seed_languages": lambda t: str(ranking.LANGUAGE_SEED),
+    "permutations": lambda t: f"{PERMUTATIONS:,}",
+    "seed_permutations": lambda t: str(PERMUTATION_SEED),
+}
