@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["glyph", "columns", "safe", "right_to_left", "LTR_OVERRIDE", "POP"]
+__all__ = ["glyph", "columns", "safe", "right_to_left", "obeyed", "escaped",
+           "LTR_OVERRIDE", "POP"]
 
 #: Shown for the characters that lay out a text, one column each.
 LAYOUT = {"\n": "\u23ce", "\r": "\u240d", "\t": "\u2192"}
@@ -33,7 +34,7 @@ def wcswidth(text: str) -> int:
     return width(text)
 
 
-def _escape(ch: str) -> str:
+def escaped(ch: str) -> str:
     """One code point that must not reach the terminal, as visible text."""
     if ch in LAYOUT:
         return LAYOUT[ch]
@@ -45,7 +46,7 @@ def _escape(ch: str) -> str:
     return f"\\x{cp:02x}" if cp <= 0xFF else f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
 
 
-def _obeyed(ch: str) -> bool:
+def obeyed(ch: str) -> bool:
     """A code point a terminal (or a viewer of its output) would act on, not draw."""
     return unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in BIDI_CONTROLS
 
@@ -66,10 +67,10 @@ def glyph(cluster: str) -> str:
     >>> glyph("\\u200b")
     '\\\\u200b'
     """
-    if any(_obeyed(ch) for ch in cluster):
-        return "".join(_escape(ch) if _obeyed(ch) else ch for ch in cluster)
+    if any(obeyed(ch) for ch in cluster):
+        return "".join(escaped(ch) if obeyed(ch) else ch for ch in cluster)
     if wcswidth(cluster) <= 0:
-        return "".join(_escape(ch) for ch in cluster)
+        return "".join(escaped(ch) for ch in cluster)
     return cluster
 
 
@@ -94,7 +95,7 @@ def safe(label: str) -> str:
     >>> safe("det\\x1b[31mred")
     'det␛[31mred'
     """
-    return "".join(_escape(ch) if _obeyed(ch) else ch for ch in label)
+    return "".join(escaped(ch) if obeyed(ch) else ch for ch in label)
 
 
 def right_to_left(text: str) -> bool:

@@ -24,7 +24,8 @@ def test_worst_rows_first_by_iou(df):
     view = df.mycelium.show("ref", "pred", text="text", n=3)
     assert [ex.title for ex in view.examples] == [
         "row 12 · iou_score 0.000", "row 13 · iou_score 0.000", "row 11 · iou_score 0.333"]
-    assert view.note == "lowest iou_score first: up to 3 of 5 rows"
+    assert view.note == ("lowest iou_score first: up to 3 of 5 rows; ties: most characters "
+                         "marked on either side first")
     # the view of row 12 draws row 12's text and spans, not another row's
     assert parse(view._repr_html_()).rows[1] == [("myc-pred", "qr"), ("myc-ref", "stuv"),
                                                  ("", "wx")]
