@@ -59,7 +59,8 @@ text-align:left;vertical-align:top;min-width:8em}
 ul.myc-terms{font-size:13px;padding-left:1.2em}
 .note{color:#8a5a00;font-size:13px}
 svg.myc-figure{display:block;margin:.4em 0 1em}
-.myc-figures{display:flex;flex-wrap:wrap;gap:0 1.5em}
+.myc-figures{display:flex;flex-wrap:wrap;gap:0 1.5em;align-items:flex-start}
+.myc-figures-title{flex-basis:100%;font:600 13px system-ui,sans-serif;margin-top:.6em}
 details.myc-worst>summary{cursor:pointer;font-size:14px;margin:.8em 0 .3em}
 nav{display:flex;flex-wrap:wrap;gap:.2em 1em}
 """

@@ -180,3 +180,22 @@ def test_a_row_with_examples_empty_on_both_sides_says_why():
     assert '<td class="why"></td>' in overall  # b has none
     assert "a: no reference and no predicted span, so iou is 1 (the official Mu-SHROOM " \
         "rule for an example empty on both sides)" in html
+
+
+def test_past_seven_groups_each_measure_gets_a_panel_and_no_colour_repeats():
+    from mycelium.report.figures import GROUP_COLOURS, SAFE_GROUPS, bars
+
+    langs = [f"l{i:02d}" for i in range(14)]
+    values = {(m, g): (i + 1) / 20 for m in ("iou score", "character f1")
+              for i, g in enumerate(langs)}
+    few = bars("d", ["iou score"], langs[:SAFE_GROUPS], values)
+    fills = re.findall(r'class="myc-bar"[^>]*fill="(#[0-9A-Fa-f]{6})"', few)
+    assert len(fills) == len(set(fills)) == SAFE_GROUPS  # one colour per group
+    assert "#F0E442" not in GROUP_COLOURS  # Okabe-Ito's yellow: 1.3:1 on white
+    many = bars("d", ["iou score", "character f1"], langs, values)
+    assert many.count('class="myc-figure myc-multiple"') == 2
+    assert set(re.findall(r'class="myc-bar"[^>]*fill="(#[0-9A-Fa-f]{6})"', many)) == \
+        {GROUP_COLOURS[0]}
+    for lang in langs:  # every group named beside its bar, in each panel
+        assert many.count(f'text-anchor="end">{lang}</text>') == 2
+    assert many.count(">0.700</text>") == 2  # l13's value written beside its bar
