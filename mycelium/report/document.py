@@ -50,7 +50,7 @@ font-variant-numeric:tabular-nums}
 table.myc-results th,table.myc-results td{border:1px solid #ccc;padding:3px 6px;
 text-align:right;white-space:nowrap}
 table.myc-results th:first-child,table.myc-results td:first-child{text-align:left}
-table.myc-results td.why{text-align:left;white-space:normal;min-width:16em;color:#5a3d00}
+table.myc-results .why{text-align:left;color:#5a3d00}
 table.myc-results .ci{color:#555;font-size:11px}
 .myc-scroll{overflow-x:auto;max-width:100%}
 table.myc-glossary{border-collapse:collapse;font-size:12px;margin:.3em 0}
@@ -101,31 +101,35 @@ def _measure_names(results: pd.DataFrame) -> list[str]:
 
 def results_table(results: pd.DataFrame, detector_col: str,
                   empties: dict | None = None) -> str:
-    """One row per detector, one column per headline measure: value [low, high]; a last
-    column says why when some examples are empty on both sides (``empties``: detector ->
-    (empty examples, examples))."""
+    """One row per detector, one column per headline measure: value [low, high]; when
+    some examples are empty on both sides (``empties``: detector -> (empty examples,
+    examples)), a last column counts them and a note under the table says what they do."""
     head = _headline_rows(results)
     names = _measure_names(head)
-    why = {d: _why(e, n) for d, (e, n) in (empties or {}).items() if e}
+    empty = {d: (e, n) for d, (e, n) in (empties or {}).items() if e}
     out = ['<div class="myc-scroll"><table class="myc-results"><thead><tr><th>detector</th>'
            "<th>examples</th>"]
     out += [f"<th>{escape(n)}</th>" for n in names]
-    out.append("<th>why</th>" if why else "")
+    out.append('<th class="why">empty on both sides</th>' if empty else "")
     out.append("</tr></thead><tbody>")
     for detector, part in head.groupby(detector_col, sort=True, dropna=False):
         cells = {f"{r['metric']} {r['measure']}": _cell(r) for _, r in part.iterrows()}
-        note = f'<td class="why">{escape(why.get(detector, ""))}</td>' if why else ""
+        e, n = empty.get(detector, (0, 0))
+        note = (f'<td class="why">{e:,} of {n:,}</td>' if e else '<td class="why"></td>') \
+            if empty else ""
         out.append(f"<tr><td>{escape(str(detector))}</td>"
                    f"<td>{int(part['examples'].iloc[0])}</td>"
                    + "".join(cells.get(n, "<td></td>") for n in names) + note + "</tr>")
     out.append("</tbody></table></div>")
+    if empty:
+        out.append(f'<p class="note">{WHY}</p>')
     return "".join(out)
 
 
-def _why(empty: int, total: int) -> str:
-    return (f"{empty:,} of {total:,} examples have no reference and no predicted span: "
-            "each scores iou 1.0 (the Mu-SHROOM rule) but precision, recall and F1 0/0, "
-            "written as the zero_division value")
+#: What an example empty on both sides does to the numbers (said under a table with one).
+WHY = ("Empty on both sides: no reference and no predicted span. Each such example scores "
+       "iou 1.0 (the official Mu-SHROOM rule) but precision, recall and F1 0/0, written as "
+       "the zero_division value, so iou can stand far above the F1 columns.")
 
 
 def empty_counts(frame: pd.DataFrame, ref_col: str, pred_col: str, keys: list[str]) -> dict:

@@ -55,7 +55,7 @@ width:1%;min-width:9em;font-variant-numeric:tabular-nums}
 .myc.myc .myc-metrics span{white-space:nowrap}
 @media (min-width:720px){.myc.myc .myc-metrics{white-space:nowrap}}
 @media (max-width:719px){.myc.myc .myc-rows th{white-space:normal;overflow-wrap:anywhere;
-max-width:7em}}
+min-width:6.5em;max-width:8em}}
 .myc .myc-example{border-top:1px solid #ccc;padding:.3em 0}
 .myc .myc-title{font-size:12px;color:#555;margin:.1em 0;overflow-wrap:anywhere}
 .myc.myc details.myc-context{font-size:12px;color:#333;margin:.1em 0 .2em}
