@@ -31,9 +31,10 @@ __all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS"]
 #: class -> (legend text, meaning)
 OUTCOMES = {"myc-both": "both", "myc-ref": "reference only (missed)",
             "myc-pred": "prediction only (false alarm)"}
-#: Okabe-Ito, for span types in order of appearance (cycled past eight).
+#: Okabe-Ito without its yellow (1.3:1 on white), for span types in order of appearance
+#: (cycled past seven).
 TYPE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
-                "#F0E442", "#000000")
+                "#000000")
 
 CSS = """
 .myc{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",
