@@ -100,7 +100,7 @@ def _measure_names(results: pd.DataFrame) -> list[str]:
 
 
 def results_table(results: pd.DataFrame, detector_col: str,
-                  empties: dict | None = None) -> str:
+                  empties: dict | None = None, why: bool = True) -> str:
     """One row per detector, one column per headline measure: value [low, high]; when
     some examples are empty on both sides (``empties``: detector -> (empty examples,
     examples)), a last column counts them and a note under the table says what they do."""
@@ -121,7 +121,7 @@ def results_table(results: pd.DataFrame, detector_col: str,
                    f"<td>{int(part['examples'].iloc[0])}</td>"
                    + "".join(cells.get(n, "<td></td>") for n in names) + note + "</tr>")
     out.append("</tbody></table></div>")
-    if empty:
+    if empty and why:
         out.append(f'<p class="note">{WHY}</p>')
     return "".join(out)
 
@@ -158,7 +158,9 @@ def group_tables(results: pd.DataFrame, detector_col: str, by: list[str],
         mine = None if empties is None else {
             k[0]: v for k, v in empties.items() if _same(k[1:], key_t)}
         out.append(f"<h3>{escape(_group_label(key, by))}</h3>"
-                   + results_table(part, detector_col, mine))
+                   + results_table(part, detector_col, mine, why=False))
+    if empties and any(e for e, _ in empties.values()):
+        out.insert(0, f'<p class="note">{WHY}</p>')
     return "".join(out)
 
 
