@@ -1,7 +1,7 @@
 """The one progress path of every long call (intervals, comparisons, sweeps, the report,
-the command): tqdm's ``tqdm.auto`` bar where tqdm is installed (a widget in a notebook
-with ipywidgets, a line redrawn in place on a terminal), else a plain bar on standard
-error.
+the command): tqdm's bar where tqdm is installed (in a Jupyter kernel ``tqdm.auto``'s,
+a widget with ipywidgets; elsewhere its terminal bar, a line redrawn in place), else a
+plain bar on standard error.
 
 Shown when asked (``progress=True``) or, by default, when the output is interactive (a
 terminal, or a Jupyter kernel) and the work is large; never in pipes, logs or CI. A call
@@ -104,7 +104,18 @@ _OUTER: contextvars.ContextVar[Bar | None] = contextvars.ContextVar("mycelium_pr
 def interactive() -> bool:
     """Standard error is a terminal, or the code runs in a Jupyter kernel."""
     isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty()) or "ipykernel" in sys.modules
+    return bool(isatty and isatty()) or _in_kernel()
+
+
+def _in_kernel() -> bool:
+    """A Jupyter kernel runs this code: IPython's shell has a kernel (importing ipykernel,
+    as a test or a tool may, is not enough)."""
+    ipython = sys.modules.get("IPython")
+    if "ipykernel" not in sys.modules or ipython is None:
+        return False
+    get = getattr(ipython, "get_ipython", None)
+    shell = get() if get is not None else None
+    return getattr(shell, "kernel", None) is not None
 
 
 def wanted(progress, work: int, threshold: int = AUTO_THRESHOLD) -> bool:
@@ -125,7 +136,12 @@ def bar(total: int, desc: str, enabled: bool, *, unit: str = "it") -> Bar:
     if not enabled:
         return _Silent()
     try:
-        from tqdm.auto import tqdm
+        # tqdm.auto picks its notebook bar when ipykernel is merely imported (it decides
+        # once, at its own import): ask it only inside a kernel, tqdm's terminal bar else.
+        if _in_kernel():
+            from tqdm.auto import tqdm
+        else:
+            from tqdm.std import tqdm
     except ImportError:
         return Progress(total, desc, True)
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr)

@@ -33,6 +33,17 @@ def counts(err: str) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in re.findall(r"\| *(\d+)/(\d+) \[", err)]
 
 
+def test_importing_ipykernel_is_not_running_in_a_kernel(capsys):
+    pytest.importorskip("ipykernel", reason="the kernel package")
+    import ipykernel.kernelapp  # noqa: F401
+
+    from mycelium.core.progress import interactive
+
+    assert not interactive()  # pytest's stderr is no terminal, and no kernel runs
+    build(None, ci=None)
+    assert capsys.readouterr().err == ""
+
+
 def build(progress, **options):
     return build_report(FRAME, "ref", "pred", detector_col="detector", text_col="text",
                         options=ReportOptions(progress=progress, **options))
