@@ -176,7 +176,8 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         it sits, so intervals do not depend on row order and equal those of the frame
         faces keyed by the same ``id_col``. The signature records which keys were used.
     progress : bool, optional
-        Show a progress bar while resampling (default: only on a terminal, for long runs).
+        Show a progress bar while resampling (tqdm's where installed; default: only on
+        a terminal or in a notebook, for long runs).
     granularity : {"char", "word", "sentence"}
         Unit of scoring (needs ``text``): spans mark the words or sentences they touch
         and every metric counts units instead of characters (`mycelium.views.granularity`).
@@ -380,14 +381,14 @@ def intervals(stats, settings: Settings, positions: np.ndarray, *, ids=None,
     Resamples that draw no example are left out of every interval; their number is
     written to ``meta["empty_resamples"]`` when a ``meta`` dict is given.
     """
-    from .core.progress import Progress, wanted
+    from .core.progress import running, wanted
     from .stats.bootstrap import example_keys, percentile_interval, resampled_values
 
     b = settings.resampling()
     if keys is None:  # given: the examples' resampling keys, already made from their ids
         keys = example_keys(0, ids) if ids is not None else positions.astype(np.uint64)
-    with Progress(b.n_resamples, "bootstrap", wanted(progress, b.n_resamples * keys.size)) \
-            as bar:
+    with running(b.n_resamples, "bootstrap", wanted(progress, b.n_resamples * keys.size),
+                 unit="resample") as bar:
         values = resampled_values(stats, keys=keys, average=settings.average,
                                   zero_division=settings.zero_division,
                                   params=settings.params, seed=b.seed,

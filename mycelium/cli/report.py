@@ -61,7 +61,11 @@ def add_parser(commands) -> None:
     p.add_argument("--pred-col", required=True, help="column of predicted spans")
     p.add_argument("--text-col", help="column of output texts (in REFS, else PREDS); the "
                                       "example views need it")
-    p.add_argument("--id-col", help="pair each PREDS file with REFS by this column")
+    p.add_argument("--context-col", help="column of what each text answers (a question, a "
+                                         "source passage, the model's input; in REFS, else "
+                                         "PREDS), shown collapsed above each example")
+    p.add_argument("--id-col", help="pair each PREDS file with REFS by this column (the "
+                                    "examples are titled by it)")
     p.add_argument("--detector-col", help="without PREDS: the column naming each row's "
                                           "detector")
     p.add_argument("--by", type=_names, action="extend", default=[], metavar="COLUMNS",
@@ -74,8 +78,8 @@ def add_parser(commands) -> None:
                         f"{MAX_VIEW_ROWS:,} rows)")
     p.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed of the resamples and of the example sample (default 0)")
-    p.add_argument("--examples", type=int, default=5, metavar="N",
-                   help="worst examples shown per detector (default 5)")
+    p.add_argument("--examples", type=int, default=3, metavar="N",
+                   help="worst examples shown per detector and --by group (default 3)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on standard error (default: only on a terminal)")
     p.add_argument("--title", default="mycelium report", help="the page's title")
@@ -99,16 +103,18 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
                for name in args.by}
     columns["__ref__"] = _spans(refs, args.ref_col, "--ref-col", args)
     columns["__pred__"] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
-    if args.text_col is not None:
-        source = refs if args.text_col in refs.frame.columns else preds
-        text = _column(source.frame, args.text_col, "--text-col", source)
-        columns["__text__"] = _take(text, order) if source is preds else \
-            text.reset_index(drop=True)
+    for name, option, key in ((args.text_col, "--text-col", "__text__"),
+                              (args.context_col, "--context-col", "__context__")):
+        if name is not None:
+            source = refs if name in refs.frame.columns else preds
+            values = _column(source.frame, name, option, source)
+            columns[key] = _take(values, order) if source is preds else \
+                values.reset_index(drop=True)
     if args.id_col is not None:
         columns["__example__"] = _column(refs.frame, args.id_col, "--id-col",
                                          refs).reset_index(drop=True)
-    elif preds is not refs:
-        columns["__example__"] = pd.Series(range(len(refs.frame)))  # REFS row: the key
+    elif preds is not refs:  # the REFS row (from 1, as errors count rows): the key
+        columns["__example__"] = pd.Series(range(1, len(refs.frame) + 1))
     part = pd.DataFrame(columns)
     try:  # checked per file, so that a bad span is told by its file and row
         part.mycelium.score("__ref__", "__pred__", metrics=["iou"],
@@ -147,6 +153,8 @@ def run_report(args: argparse.Namespace) -> int:
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,
                         by=args.by or None, options=options,
-                        example_col="__example__" if "__example__" in frame else None)
+                        example_col="__example__" if "__example__" in frame else None,
+                        example_name=args.id_col or "REFS row",
+                        context_col="__context__" if args.context_col else None)
     Path(args.output).write_text(html, encoding="utf-8")
     return EXIT_OK

@@ -244,7 +244,7 @@ def with_intervals(table: pa.Table, stats, settings: Settings, prepared: Prepare
     whole frame — so a group's interval equals ``intervals`` (and, for the whole frame,
     `mycelium.evaluate`) with the same keys. One progress bar covers all groups.
     """
-    from ..core.progress import Progress, wanted
+    from ..core.progress import running, wanted
     from ..stats.bootstrap import example_keys, percentile_interval, resampled_values
 
     b = settings.bootstrap
@@ -260,7 +260,8 @@ def with_intervals(table: pa.Table, stats, settings: Settings, prepared: Prepare
     value = table.column("value").to_numpy()
     low, high = np.full(table.num_rows, np.nan), np.full(table.num_rows, np.nan)
     enabled = wanted(progress, b.n_resamples * positions.size)
-    with Progress(b.n_resamples * groups.n_groups, "bootstrap", enabled) as bar:
+    with running(b.n_resamples * groups.n_groups, "bootstrap", enabled,
+                 unit="resample") as bar:
         for g in range(groups.n_groups):
             rows = order[bounds[g]:bounds[g + 1]]
             sub = {m: {k: np.asarray(v)[rows] for k, v in st.items()}

@@ -425,7 +425,9 @@ class MyceliumAccessor:
         by : str or list of str, optional
             Group columns: ``n`` rows of each group (null keys form their own group).
         **options
-            ``metrics`` and ``labels`` as in `mycelium.show`; ``profile``,
+            ``metrics`` and ``labels`` as in `mycelium.show`; ``id_col`` (a column that
+            titles each row, instead of its index label) and ``context`` (a column shown
+            collapsed above each text); ``profile``,
             ``zero_division``, ``params``, ``missing`` as in `score`.
 
         Returns

@@ -14,15 +14,16 @@ from html import escape
 import numpy as np
 import pandas as pd
 
+from ..core.signature import parse_signature
+from ..evaluate import statistics
 from ..stats.agreement import metric_agreement
 from .figures import bars, heatmap
-from .explain import explain
-from .frame import frame_view
-from .progress import phase_bar
-from .render import page, view_html
-from .view import show
+from .glossary import glossary_html
+from .progress import Phases
+from .render import page
+from .worst import disagreement, example_views
 
-__all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE"]
+__all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE", "MIN_AGREEMENT"]
 
 #: Above this many rows the example views are drawn from a random sample of this size.
 MAX_VIEW_ROWS = 200_000
@@ -32,6 +33,10 @@ RESAMPLES, LARGE_RESAMPLES = 1000, 200
 #: The measure shown per metric in tables and figures (its score, else its F1).
 HEADLINE = {"iou": "score", "character": "f1", "exact_span": "f1", "deteval_1d": "f1",
             "cleval_1d": "f1", "span_coverage": "f1", "soft_spearman": "score"}
+#: Detectors the metric-agreement heatmap needs: with k detectors Kendall's tau moves in
+#: steps of 4 / (k (k - 1)), and two rankings of 3 agree perfectly by chance one time in
+#: 3! = 6; of 4, one time in 24 (below 5%).
+MIN_AGREEMENT = 4
 
 REPORT_CSS = """
 h1{font:600 22px system-ui,sans-serif;margin:.2em 0}
@@ -45,10 +50,19 @@ font-variant-numeric:tabular-nums}
 table.myc-results th,table.myc-results td{border:1px solid #ccc;padding:3px 6px;
 text-align:right;white-space:nowrap}
 table.myc-results th:first-child,table.myc-results td:first-child{text-align:left}
+table.myc-results .why{text-align:left;color:#5a3d00}
 table.myc-results .ci{color:#555;font-size:11px}
+.myc-scroll{overflow-x:auto;max-width:100%}
+table.myc-glossary{border-collapse:collapse;font-size:12px;margin:.3em 0}
+table.myc-glossary th,table.myc-glossary td{border:1px solid #ccc;padding:3px 6px;
+text-align:left;vertical-align:top;min-width:8em}
+ul.myc-terms{font-size:13px;padding-left:1.2em}
 .note{color:#8a5a00;font-size:13px}
-svg.myc-figure{display:block;margin:.4em 0 1em;max-width:100%;height:auto}
-nav a{margin-right:1em}
+svg.myc-figure{display:block;margin:.4em 0 1em}
+.myc-figures{display:flex;flex-wrap:wrap;gap:0 1.5em;align-items:flex-start}
+.myc-figures-title{flex-basis:100%;font:600 13px system-ui,sans-serif;margin-top:.6em}
+details.myc-worst>summary{cursor:pointer;font-size:14px;margin:.8em 0 .3em}
+nav{display:flex;flex-wrap:wrap;gap:.2em 1em}
 """
 
 
@@ -60,7 +74,7 @@ class ReportOptions:
     ci: float | None = 0.95
     n_resamples: int | None = None  # None: RESAMPLES, or LARGE_RESAMPLES for large frames
     seed: int = 0
-    examples: int = 5
+    examples: int = 3  # worst examples per detector and group
     max_view_rows: int = MAX_VIEW_ROWS
     profile: object = None
     sort_by: str = "iou"
@@ -85,20 +99,48 @@ def _measure_names(results: pd.DataFrame) -> list[str]:
                                                            results["measure"])))
 
 
-def results_table(results: pd.DataFrame, detector_col: str) -> str:
-    """One row per detector, one column per headline measure: value [low, high]."""
+def results_table(results: pd.DataFrame, detector_col: str,
+                  empties: dict | None = None, why: bool = True) -> str:
+    """One row per detector, one column per headline measure: value [low, high]; when
+    some examples are empty on both sides (``empties``: detector -> (empty examples,
+    examples)), a last column counts them and a note under the table says what they do."""
     head = _headline_rows(results)
     names = _measure_names(head)
-    out = ['<table class="myc-results"><thead><tr><th>detector</th><th>examples</th>']
+    empty = {d: (e, n) for d, (e, n) in (empties or {}).items() if e}
+    out = ['<div class="myc-scroll"><table class="myc-results"><thead><tr><th>detector</th>'
+           "<th>examples</th>"]
     out += [f"<th>{escape(n)}</th>" for n in names]
+    out.append('<th class="why">empty on both sides</th>' if empty else "")
     out.append("</tr></thead><tbody>")
     for detector, part in head.groupby(detector_col, sort=True, dropna=False):
         cells = {f"{r['metric']} {r['measure']}": _cell(r) for _, r in part.iterrows()}
+        e, n = empty.get(detector, (0, 0))
+        note = (f'<td class="why">{e:,} of {n:,}</td>' if e else '<td class="why"></td>') \
+            if empty else ""
         out.append(f"<tr><td>{escape(str(detector))}</td>"
                    f"<td>{int(part['examples'].iloc[0])}</td>"
-                   + "".join(cells.get(n, "<td></td>") for n in names) + "</tr>")
-    out.append("</tbody></table>")
+                   + "".join(cells.get(n, "<td></td>") for n in names) + note + "</tr>")
+    out.append("</tbody></table></div>")
+    if empty and why:
+        out.append(f'<p class="note">{WHY}</p>')
     return "".join(out)
+
+
+#: What an example empty on both sides does to the numbers (said under a table with one).
+WHY = ("Empty on both sides: no reference and no predicted span. Each such example scores "
+       "iou 1.0 (the official Mu-SHROOM rule) but precision, recall and F1 0/0, written as "
+       "the zero_division value, so iou can stand far above the F1 columns.")
+
+
+def empty_counts(frame: pd.DataFrame, ref_col: str, pred_col: str, keys: list[str]) -> dict:
+    """Per key of ``keys`` (the detector, then the groups), (examples empty on both
+    sides, examples)."""
+    st = statistics(frame[ref_col], frame[pred_col], metrics=["exact_span"],
+                    missing="empty")["exact_span"]
+    both = (np.asarray(st["n_ref"]) == 0) & (np.asarray(st["n_pred"]) == 0)
+    counts = pd.DataFrame({k: frame[k].to_numpy() for k in keys}).assign(__e=both, __n=1)
+    summed = counts.groupby(keys, dropna=False, sort=False)[["__e", "__n"]].sum()
+    return {k: (int(e), int(n)) for k, e, n in zip(summed.index, summed["__e"], summed["__n"])}
 
 
 def _group_label(key, by: list[str]) -> str:
@@ -106,14 +148,25 @@ def _group_label(key, by: list[str]) -> str:
     return ", ".join(f"{b}={'null' if pd.isna(k) else k}" for b, k in zip(by, key))
 
 
-def group_tables(results: pd.DataFrame, detector_col: str, by: list[str]) -> str:
+def group_tables(results: pd.DataFrame, detector_col: str, by: list[str],
+                 empties: dict | None = None) -> str:
     if not by:
         return ""
     out = []
     for key, part in results.groupby(by, sort=True, dropna=False):
+        key_t = key if isinstance(key, tuple) else (key,)
+        mine = None if empties is None else {
+            k[0]: v for k, v in empties.items() if _same(k[1:], key_t)}
         out.append(f"<h3>{escape(_group_label(key, by))}</h3>"
-                   + results_table(part, detector_col))
+                   + results_table(part, detector_col, mine, why=False))
+    if empties and any(e for e, _ in empties.values()):
+        out.insert(0, f'<p class="note">{WHY}</p>')
     return "".join(out)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return all((pd.isna(x) and pd.isna(y)) if not isinstance(x, str) and pd.isna(x) else x == y
+               for x, y in zip(a, b))
 
 
 def detector_figures(results: pd.DataFrame, detector_col: str, by: list[str]) -> str:
@@ -133,13 +186,18 @@ def detector_figures(results: pd.DataFrame, detector_col: str, by: list[str]) ->
         groups = list(dict.fromkeys(labels))
         out.append(bars(f"{detector}: measures per group", measures, groups, values,
                         intervals))
-    return "".join(out)
+    return '<div class="myc-scroll">' + "".join(out) + "</div>"
 
 
 def agreement_figure(overall: pd.DataFrame, detector_col: str) -> str:
-    """The metric-agreement heatmap over all measures (needs two detectors or more)."""
-    if overall[detector_col].nunique() < 2:
-        return '<p class="note">The metric agreement needs two detectors or more.</p>'
+    """The metric-agreement heatmap over all measures, from `MIN_AGREEMENT` detectors
+    up, with the number it rests on and the values tau can take."""
+    k = int(overall[detector_col].nunique())
+    if k < MIN_AGREEMENT:
+        return (f'<p class="note">The metric agreement needs {MIN_AGREEMENT} detectors or '
+                f"more; this report has {k}. With {k} detector(s), Kendall's tau between two "
+                "rankings takes only the values " + _tau_values(k) + ", and two rankings "
+                f"agree perfectly by chance one time in {math.factorial(max(k, 1))}.</p>")
     table = metric_agreement(overall.drop(columns=["ci_low", "ci_high"], errors="ignore"),
                              detector_col, by=[])
     names = _measure_names(overall)
@@ -149,82 +207,21 @@ def agreement_figure(overall: pd.DataFrame, detector_col: str) -> str:
     for _, r in table.iterrows():
         i, j = index[f"{r['metric_a']} {r['measure_a']}"], index[f"{r['metric_b']} {r['measure_b']}"]
         matrix[i][j] = matrix[j][i] = float(r["kendall_tau"])
-    return heatmap("Metric agreement over detectors", names, matrix)
+    caveat = (f'<p class="note">Each tau compares the rankings of the same {k} detectors '
+              f"under two measures: with {k} detectors tau moves in steps of "
+              f"{4 / (k * (k - 1)):.3g} (without ties), so read differences smaller than "
+              "that as none. Ties between detectors make tau-b undefined (n/a) or uneven.</p>")
+    return caveat + '<div class="myc-scroll">' + heatmap(
+        f"Metric agreement over {k} detectors", names, matrix) + "</div>"
 
 
-def example_views(frame: pd.DataFrame, cols: dict, detector_col: str,
-                  options: ReportOptions, by: list[str]) -> str:
-    """Each detector's worst examples (from a seeded sample when the frame is large)."""
-    if cols.get("text") is None:
-        return '<p class="note">No text column: the example views need the texts.</p>'
-    note = ""
-    if len(frame) > options.max_view_rows:
-        rng = np.random.default_rng(options.seed)
-        rows = np.sort(rng.choice(len(frame), options.max_view_rows, replace=False))
-        note = (f'<p class="note">The report has {len(frame):,} rows: the example views are '
-                f"drawn from a random sample of {options.max_view_rows:,} of them (seed "
-                f"{options.seed}); the tables and figures use every row.</p>")
-        frame = frame.iloc[rows]
-    out = [note]
-    for detector, part in frame.groupby(detector_col, sort=True, dropna=False):
-        view = frame_view(part, cols["ref"], cols["pred"], text=cols["text"],
-                          sort_by=options.sort_by, n=options.examples,
-                          labels=[str(detector)], profile=options.profile)
-        out.append(f"<h3>{escape(str(detector))}: lowest {escape(options.sort_by)} first</h3>"
-                   + view_html(view))
-    return "".join(out)
-
-
-def _pair_rows(frame, detector_col: str, example_col: str, a, b):
-    """The rows of detectors ``a`` and ``b`` for the same examples (by ``example_col``),
-    or None when their examples differ."""
-    pa_ = frame[frame[detector_col] == a].drop_duplicates(example_col)
-    pb_ = frame[frame[detector_col] == b].drop_duplicates(example_col)
-    keys = pa_[example_col]
-    if len(pa_) != len(pb_) or not keys.isin(pb_[example_col]).all():
-        return None
-    order = pd.Index(pb_[example_col]).get_indexer(keys)
-    return pa_, pb_.iloc[order]
-
-
-def disagreement(frame, overall, cols: dict, detector_col: str, example_col: str | None,
-                 options: ReportOptions) -> str:
-    """`explain` for the two detectors whose headline IoU differ most."""
-    iou = overall[(overall["metric"] == "iou") & (overall["measure"] == "score")]
-    if iou[detector_col].nunique() < 2 or example_col is None:
-        return ('<p class="note">Needs two detectors or more, with examples keyed across '
-                "detectors (an id column).</p>")
-    ranked = iou.sort_values("value", kind="stable")
-    a, b = ranked[detector_col].iloc[-1], ranked[detector_col].iloc[0]
-    pair = _pair_rows(frame, detector_col, example_col, a, b)
-    if pair is None:
-        return f'<p class="note">{escape(str(a))} and {escape(str(b))} scored different examples.</p>'
-    rows_a, rows_b = pair
-    texts = None if cols.get("text") is None else rows_a[cols["text"]].tolist()
-    out = explain(rows_a[cols["ref"]], rows_a[cols["pred"]], rows_b[cols["pred"]],
-                  text=texts, metric="iou", n=options.examples)
-    head = (f"<p>{escape(str(a))} minus {escape(str(b))} on {escape(out.attrs['quantity'])}: "
-            f"{out.attrs['difference']:.3f}. The examples that contribute most (each one's "
-            "share of the difference; the shares add up to it):</p>")
-    table = ['<table class="myc-results"><thead><tr><th>example</th><th>contribution</th>'
-             f"<th>iou {escape(str(a))}</th><th>iou {escape(str(b))}</th></tr></thead><tbody>"]
-    keys = rows_a[example_col].to_numpy()
-    for _, r in out.iterrows():
-        table.append(f"<tr><td>{escape(str(keys[int(r['example'])]))}</td>"
-                     f"<td>{r['contribution']:+.4f}</td><td>{r['value_a']:.3f}</td>"
-                     f"<td>{r['value_b']:.3f}</td></tr>")
-    table.append("</tbody></table>")
-    view = ""
-    if texts is not None:
-        pick = out["example"].to_numpy()
-        refs, pa_, pb_ = (rows[c].to_numpy() for rows, c in
-                          ((rows_a, cols["ref"]), (rows_a, cols["pred"]), (rows_b, cols["pred"])))
-        shown = show([texts[i] for i in pick], [refs[i] for i in pick],
-                     {str(a): [pa_[i] for i in pick], str(b): [pb_[i] for i in pick]})
-        titled = [replace(ex, title=f"{keys[i]} · contribution {c:+.4f}")
-                  for ex, i, c in zip(shown.examples, pick, out["contribution"])]
-        view = view_html(replace(shown, examples=titled))
-    return head + "".join(table) + view
+def _tau_values(k: int) -> str:
+    if k < 2:
+        return "none (it needs two detectors)"
+    pairs = k * (k - 1) // 2
+    values = sorted({abs(pairs - 2 * d) for d in range(pairs + 1)})
+    return ", ".join(f"\u00b1{v}/{pairs}" if v not in (0, pairs) else
+                     ("0" if v == 0 else "\u00b11") for v in values)
 
 
 def _fewer(resamples: int, options: ReportOptions, rows: int) -> str:
@@ -234,61 +231,96 @@ def _fewer(resamples: int, options: ReportOptions, rows: int) -> str:
             f"{options.max_view_rows:,} rows; choose with --resamples)")
 
 
+def _sizes(frame, detector_col: str, by: list[str], ci: dict, overall_ci: dict,
+           resamples: int) -> list[int]:
+    """The bar's phases: the overall and grouped scoring (their bootstraps' resamples,
+    one per group), the glossary and figures, the disagreement, one step per detector's
+    examples, the page."""
+    detectors = frame[detector_col].nunique(dropna=False)
+    combos = frame.groupby([detector_col, *by], dropna=False, sort=False).ngroups if by else 0
+    overall = resamples * detectors if overall_ci else 1
+    grouped = (resamples * combos if ci else 1) if by else 0
+    return [overall, grouped, 1, 1, detectors, 1]
+
+
 def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_col: str,
                  text_col: str | None = None, by=None, example_col: str | None = None,
+                 context_col: str | None = None, example_name: str = "id",
                  options: ReportOptions = ReportOptions()) -> str:
     """The report of ``frame`` (long format: one row per example and detector) as one
-    self-contained HTML document."""
+    self-contained HTML document. ``example_col`` keys the examples across detectors and
+    titles them (as ``example_name``); ``context_col`` is shown collapsed above each
+    example's text."""
     by = [] if by is None else [by] if isinstance(by, str) else list(by)
     common = dict(text=text_col, profile=options.profile)
     resamples = options.n_resamples
     if resamples is None:
         resamples = RESAMPLES if len(frame) <= options.max_view_rows else LARGE_RESAMPLES
     ci = dict(ci=options.ci, n_resamples=resamples, seed=options.seed) if options.ci else {}
-    bar = phase_bar(6 if by else 5, "report", options.progress)
-    bar.set_description("report: scoring")
-    quiet = dict(progress=False) if ci else {}  # one bar at a time
     large = len(frame) > options.max_view_rows
     # Above the size guard, with groups, only the per-group tables get intervals: a
     # second bootstrap over millions of rows would double the report's time.
     overall_ci = {} if large and by else ci
-    overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common,
-                                      **overall_ci, **(quiet if overall_ci else {}))
-    bar.update(1)
+    sizes = _sizes(frame, detector_col, by, ci, overall_ci, resamples)
+    bar = Phases(sizes, "report", options.progress)
+    with bar.phase(sizes[0], "report: scoring"):
+        overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common,
+                                          **overall_ci)
     grouped = overall
-    if by:
-        grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
-                                          **common, **ci, **quiet)
-        bar.update(1)
+    with bar.phase(sizes[1], "report: scoring groups"):
+        if by:
+            grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
+                                              **common, **ci)
     signature = overall.attrs.get("mycelium_signature", "")
-    cols = {"ref": ref_col, "pred": pred_col, "text": text_col}
+    cols = {"ref": ref_col, "pred": pred_col, "text": text_col, "context": context_col}
+    with bar.phase(sizes[2], "report: figures"):
+        empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])
+        sections = _summary(frame, overall, grouped, signature, detector_col, by, ci,
+                            overall_ci, resamples, options, empties)
+    with bar.phase(sizes[3], "report: disagreement"):
+        sections.append(("disagreement", "Largest disagreement",
+                         disagreement(frame, overall, cols, detector_col, example_col,
+                                      options, example_name)))
+    with bar.phase(sizes[4], "report: examples") as phase:
+        sections.append(("examples", "Worst examples",
+                         example_views(frame, cols, detector_col, options, by, example_col,
+                                       example_name, bar=phase)))
+    with bar.phase(sizes[5], "report: page"):
+        nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>'
+                                for k, t, _ in sections) + "</nav>"
+        body = (f"<h1>{escape(options.title)}</h1>{nav}"
+                + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
+                          for k, t, html in sections))
+        html = page(options.title, body, css=REPORT_CSS)
+    bar.finish()
+    return html
+
+
+def _summary(frame, overall, grouped, signature, detector_col, by, ci, overall_ci,
+             resamples, options, empties) -> list[tuple[str, str, str]]:
+    """The sections before the examples: settings, glossary, tables, figures, agreement."""
+    settings = parse_signature(signature) if signature else {}
+    metrics = list(dict.fromkeys(overall["metric"]))
+    per_detector = {k[0]: (0, 0) for k in empties}
+    for k, (e, n) in empties.items():
+        per_detector[k[0]] = (per_detector[k[0]][0] + e, per_detector[k[0]][1] + n)
     sections = [
         ("settings", "Settings", f'<code class="sig">{escape(signature)}</code>'
          f"<p>{len(frame):,} rows, {frame[detector_col].nunique()} detector(s)"
          + (f", grouped by {escape(', '.join(by))}" if by else "") + "; intervals: "
          + (f"{options.ci:g} percentile bootstrap, {resamples} resamples"
             + _fewer(resamples, options, len(frame)) if options.ci else "none") + ".</p>"),
-        ("overall", "All rows", results_table(overall, detector_col)
+        ("glossary", "What the numbers mean", glossary_html(
+            metrics, str(settings.get("average", overall["average"].iloc[0])),
+            str(settings.get("zero_division", "0.0")))),
+        ("overall", "All rows", results_table(overall, detector_col, per_detector)
          + ('<p class="note">Intervals are on the per-group tables only above '
             f"{options.max_view_rows:,} rows.</p>" if ci and not overall_ci else "")),
     ]
     if by:
-        sections.append(("groups", "Per group", group_tables(grouped, detector_col, by)))
-    bar.set_description("report: figures")
+        sections.append(("groups", "Per group",
+                         group_tables(grouped, detector_col, by, empties)))
     sections.append(("figures", "Measures per group",
                      detector_figures(grouped, detector_col, by)))
     sections.append(("agreement", "Metric agreement", agreement_figure(overall, detector_col)))
-    sections.append(("disagreement", "Largest disagreement",
-                     disagreement(frame, overall, cols, detector_col, example_col, options)))
-    bar.update(1)
-    bar.set_description("report: examples")
-    sections.append(("examples", "Worst examples",
-                     example_views(frame, cols, detector_col, options, by)))
-    bar.update(1)
-    nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t, _ in sections) + "</nav>"
-    body = (f"<h1>{escape(options.title)}</h1>{nav}"
-            + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
-                      for k, t, html in sections))
-    bar.update(1)
-    bar.close()
-    return page(options.title, body, css=REPORT_CSS)
+    return sections

@@ -185,7 +185,7 @@ def explain_view(explained: pd.DataFrame, text, references, predictions, other=N
     text, references, predictions, other
         The batches given to `explain` (``text`` is needed here: spans are drawn over it).
     labels : sequence of str, optional
-        Row names (default ``a``, ``b``).
+        Row names (default ``a``, ``b``); the titles name the two values by them too.
     metrics : sequence of str, optional
         Per-example metrics beside each row, as in `mycelium.show` (default: the
         metrics named in ``attrs["quantity"]``).
@@ -204,6 +204,9 @@ def explain_view(explained: pd.DataFrame, text, references, predictions, other=N
     >>> view = mycelium.explain_view(out, texts, refs, good, poor)
     >>> [ex.title for ex in view.examples]
     ['example 1 · contribution +0.3333 · a 1.000, b 0.000']
+    >>> view = mycelium.explain_view(out, texts, refs, good, poor, labels=["good", "poor"])
+    >>> [ex.title for ex in view.examples]
+    ['example 1 · contribution +0.3333 · good 1.000, poor 0.000']
     """
     from dataclasses import replace
 
@@ -223,12 +226,20 @@ def explain_view(explained: pd.DataFrame, text, references, predictions, other=N
         metrics = [m for m in dict.fromkeys(quantity.replace("(", " ").split())
                    if m in _metric_names()] or ["iou"]
     shown = show(texts, refs, rows, metrics=metrics)
+    # the values are named as the rows are: by the labels, else a and b (with metric_b,
+    # the two values are two measures of one detector, named by their measures)
+    quantity = str(explained.attrs.get("quantity", ""))
+    two_measures = other is None and " - " in quantity and "macro - micro" not in quantity
+    if two_measures:
+        names = [part.split(" (")[0] for part in quantity.split(" - ", 1)]
     titled = []
     for ex, (_, r) in zip(shown.examples, explained.iterrows()):
-        b = "" if np.isnan(r["value_b"]) else f", b {r['value_b']:.3f}"
+        b = "" if np.isnan(r["value_b"]) else f", {names[1]} {r['value_b']:.3f}"
         titled.append(replace(ex, title=f"example {int(r['example'])} · contribution "
-                                        f"{r['contribution']:+.4f} · a {r['value_a']:.3f}{b}"))
-    note = str(explained.attrs.get("quantity", ""))
+                                        f"{r['contribution']:+.4f} · {names[0]} "
+                                        f"{r['value_a']:.3f}{b}"))
+    note = quantity.replace(": a - b", f": {names[0]} - {names[1]}") if other is not None \
+        else quantity
     if "difference" in explained.attrs:
         note += f": {explained.attrs['difference']:+.4f} over every example"
     return replace(shown, examples=titled, note=note)

@@ -1,6 +1,13 @@
 """Inline SVG figures of the report: a detector's measures per group (bars with interval
 whiskers) and the metric-agreement heatmap. Plain SVG text: no scripts, no fonts or
 images from the network, readable without a server.
+
+Groups are told apart by colour only while the colours are safe: up to `SAFE_GROUPS`
+groups (Okabe and Ito's palette without its yellow, which has a 1.3:1 contrast on white;
+every bar outlined in dark grey). With more groups each measure gets a small panel of its
+own, one labelled bar per group, so no colour repeats and every group is named where it
+is drawn. Figures keep their drawn size (text stays legible); the page scrolls them
+sideways inside their own box when they are wider than the window.
 """
 
 from __future__ import annotations
@@ -9,11 +16,14 @@ import math
 from html import escape
 from typing import Sequence
 
-__all__ = ["bars", "heatmap", "GROUP_COLOURS"]
+__all__ = ["bars", "heatmap", "GROUP_COLOURS", "SAFE_GROUPS"]
 
-#: Okabe-Ito (colour-blind safe), one per group in order, cycled past eight.
+#: Okabe-Ito (colour-blind safe) without its yellow, one per group in order.
 GROUP_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
-                 "#F0E442", "#555555")
+                 "#555555")
+#: Past this many groups, `bars` draws small multiples instead of colours.
+SAFE_GROUPS = len(GROUP_COLOURS)
+OUTLINE = "#333333"
 FONT = 'font-family="system-ui,sans-serif"'
 
 
@@ -27,7 +37,10 @@ def bars(title: str, measures: Sequence[str], groups: Sequence[str],
 
     ``values[(measure, group)]`` is the value (NaN or absent: no bar, marked "n/a");
     ``intervals[(measure, group)]`` an optional ``(low, high)`` drawn as a whisker.
+    More than `SAFE_GROUPS` groups: `small_multiples`.
     """
+    if len(groups) > SAFE_GROUPS:
+        return small_multiples(title, measures, groups, values, intervals)
     bar, gap, left, top, height = 12, 22, 44, 34, 180
     width_cluster = max(len(groups), 1) * bar
     legend_rows = math.ceil(len(groups) / 6)
@@ -72,14 +85,67 @@ def _bar(x, w, top, height, value, interval, colour, label) -> str:
     y = top + height * (1 - v)
     tip = f"{label}: {value:.3f}"
     parts = [f'<rect class="myc-bar" x="{_num(x + 1)}" y="{_num(y)}" width="{w - 2}" '
-             f'height="{_num(top + height - y)}" fill="{colour}"><title>{escape(tip)}'
-             f'</title></rect>']
+             f'height="{_num(top + height - y)}" fill="{colour}" stroke="{OUTLINE}" '
+             f'stroke-width="0.6"><title>{escape(tip)}</title></rect>']
     if interval is not None and all(math.isfinite(b) for b in interval):
         lo, hi = (top + height * (1 - min(max(b, 0.0), 1.0)) for b in interval)
         cx = _num(x + w / 2)
         parts.append(f'<path d="M{cx} {_num(lo)}V{_num(hi)}M{_num(x + 3)} {_num(lo)}'
                      f'H{_num(x + w - 3)}M{_num(x + 3)} {_num(hi)}H{_num(x + w - 3)}" '
                      f'stroke="#222" stroke-width="1.2" fill="none"/>')
+    return "".join(parts)
+
+
+def small_multiples(title: str, measures: Sequence[str], groups: Sequence[str],
+                    values: dict, intervals: dict | None = None) -> str:
+    """One small panel per measure: a horizontal bar per group, labelled with the group's
+    name and its value (whiskers: the intervals); the panels wrap to the page's width."""
+    label, plot, row, top = 96, 150, 15, 34
+    width, height = label + plot + 44, top + row * len(groups) + 20
+    panels = []
+    for measure in measures:
+        name = f"{title}: {measure}"
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="myc-figure myc-multiple" '
+               f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+               f'role="img" aria-label="{escape(name)}"><title>{escape(name)}</title>',
+               f'<text x="4" y="14" {FONT} font-size="12" font-weight="600">'
+               f'{escape(measure)}</text>']
+        for tick in (0, 0.5, 1.0):
+            tx = label + plot * tick
+            out.append(f'<line x1="{_num(tx)}" x2="{_num(tx)}" y1="{top - 6}" '
+                       f'y2="{height - 18}" stroke="#ddd"/><text x="{_num(tx)}" '
+                       f'y="{height - 6}" {FONT} font-size="10" text-anchor="middle">'
+                       f'{tick:g}</text>')
+        for g, group in enumerate(groups):
+            y = top + g * row
+            out.append(f'<text x="{label - 4}" y="{y + 10}" {FONT} font-size="11" '
+                       f'text-anchor="end">{escape(str(group)[:16])}</text>')
+            out.append(_hbar(label, y, plot, row, values.get((measure, group)),
+                             (intervals or {}).get((measure, group)), f"{measure}, {group}"))
+        out.append("</svg>")
+        panels.append("".join(out))
+    return (f'<div class="myc-figures" role="group" aria-label="{escape(title)}">'
+            f'<div class="myc-figures-title">{escape(title)}</div>' + "".join(panels)
+            + "</div>")
+
+
+def _hbar(left, y, plot, row, value, interval, label) -> str:
+    if value is None or not math.isfinite(value):
+        return (f'<text x="{left + 2}" y="{y + 10}" {FONT} font-size="10" '
+                f'fill="#777">n/a</text>')
+    v = min(max(value, 0.0), 1.0)
+    parts = [f'<rect class="myc-bar" x="{left}" y="{y + 2}" width="{_num(plot * v)}" '
+             f'height="{row - 4}" fill="{GROUP_COLOURS[0]}" stroke="{OUTLINE}" '
+             f'stroke-width="0.6"><title>{escape(f"{label}: {value:.3f}")}</title></rect>']
+    end = plot * v
+    if interval is not None and all(math.isfinite(b) for b in interval):
+        lo, hi = (left + plot * min(max(b, 0.0), 1.0) for b in interval)
+        cy = y + row / 2
+        parts.append(f'<path d="M{_num(lo)} {_num(cy)}H{_num(hi)}" stroke="#222" '
+                     'stroke-width="1.2" fill="none"/>')
+        end = max(end, hi - left)
+    parts.append(f'<text x="{_num(left + end + 4)}" y="{y + 10}" {FONT} font-size="10">'
+                 f"{value:.3f}</text>")
     return "".join(parts)
 
 

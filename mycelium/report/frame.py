@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import METRICS
-from .model import DEFAULT_METRICS, ExampleView, types_of
+from .model import DEFAULT_METRICS, ExampleView, surprises, types_of
 from .segments import parse_spans
 from .view import SpanView
 
@@ -25,13 +25,16 @@ def sort_column(sort_by: str, columns) -> str:
 
 
 def order_rows(values: np.ndarray, groups: list[np.ndarray], n: int,
-               ascending: bool) -> list[np.ndarray]:
-    """Per group (positions), its ``n`` positions in order of ``values`` (stable; NaN last)."""
+               ascending: bool, ties: np.ndarray | None = None) -> list[np.ndarray]:
+    """Per group (positions), its ``n`` positions in order of ``values`` (NaN last); equal
+    values in descending order of ``ties`` (when given), then in row order."""
     out = []
     for positions in groups:
         key = values[positions]
         key = np.where(np.isnan(key), np.inf if ascending else -np.inf, key)
-        order = np.argsort(key if ascending else -key, kind="stable")
+        second = (-ties[positions] if ties is not None
+                  else np.zeros(positions.size))
+        order = np.lexsort((np.arange(positions.size), second, key if ascending else -key))
         out.append(positions[order[:n]])
     return out
 
@@ -74,6 +77,17 @@ class _Rows:
         out = self.df.mycelium.score(ref_col, col, **options)
         return out.to_pandas() if self.polars else out
 
+    def marked(self, ref_col: str, col: str) -> np.ndarray:
+        """Per row, the characters marked on either side (the union of the two masks; a
+        null span list counts as none): what breaks ties between equal scores."""
+        from ..core.inputs import to_spans
+        from ..evaluate import statistics
+
+        sides = [to_spans(self.df.mycelium._column(c, role))
+                 for c, role in ((ref_col, "ref_col"), (col, "pred_col"))]
+        union = statistics(*sides, metrics=["iou"], missing="empty")["iou"]["union"]
+        return np.asarray(union, dtype=np.float64)
+
 
 def _null(value) -> bool:
     try:
@@ -94,10 +108,14 @@ def _nested(row: dict, metrics) -> dict:
 
 def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
                sort_by: str = "iou", ascending: bool = True, n: int = 10, by=None,
-               metrics=DEFAULT_METRICS, labels=None, **score_options) -> SpanView:
+               metrics=DEFAULT_METRICS, labels=None, id_col: str | None = None,
+               context: str | None = None, **score_options) -> SpanView:
     """The worst (``ascending=True``) or best ``n`` rows of each group as a `SpanView`;
     the engine of ``df.mycelium.show`` for pandas and Polars frames alike (see there):
-    the same rows in the same order, titled by the pandas index or the Polars row."""
+    the same rows in the same order. Rows with equal values come in descending order of
+    the characters marked on either side (the largest miss or false alarm first), then
+    in row order. Each is titled by its ``id_col`` value (else the pandas index or the
+    Polars row); ``context`` names a column shown collapsed above each text."""
     if text is None:
         raise ValueError("Expected text= naming the column of output texts, got None; fix "
                          "by passing text='<column>': the view draws spans over the text.")
@@ -115,25 +133,31 @@ def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
     by_names = [] if by is None else [by] if isinstance(by, str) else list(by)
     groups = _group_positions(frame.keys(by_names))
     picked = order_rows(values, [np.arange(frame.height) if pos is None else pos
-                                 for _, pos in groups], n, ascending)
+                                 for _, pos in groups], n, ascending,
+                        ties=frame.marked(ref_col, pred_cols[0]))
     shown = list(metrics or ())
     texts, refs = frame.values(text, "text"), frame.values(ref_col, "ref_col")
+    ids = None if id_col is None else frame.values(id_col, "id_col")
+    contexts = None if context is None else frame.values(context, "context")
     preds = [frame.values(col, "pred_col") for col in pred_cols]
     records = [s.to_dict("records") for s in scores]
     examples = []
     for (group, _), positions in zip(groups, picked):
         where = ", ".join(f"{b}={'null' if _null(g) else g}" for b, g in zip(by_names, group))
         for i in positions:
-            title = f"row {frame.label(i)}" + (f" · {where}" if where else "") + \
-                    f" · {key} {values[i]:.3f}"
+            name = f"row {frame.label(i)}" if ids is None else f"{id_col} {ids[i]}"
+            title = name + (f" · {where}" if where else "") + f" · {key} {values[i]:.3f}"
+            ref_spans = parse_spans(refs[i])
+            rows = [(str(nm), parse_spans(p[i])) for nm, p in zip(names, preds)]
+            values_i = [_nested(r[i], shown) if shown else None for r in records]
+            ctx = None if contexts is None or _null(contexts[i]) else str(contexts[i])
             examples.append(ExampleView(
-                text=str(texts[i]), references=parse_spans(refs[i]),
-                rows=[(str(nm), parse_spans(p[i])) for nm, p in zip(names, preds)],
-                metrics=[_nested(r[i], shown) if shown else None for r in records],
-                title=title))
+                text=str(texts[i]), references=ref_spans, rows=rows, metrics=values_i,
+                title=title, context=ctx, notes=surprises(ref_spans, rows, values_i)))
     order = "lowest" if ascending else "highest"
     note = (f"{order} {key} first: up to {n} of {frame.height} rows"
-            + (f" per group of {', '.join(by_names)}" if by_names else ""))
+            + (f" per group of {', '.join(by_names)}" if by_names else "")
+            + "; ties: most characters marked on either side first")
     return SpanView(examples, note=note, types=types_of(examples))
 
 

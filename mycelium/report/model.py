@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 from .segments import Span
 
-__all__ = ["ExampleView", "ViewData", "DEFAULT_METRICS", "SCORE_METRICS", "types_of"]
+__all__ = ["ExampleView", "ViewData", "DEFAULT_METRICS", "SCORE_METRICS", "types_of",
+           "surprises"]
 
 #: Metrics shown beside each prediction row by default (per example, as `mycelium.evaluate`).
 DEFAULT_METRICS = ("iou", "character", "exact_span")
@@ -23,7 +24,9 @@ class ExampleView:
     """One example as shown: its text, references, named prediction rows, the row's
     per-example metric values (``{metric: {measure: value}}``), and the character scores
     as pieces ``(start, end, score)`` of non-zero score (``soft``; ``score_name`` says
-    ``prob`` or ``score``) with their threshold-free metric values."""
+    ``prob`` or ``score``) with their threshold-free metric values; ``context`` (the
+    question, source or prompt behind the text, shown collapsed above it) and ``notes``
+    (why a value may surprise, shown under the rows)."""
 
     text: str
     references: list[Span]
@@ -33,6 +36,8 @@ class ExampleView:
     title: str = ""
     score_metrics: dict | None = None
     score_name: str = "prob"
+    context: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,3 +61,33 @@ def types_of(examples: list[ExampleView]) -> list[str]:
             if span.label is not None:
                 seen.setdefault(span.label)
     return list(seen)
+
+
+def _shown_value(values: dict | None, metric: str, measure: str) -> float | None:
+    measures = (values or {}).get(metric)
+    return float(measures[measure]) if isinstance(measures, dict) and measure in measures \
+        else None
+
+
+def surprises(references: list[Span], rows: list[tuple[str, list[Span]]],
+              metrics: list[dict | None]) -> tuple[str, ...]:
+    """Why a row's values may surprise: with no reference and no predicted span, IoU is
+    1.0 (the official Mu-SHROOM rule) while precision, recall and F1 are 0/0, written as
+    the ``zero_division`` value."""
+    out = []
+    for (name, preds), values in zip(rows, metrics):
+        if references or preds or not values:
+            continue
+        iou = _shown_value(values, "iou", "score")
+        f1s = [(m, _shown_value(values, m, "f1")) for m in values]
+        f1s = [(m, v) for m, v in f1s if v is not None]
+        said = []
+        if iou is not None:
+            said.append(f"iou is {iou:g} (the official Mu-SHROOM rule for an example "
+                        "empty on both sides)")
+        if f1s:
+            said.append(f"{', '.join(m for m, _ in f1s)} precision, recall and f1 are 0/0, "
+                        f"written as {f1s[0][1]:g} (zero_division)")
+        if said:
+            out.append(f"{name}: no reference and no predicted span, so " + "; ".join(said))
+    return tuple(out)

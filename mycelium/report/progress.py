@@ -1,47 +1,54 @@
-"""A progress bar for the report's phases: tqdm's ``auto`` bar (terminal or notebook)
-where tqdm is installed, else mycelium's plain bar; silent unless asked for or the output
-is interactive (a terminal, or a notebook kernel)."""
+"""The report's one bar: tqdm's ``auto`` bar (terminal or notebook) where tqdm is
+installed, else mycelium's plain bar (`mycelium.core.progress`); silent unless asked for
+or the output is interactive (a terminal, or a notebook kernel). The bootstrap of each
+scoring phase moves the same bar, resample by resample."""
 
 from __future__ import annotations
 
-import sys
+import contextlib
+from typing import Iterator
 
-from ..core.progress import Progress
+from ..core.progress import bar, inside, interactive
 
-__all__ = ["phase_bar", "interactive"]
-
-
-class _Silent:
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def set_description(self, desc: str) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def interactive() -> bool:
-    """Standard error is a terminal, or the code runs in a Jupyter kernel."""
-    isatty = getattr(sys.stderr, "isatty", None)
-    return bool(isatty and isatty()) or "ipykernel" in sys.modules
+__all__ = ["phase_bar", "interactive", "Phases"]
 
 
 def phase_bar(total: int, desc: str, progress=None):
     """A bar over ``total`` steps: ``progress`` True / False, or None (automatic)."""
     enabled = interactive() if progress is None else bool(progress)
-    if not enabled:
-        return _Silent()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return _Plain(total, desc, True)
-    return tqdm(total=total, desc=desc, unit="step", file=sys.stderr, leave=False)
+    return bar(total, desc, enabled, unit="step")
 
 
-class _Plain(Progress):
-    """mycelium's own bar, with the one tqdm method the report calls."""
+class Phases:
+    """The report's bar split into phases of known size: within ``phase(steps, desc)``,
+    every nested bar (a bootstrap's resamples) moves this one; a phase that made fewer
+    steps than it was given is topped up when it ends, so the bar ends at its total."""
+
+    def __init__(self, sizes: list[int], desc: str, progress=None) -> None:
+        self.total = sum(sizes)
+        self.bar = phase_bar(self.total, desc, progress)
+        self.done = 0
+
+    def update(self, n: int = 1) -> None:
+        self.done += n
+        self.bar.update(n)
 
     def set_description(self, desc: str) -> None:
+        self.bar.set_description(desc)
+
+    def close(self) -> None:
         pass
+
+    @contextlib.contextmanager
+    def phase(self, steps: int, desc: str) -> Iterator["Phases"]:
+        self.bar.set_description(desc)
+        target = self.done + steps
+        with inside(self):
+            yield self
+        if self.done < target:
+            self.update(target - self.done)
+
+    def finish(self) -> None:
+        if self.done < self.total:
+            self.update(self.total - self.done)
+        self.bar.close()

@@ -2,17 +2,26 @@
 runs, one row per prediction, a legend; inline CSS only (no scripts, no fonts or images
 from the network).
 
-Outcome colours are from Okabe and Ito's colour-blind-safe palette and never rely on hue
-alone: *both* is blue and underlined, *reference only* (missed) orange and underlined,
-*prediction only* (false alarm) reddish purple, hatched and not underlined, so the three
-stay apart in grey scale and for every common colour-vision deficiency. The score heat
-strip is neutral grey (darker = higher, white text above 0.6), a hue no outcome uses.
+Outcome colours follow Okabe and Ito's colour-blind-safe hues and never rely on hue
+alone: *both* is a mid blue and underlined, *reference only* (missed) a pale orange and
+underlined, *prediction only* (false alarm) reddish purple, hatched and not underlined.
+In grey scale the three stay apart by lightness and texture (relative luminance 0.38,
+0.78, and stripes of 0.44 and 0.84; a browser test compares them in a grey screenshot).
+The score heat strip is neutral grey (darker = higher, white text above 0.6), a hue no
+outcome uses.
+
+The view's styles reset what a host page sets on tables (JupyterLab right-aligns cells and
+stripes rows; a browser test renders the view under a copy of those rules), under its
+root ``.myc``. A marked line break, tab or carriage return shows a marker (⏎, →, ␍), so a
+false alarm on whitespace stays visible; control, separator and bidi-control characters
+are drawn as escapes, as in the terminal view.
 """
 
 from __future__ import annotations
 
 from html import escape
 
+from .glyphs import escaped, obeyed
 from .model import ViewData
 from .numbers import fmt, headline
 from .segments import runs
@@ -22,33 +31,51 @@ __all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS"]
 #: class -> (legend text, meaning)
 OUTCOMES = {"myc-both": "both", "myc-ref": "reference only (missed)",
             "myc-pred": "prediction only (false alarm)"}
-#: Okabe-Ito, for span types in order of appearance (cycled past eight).
+#: Okabe-Ito without its yellow (1.3:1 on white), for span types in order of appearance
+#: (cycled past seven).
 TYPE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
-                "#F0E442", "#000000")
+                "#000000")
 
 CSS = """
 .myc{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",
-"Noto Color Emoji",sans-serif;font-size:14px;line-height:1.9;color:#111;max-width:100%}
-.myc table.myc-rows{border-collapse:collapse;width:100%;margin:0 0 .4em 0}
-.myc .myc-rows th{text-align:left;font-weight:600;font-size:12px;color:#333;
-padding:2px 10px 2px 0;vertical-align:top;white-space:nowrap;width:1%}
-.myc .myc-text{white-space:pre-wrap;overflow-wrap:break-word;padding:2px 8px 2px 0;
-vertical-align:top;unicode-bidi:plaintext;min-width:14em}
-.myc .myc-metrics{font-size:12px;color:#333;vertical-align:top;padding:2px 0 2px 8px;
+"Noto Color Emoji",sans-serif;font-size:14px;line-height:1.9;color:#111;max-width:100%;
+text-align:left}
+.myc.myc table,.myc.myc thead,.myc.myc tbody,.myc.myc tr,.myc.myc th,.myc.myc td,
+.myc.myc details,.myc.myc summary{text-align:left;background:transparent;border:0;margin:0;
+padding:0;vertical-align:top;line-height:inherit;font:inherit;color:inherit;
+white-space:normal;max-width:none;table-layout:auto;box-shadow:none}
+.myc.myc tbody tr:nth-child(odd),.myc.myc tbody tr:nth-child(even),
+.myc.myc tbody tr:hover{background:transparent}
+.myc.myc table.myc-rows{border-collapse:collapse;width:100%;margin:0 0 .4em 0}
+.myc.myc .myc-rows th{font-weight:600;font-size:12px;color:#333;padding:2px 10px 2px 0;
+white-space:nowrap;width:1%}
+.myc.myc .myc-text{white-space:pre-wrap;overflow-wrap:anywhere;padding:2px 8px 2px 0;
+unicode-bidi:plaintext;min-width:14em}
+.myc.myc .myc-metrics{font-size:12px;color:#333;padding:2px 0 2px 8px;
 width:1%;min-width:9em;font-variant-numeric:tabular-nums}
-.myc .myc-metrics span{white-space:nowrap}
-@media (min-width:720px){.myc .myc-metrics{white-space:nowrap}}
+.myc.myc .myc-metrics span{white-space:nowrap}
+@media (min-width:720px){.myc.myc .myc-metrics{white-space:nowrap}}
+@media (max-width:719px){.myc.myc .myc-rows th{white-space:normal;overflow-wrap:anywhere;
+min-width:6.5em;max-width:8em}}
 .myc .myc-example{border-top:1px solid #ccc;padding:.3em 0}
-.myc .myc-title{font-size:12px;color:#555;margin:.1em 0}
+.myc .myc-title{font-size:12px;color:#555;margin:.1em 0;overflow-wrap:anywhere}
+.myc.myc details.myc-context{font-size:12px;color:#333;margin:.1em 0 .2em}
+.myc.myc details.myc-context>summary{cursor:pointer;color:#555;display:list-item}
+.myc .myc-context-text{white-space:pre-wrap;overflow-wrap:anywhere;unicode-bidi:plaintext;
+background:#f6f6f6;padding:.2em .5em;line-height:1.5}
+.myc .myc-why{font-size:12px;color:#5a3d00;margin:0 0 .3em}
 .myc span.myc-both,.myc span.myc-ref,.myc span.myc-span{text-decoration:underline;
 text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink:none}
-.myc span.myc-both{background:#a6d8f5;text-decoration-color:#004a75}
-.myc span.myc-ref{background:#f7c873;text-decoration-color:#7a4f00}
-.myc span.myc-pred{background:repeating-linear-gradient(135deg,#efc3dd 0 3px,#fbecf4 3px 6px);
+.myc span.myc-both{background:#5aaee3;text-decoration-color:#003b5e}
+.myc span.myc-ref{background:#ffe2a6;text-decoration-color:#7a4f00}
+.myc span.myc-pred{background:repeating-linear-gradient(135deg,#e49ac6 0 3px,#fde6f2 3px 6px);
 outline:1px solid #a34d84;outline-offset:-1px}
 .myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2)}
 .myc span.myc-soft{background:rgba(34,34,34,var(--p))}
 .myc span.myc-soft-hi{color:#fff}
+.myc span.myc-ws::before{content:attr(data-ws);color:#555;font-size:.85em}
+.myc span.myc-esc{font-family:ui-monospace,monospace;font-size:.85em;color:#7a1f00;
+background:#fff3e0}
 .myc .myc-legend{font-size:12px;color:#333;margin:.5em 0}
 .myc .myc-legend span{padding:0 .4em;margin-right:.8em;white-space:nowrap;display:inline-block;
 line-height:1.6}
@@ -56,6 +83,25 @@ line-height:1.6}
 rgba(34,34,34,.75));color:#fff;text-shadow:0 0 2px #000}
 .myc .myc-note{font-size:12px;color:#8a5a00}
 """
+
+#: Whitespace shown by a marker inside a marked run (the character itself stays).
+WHITESPACE = {"\n": "\u23ce", "\t": "\u2192", "\r": "\u240d"}
+
+
+def _chunk(text: str, marked: bool) -> str:
+    """Escaped HTML of a run of text: control, separator and bidi-control characters as
+    visible escapes; in a marked run, line breaks, tabs and carriage returns with a marker
+    before them (a CSS ``::before``, so the page's text stays the text)."""
+    out = []
+    for ch in text:
+        if marked and ch in WHITESPACE:
+            out.append(f'<span class="myc-ws" data-ws="{WHITESPACE[ch]}"></span>{ch}')
+        elif ch not in WHITESPACE and obeyed(ch):
+            out.append(f'<span class="myc-esc" title="U+{ord(ch):04X}">'
+                       f"{escape(escaped(ch))}</span>")
+        else:
+            out.append(escape(ch))
+    return "".join(out)
 
 
 def _attrs(run, extra: str = "") -> str:
@@ -65,8 +111,8 @@ def _attrs(run, extra: str = "") -> str:
 def _reference_cell(ex, types: list[str]) -> str:
     parts = []
     for run in runs(ex.text, [ex.references]):
-        chunk = escape(ex.text[run.start:run.end])
         covering = [ex.references[j] for j in run.covers[0]]
+        chunk = _chunk(ex.text[run.start:run.end], bool(covering))
         if not covering:
             parts.append(chunk)
             continue
@@ -86,8 +132,8 @@ def _reference_cell(ex, types: list[str]) -> str:
 def _row_cell(ex, preds) -> str:
     parts = []
     for run in runs(ex.text, [ex.references, preds]):
-        chunk = escape(ex.text[run.start:run.end])
         ref, pred = bool(run.covers[0]), bool(run.covers[1])
+        chunk = _chunk(ex.text[run.start:run.end], ref or pred)
         if not (ref or pred):
             parts.append(chunk)
             continue
@@ -107,7 +153,7 @@ def _soft_cell(ex) -> str:
     spans = [Span(s, e) for s, e, _ in ex.soft]
     parts = []
     for run in runs(ex.text, [spans]):
-        chunk = escape(ex.text[run.start:run.end])
+        chunk = _chunk(ex.text[run.start:run.end], bool(run.covers[0]))
         if not run.covers[0]:
             parts.append(chunk)
             continue
@@ -134,16 +180,20 @@ def _example_html(ex, types: list[str], k: int) -> str:
     rows = [f'<tr class="myc-row myc-reference"><th>reference</th>'
             f'<td class="myc-text" dir="auto">{_reference_cell(ex, types)}</td><td></td></tr>']
     for (name, preds), values in zip(ex.rows, ex.metrics):
-        rows.append(f'<tr class="myc-row myc-prediction"><th>{escape(name)}</th>'
+        rows.append(f'<tr class="myc-row myc-prediction"><th>{_chunk(name, False)}</th>'
                     f'<td class="myc-text" dir="auto">{_row_cell(ex, preds)}</td>'
                     f'{_metrics_cell(values) or "<td></td>"}</tr>')
     if ex.soft is not None:
         rows.append('<tr class="myc-row myc-scores"><th>scores</th>'
                     f'<td class="myc-text" dir="auto">{_soft_cell(ex)}</td>'
                     f'{_metrics_cell(ex.score_metrics) or "<td></td>"}</tr>')
-    title = f'<div class="myc-title">{escape(ex.title)}</div>' if ex.title else ""
-    return (f'<div class="myc-example" data-example="{k}">{title}'
-            f'<table class="myc-rows">{"".join(rows)}</table></div>')
+    title = f'<div class="myc-title">{_chunk(ex.title, False)}</div>' if ex.title else ""
+    context = "" if ex.context is None else (
+        '<details class="myc-context"><summary>context</summary>'
+        f'<div class="myc-context-text" dir="auto">{_chunk(ex.context, False)}</div></details>')
+    notes = "".join(f'<div class="myc-why">{_chunk(n, False)}</div>' for n in ex.notes)
+    return (f'<div class="myc-example" data-example="{k}">{title}{context}'
+            f'<table class="myc-rows">{"".join(rows)}</table>{notes}</div>')
 
 
 def legend(types: list[str], scores: bool = False) -> str:
@@ -161,7 +211,7 @@ def legend(types: list[str], scores: bool = False) -> str:
 
 def view_html(view: ViewData) -> str:
     """The HTML fragment of ``view`` (its own ``<style>``, classes prefixed ``myc``)."""
-    note = f'<div class="myc-note">{escape(view.note)}</div>' if view.note else ""
+    note = f'<div class="myc-note">{_chunk(view.note, False)}</div>' if view.note else ""
     body = "".join(_example_html(ex, view.types, k) for k, ex in enumerate(view.examples))
     scores = any(ex.soft is not None for ex in view.examples)
     return (f'<div class="myc"><style>{CSS}</style>{note}{legend(view.types, scores)}{body}'

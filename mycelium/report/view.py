@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .model import DEFAULT_METRICS, SCORE_METRICS, ExampleView, ViewData, types_of
+from .model import (DEFAULT_METRICS, SCORE_METRICS, ExampleView, ViewData, surprises,
+                    types_of)
 from .render import page, view_html
 from .segments import parse_spans
 from .text import view_text
@@ -31,7 +32,7 @@ class SpanView(ViewData):
 
 
 def show(text, references, predictions=None, *, soft_predictions=None, token_offsets=None,
-         token_scores=None, labels=None, metrics=DEFAULT_METRICS) -> SpanView:
+         token_scores=None, labels=None, metrics=DEFAULT_METRICS, context=None) -> SpanView:
     """Look at spans: references and predictions marked over the text of one example or
     a few.
 
@@ -61,6 +62,10 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
         Metrics computed per example with `mycelium.evaluate` and shown beside each
         row; ``None`` shows none. With scores, the score metrics named here
         (``char_auroc``, ``char_ap``; by default both) are shown beside the scores row.
+    context : str or sequence of str, optional
+        What the text answers (a question, a retrieved passage, the model's input): one
+        string per example, shown collapsed above its text (HTML) or as its first lines
+        (terminal). None for an example shows none.
 
     Returns
     -------
@@ -126,16 +131,39 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
             refs_batch, text=texts, metrics=score_names, include_per_example=True,
             soft_predictions=batch(soft_predictions), token_offsets=batch(token_offsets),
             token_scores=batch(token_scores))["per_example"]
+    contexts = _contexts(context, single, len(texts))
     examples = []
     for k, t in enumerate(texts):
+        refs_k = parse_spans(refs_batch[k])
+        rows_k = [(name, parse_spans(preds[k])) for name, preds in rows]
+        values_k = [values[k] if values else None for values in per_row]
         examples.append(ExampleView(
-            text=t, references=parse_spans(refs_batch[k]),
-            rows=[(name, parse_spans(preds[k])) for name, preds in rows],
-            metrics=[values[k] if values else None for values in per_row],
+            text=t, references=refs_k, rows=rows_k, metrics=values_k,
             soft=softs[k] if softs is not None else None, score_name=score_name,
             score_metrics=per_score[k] if per_score else None,
-            title="" if single else f"example {k}"))
+            title="" if single else f"example {k}", context=contexts[k],
+            notes=surprises(refs_k, rows_k, values_k)))
     return SpanView(examples, types=types_of(examples))
+
+
+def _contexts(context, single: bool, n: int) -> list[str | None]:
+    if context is None:
+        return [None] * n
+    values = [context] if single or isinstance(context, str) and n == 1 else list(context)
+    if isinstance(context, str) and not single and n != 1:
+        raise TypeError("Expected one context per text (a sequence of str) for a batch, got "
+                        "one str; fix by passing a list of contexts.")
+    if len(values) != n:
+        raise ValueError(f"Expected a context for each of the {n} texts, got {len(values)}; "
+                         "fix by passing one context (or None) per text.")
+    return [None if v is None or _missing(v) else str(v) for v in values]
+
+
+def _missing(value) -> bool:
+    try:
+        return bool(value != value)  # NaN, as pandas gives for a missing cell
+    except (TypeError, ValueError):
+        return False
 
 
 def _is_span_set_list(obj) -> bool:

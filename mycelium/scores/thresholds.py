@@ -14,6 +14,7 @@ from ..core import pipeline
 from ..core.aggregate import aggregate
 from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
+from ..core.progress import Bar, running, wanted
 from ..core.score_metrics import pooled_values
 from ..core.score_rules import rules_of
 from ..core.scores import (ScoreInput, concat_runs, score_run_blocks, score_runs,
@@ -29,12 +30,16 @@ __all__ = ["sweep", "tune_threshold"]
 #: Metrics whose statistics at every threshold come from one pass over the runs.
 FAST = ("iou", "character", "response_level")
 COLUMNS = ["threshold", "metric", "measure", "value", "examples", "average", "profile"]
+#: Steps (thresholds re-scored, and group x threshold cells of the result) from which a
+#: sweep shows a bar by default: a few seconds of work (12,000 thresholds of 604 examples
+#: took 30 s for iou and character on a 2-core machine).
+PROGRESS_STEPS = 1_000
 
 
 def sweep(references, *, text, soft_predictions=None, token_offsets=None,
           token_scores=None, thresholds=None, metrics=("iou", "character"), average=None,
           profile=None, by=None, zero_division=None, params=None,
-          missing="error") -> pd.DataFrame:
+          missing="error", progress=None) -> pd.DataFrame:
     """Span metrics at many thresholds of a detector's scores, as one tidy frame.
 
     Parameters
@@ -59,6 +64,10 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
     by : sequence, pandas Series or dict of sequences, optional
         Group labels per example (a dict gives several columns; a list is column
         ``"by"``, a Series keeps its name). Null labels form their own group.
+    progress : bool, optional
+        A progress bar over the thresholds (one step per threshold that re-scores spans,
+        and per group and threshold of the result); default: only on a terminal or in a
+        notebook, for `PROGRESS_STEPS` steps or more.
 
     Returns
     -------
@@ -90,8 +99,11 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
                average, profile, zero_division, params, missing, by)
     grid = _thresholds(thresholds, run.si, run.lengths)
     run.grid_label = _grid_label(thresholds)
-    stats = run.statistics(grid)
-    return run.frame(grid, stats)
+    steps = grid.size * (len(run.keys) + bool(run.slow_names()))
+    with running(steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
+                 unit="threshold") as bar:
+        stats = run.statistics(grid, bar)
+        return run.frame(grid, stats, bar)
 
 
 class _Run:
@@ -134,15 +146,21 @@ class _Run:
         self.lengths = lengths[kept]
         self.group_cols, self.codes, self.keys = _groups(by, n_input, kept)
 
-    def statistics(self, grid: np.ndarray) -> dict[str, list[dict[str, np.ndarray]]]:
-        """``{metric: [per-example statistics at each threshold]}``."""
-        # The fast path counts merged masks: the pairwise character rule takes the slow one.
+    def slow_names(self) -> list[str]:
+        """The metrics re-scored at each threshold (the others: one pass, `FAST`). The fast
+        pass counts merged masks, so the pairwise character rule takes the slow one."""
         pairwise = self.settings.params["character"].get("overlaps") == "pairwise"
-        fast = [m for m in self.names if m in FAST and not (m == "character" and pairwise)] \
+        fast = [m for m in FAST if not (m == "character" and pairwise)] \
             if _in_order(self.si) else []
+        return [m for m in self.names if m not in fast]
+
+    def statistics(self, grid: np.ndarray, bar: Bar
+                   ) -> dict[str, list[dict[str, np.ndarray]]]:
+        """``{metric: [per-example statistics at each threshold]}``."""
+        slow = self.slow_names()
+        fast = [m for m in self.names if m not in slow]
         out = _fast_statistics(self.si, self.lengths, self.prepared.refs, grid, fast,
                                inclusive=self.rules.inclusive)
-        slow = [m for m in self.names if m not in fast]
         if slow:
             span_names = [m for m in slow if m not in POOLED_METRICS]
             for m in slow:
@@ -160,9 +178,10 @@ class _Run:
                                        st, self.settings.params)
                 for m in slow:
                     out[m].append(st[m])
+                bar.update(1)
         return out
 
-    def frame(self, grid: np.ndarray, stats) -> pd.DataFrame:
+    def frame(self, grid: np.ndarray, stats, bar: Bar) -> pd.DataFrame:
         s = self.settings
         prof = s.profile.name if s.profile else None
         rows = []
@@ -183,6 +202,7 @@ class _Run:
                         avg = s.average
                     for measure, v in vals.items():
                         rows.append((*key, t, m, measure, v, n, avg, prof))
+                bar.update(1)
         frame = pd.DataFrame(rows, columns=self.group_cols + COLUMNS)
         frame.attrs["signature"] = self.signature(len(grid))
         return frame
@@ -338,7 +358,7 @@ def _fast_statistics(si, lengths, refs, grid, names, *, inclusive=False
 def tune_threshold(references, *, text, soft_predictions=None, token_offsets=None,
                    token_scores=None, metric="iou", measure="score", average=None,
                    profile=None, by=None, thresholds=None, zero_division=None, params=None,
-                   missing="error"):
+                   missing="error", progress=None):
     """The threshold that maximises one measure (per group with ``by``), on these data.
 
     Tune on development data and apply the result to test data in a second, explicit
@@ -351,6 +371,8 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
         What to maximise (default IoU's score).
     thresholds : None, int or sequence
         The candidates, as for `sweep` (None: every distinct score, the exact optimum).
+    progress : bool, optional
+        The sweep's progress bar (see `sweep`).
     Other parameters
         As for `sweep`.
 
@@ -379,7 +401,8 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
     frame = sweep(references, text=text, soft_predictions=soft_predictions,
                   token_offsets=token_offsets, token_scores=token_scores,
                   thresholds=thresholds, metrics=[metric], average=average, profile=profile,
-                  by=by, zero_division=zero_division, params=params, missing=missing)
+                  by=by, zero_division=zero_division, params=params, missing=missing,
+                  progress=progress)
     rows = frame[frame["measure"] == measure]
     if rows.empty:
         raise ValueError(f"Expected a measure of {metric}, got {measure!r}; fix by passing "

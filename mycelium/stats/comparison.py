@@ -27,6 +27,7 @@ import pandas as pd
 from ..core.aggregate import _measures, aggregate
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.pipeline import compute_statistics, prepare
+from ..core.progress import Bar, running, wanted
 from ..core.settings import Settings, resolve_settings
 from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
@@ -67,6 +68,9 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
         Resamples, seed and level of the paired-bootstrap interval of the difference.
     ids : sequence, optional
         Example ids: the resampling keys (results then do not depend on row order).
+    progress : bool, optional
+        A progress bar over the resamples of every detector (and, for the permutation
+        test, of every pair); default: only on a terminal or in a notebook, for long runs.
     text, profile, metrics, average, zero_division, params, missing
         As in `mycelium.evaluate`.
 
@@ -113,9 +117,12 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
         raise ValueError(f"ids has {len(ids)} entries but there are {n} examples.")
     pairs = ([(d, baseline) for d in names if d != baseline] if baseline is not None
              else list(itertools.combinations(names, 2)))
-    boot = {d: _resampled(stats[d], keys, settings) for d in names}
-    nulls = (_permutation_differences(stats, pairs, keys, settings)
-             if test == "permutation" else {})
+    R = settings.resampling().n_resamples
+    steps = R * (len(names) + (len(pairs) if test == "permutation" else 0))
+    with running(steps, "compare", wanted(progress, steps * n), unit="resample") as bar:
+        boot = {d: _resampled(stats[d], keys, settings, bar) for d in names}
+        nulls = (_permutation_differences(stats, pairs, keys, settings, bar)
+                 if test == "permutation" else {})
     rows = []
     for a, b in pairs:
         rows.extend(_pair_rows(a, b, stats, boot, nulls.get((a, b)), settings, test, n))
@@ -156,11 +163,11 @@ def _statistics(references, predictions, names, text, settings: Settings):
     return stats, 0 if kept is None else int(kept.sum())
 
 
-def _resampled(stats, keys, settings: Settings):
+def _resampled(stats, keys, settings: Settings, bar: Bar):
     b = settings.resampling()
     return resampled_values(stats, keys=keys, average=settings.average,
                             zero_division=settings.zero_division, params=settings.params,
-                            seed=b.seed, n_resamples=b.n_resamples)
+                            seed=b.seed, n_resamples=b.n_resamples, progress=bar.update)
 
 
 def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
@@ -211,7 +218,7 @@ def _coins(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
     return (bits >> np.uint64(63)).astype(np.float64)
 
 
-def _permutation_differences(stats, pairs, keys, settings: Settings):
+def _permutation_differences(stats, pairs, keys, settings: Settings, bar: Bar):
     """Difference a - b in each permutation resample, for every pair:
     ``{(a, b): {metric: {measure: (R,)}}}``. One coin matrix per chunk of resamples
     serves every pair; each pair's reweighting is one matrix product."""
@@ -224,6 +231,7 @@ def _permutation_differences(stats, pairs, keys, settings: Settings):
             for metric, values in lay.differences(c).items():
                 for measure, arr in values.items():
                     out[pair].setdefault(metric, {}).setdefault(measure, []).append(arr)
+            bar.update(len(chunk))
     return {pair: {m: {k: np.concatenate(v) for k, v in meas.items()}
                    for m, meas in res.items()} for pair, res in out.items()}
 

@@ -20,7 +20,9 @@ def test_reference_file_and_one_file_per_detector(tmp_path):
     assert html.startswith("<!DOCTYPE html>")
     for name in ("careful", "overmarking", "pinpoint", "random"):
         assert f"<tr><td>{name}</td><td>48</td>" in html
-        assert f"<h3>{name}: lowest iou first</h3>" in html
+        assert (f"<summary><b>{name}</b>: lowest iou first, 3 per group of lang; ties: the "
+                "most characters marked on either side first</summary>") in html
+    assert html.count('<div class="myc-title">id ex-') == 4 * 4 * 3 + 3  # + disagreement
     assert "192 rows, 4 detector(s), grouped by lang" in html
 
 

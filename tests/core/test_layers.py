@@ -232,8 +232,9 @@ def test_the_rule_catches_a_cycle_and_a_crowded_top(tmp_path):
     (copy / "extra_one.py").write_text('"""x"""\n', encoding="utf-8")
     (copy / "extra_two.py").write_text('"""x"""\n', encoding="utf-8")
     found = violations(copy)
-    assert "import cycle: mycelium.report.view -> mycelium.report.model -> " \
-        "mycelium.report.view" in found, found
+    # which cycle through the two is told first depends on the search's way in
+    assert any(f.startswith("import cycle: ") and "mycelium.report.view -> " in f
+               and "mycelium.report.model" in f for f in found), found
     assert any(f.startswith("9 modules at the top of mycelium/") for f in found), found
     assert any("mycelium.extra_one has no layer" in f for f in found), found
 

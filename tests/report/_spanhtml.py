@@ -17,6 +17,7 @@ class Runs(HTMLParser):
         self._in_text = False
         self._in_th = False
         self._cls = ""
+        self._spans: list[bool] = []  # per open span: is it a styled run (with offsets)
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -28,15 +29,18 @@ class Runs(HTMLParser):
             self._in_th = True
             self.names.append("")
         elif tag == "span" and self._in_text:
-            self._cls = a.get("class", "").split()[0]
-            self.offsets[-1].append((int(a["data-s"]), int(a["data-e"])))
+            run = "data-s" in a  # markers and escapes inside a run carry no offsets
+            self._spans.append(run)
+            if run:
+                self._cls = a.get("class", "").split()[0]
+                self.offsets[-1].append((int(a["data-s"]), int(a["data-e"])))
 
     def handle_endtag(self, tag):
         if tag == "td":
             self._in_text = False
         elif tag == "th":
             self._in_th = False
-        elif tag == "span":
+        elif tag == "span" and self._spans and self._spans.pop():
             self._cls = ""
 
     def handle_data(self, data):

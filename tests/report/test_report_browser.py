@@ -1,6 +1,9 @@
 """The views in a real browser: Chromium, headless, renders the report and a `show` page
 from disk; the DOM it built has the tables, figures and marked spans, nothing from the
-text ran, and the screenshots show the palette's colours (not a blank page).
+text ran, and the screenshots show the palette's colours (not a blank page). At 480 px
+neither the report nor a view scrolls sideways; inside JupyterLab's own table rules
+(a copy in ``fixtures/``) the view's text stays left-aligned and unstriped; and in a grey
+screenshot the three outcomes still differ.
 
 Skipped when no Chromium is installed (``.ci/run`` installs Debian's ``chromium``).
 """
@@ -22,7 +25,9 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None,
                                 reason="no chromium on PATH (apt-get install chromium)")
 DATA = Path(__file__).resolve().parents[2] / "examples" / "data"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--force-device-scale-factor=1", "--hide-scrollbars"]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def chromium(tmp_path: Path, page: Path, *args: str) -> str:
@@ -73,7 +78,7 @@ def test_report_dom_has_tables_figures_and_spans(tmp_path, report_page):
     assert dom.count('<table class="myc-results">') == 5 + 1  # and the disagreement's
     assert dom.count('class="myc-figure"') == 4 and dom.count('myc-heatmap') == 1
     assert dom.count('class="myc-bar"') > 50
-    assert dom.count('<div class="myc-example"') == 20 + 5
+    assert dom.count('<div class="myc-example"') == 4 * 4 * 3 + 3  # per group; disagreement
     for cls in ("myc-both", "myc-ref", "myc-pred", "myc-span"):
         assert f'<span class="{cls}' in dom
 
@@ -102,8 +107,8 @@ def test_show_page_renders_scripts_as_text_and_marks_spans(tmp_path):
     assert dom.count('title="reference only (missed)">cafe\u0301</span>') == 1
     png = tmp_path / "show.png"
     chromium(tmp_path, page, f"--screenshot={png}", "--window-size=1000,500")
-    seen = colours_present(png, {"both": "#a6d8f5", "reference only": "#f7c873",
-                                 "prediction only": "#efc3dd", "white": "#ffffff"})
+    seen = colours_present(png, {"both": "#5aaee3", "reference only": "#ffe2a6",
+                                 "prediction only": "#e49ac6", "white": "#ffffff"})
     assert all(n > 30 for n in seen.values()), seen
 
 
@@ -129,3 +134,130 @@ def test_narrow_window_keeps_words_whole_and_the_text_column_wide(tmp_path):
     assert width >= 180, width  # 14em of 14px, not a column of two characters
     assert right <= 480, right  # the metrics wrap inside the window
     assert 'class="myc-soft myc-soft-hi"' in dom and "score 0 \u2192 1" in dom
+
+
+def at_480(tmp_path: Path, inner: Path) -> tuple[int, int, int, str]:
+    """The scroll width, client width and window width of ``inner`` shown in a frame 480
+    px wide (Chromium's headless window is at least 500 px), and what sticks out."""
+    import re
+
+    host = tmp_path / "host.html"
+    host.write_text(
+        "<!DOCTYPE html><html><body style='margin:0'>"
+        f"<iframe id='f' src='{inner.name}' width='480' height='900' style='border:0'>"
+        "</iframe><script>document.getElementById('f').addEventListener('load', () => {"
+        "const w = document.getElementById('f').contentWindow;"
+        "const d = w.document.documentElement; const wide = [];"
+        "for (const e of w.document.body.querySelectorAll('*')) {"
+        "  const r = e.getBoundingClientRect();"
+        "  if (r.right > d.clientWidth + 0.5) wide.push(e.tagName + '.' + e.className);"
+        "}"
+        "document.body.setAttribute('data-widths', [d.scrollWidth, d.clientWidth,"
+        "  w.innerWidth].join(','));"
+        "document.body.setAttribute('data-wide', wide.slice(0, 5).join(' '));"
+        "});</script></body></html>", encoding="utf-8")
+    dom = chromium(tmp_path, host, "--dump-dom", "--window-size=600,1000",
+                   "--allow-file-access-from-files", "--virtual-time-budget=5000")
+    scroll, client, inner_w = map(int, re.search(r'data-widths="([^"]*)"', dom).group(1)
+                                  .split(","))
+    return scroll, client, inner_w, re.search(r'data-wide="([^"]*)"', dom).group(1)
+
+
+def test_at_480_px_the_report_does_not_scroll_sideways(tmp_path, report_page):
+    page = tmp_path / "report.html"
+    page.write_text(report_page.read_text(encoding="utf-8"), encoding="utf-8")
+    scroll, client, inner, wide = at_480(tmp_path, page)
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+    # what is wider than the window scrolls inside its own box
+    assert page.read_text(encoding="utf-8").count('<div class="myc-scroll">') >= 5 + 2
+
+
+def test_at_480_px_a_view_with_a_long_url_does_not_scroll_sideways(tmp_path):
+    url = "https://example.org/" + "a-very-long-path-segment/" * 8 + "?q=" + "x" * 60
+    view = mycelium.show(f"See {url} for the source; it was founded in 1925.",
+                         [[4, 4 + len(url)]], {"detector-with-a-long-name": [[0, 20]]},
+                         context="Where is the source? " + url)
+    page = tmp_path / "show.html"
+    page.write_text(view.html(), encoding="utf-8")
+    scroll, client, inner, wide = at_480(tmp_path, page)
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+
+
+def probed(page: Path, html: str, probe: str) -> Path:
+    page.write_text(html.replace("</body>", probe + "</body>"), encoding="utf-8")
+    return page
+
+
+ALIGNMENT = ("<script>const out = [];"
+             "for (const td of document.querySelectorAll('td.myc-text')) {"
+             "  const r = document.createRange(); r.setStart(td.firstChild.nodeType === 3 ?"
+             "    td.firstChild : td.firstChild.firstChild, 0);"
+             "  r.setEnd(r.startContainer, 1);"
+             "  const s = getComputedStyle(td);"
+             "  out.push([Math.round(r.getBoundingClientRect().left -"
+             "    td.getBoundingClientRect().left), s.textAlign,"
+             "    getComputedStyle(td.parentElement).backgroundColor].join('|'));"
+             "}"
+             "document.body.setAttribute('data-cells', out.join(';'));</script>")
+
+
+def test_inside_jupyterlab_s_table_rules_the_text_stays_left_aligned(tmp_path):
+    css = (FIXTURES / "jupyterlab_rendermime.css").read_text(encoding="utf-8")
+    view = mycelium.show(["A short text.", "A longer text that reaches further right.",
+                          "Mid-length text here."],
+                         [[[2, 7]], [[9, 13]], [[0, 3]]],
+                         {"a": [[[2, 7]], [], [[0, 9]]], "b": [[], [[2, 8]], []]})
+    html = ("<!DOCTYPE html><html><head><meta charset='utf-8'><style>" + css
+            + "</style></head><body><div class='jp-RenderedHTMLCommon jp-RenderedHTML "
+            "jp-OutputArea-output' data-mime-type='text/html'>" + view._repr_html_()
+            + "</div></body></html>")
+    page = probed(tmp_path / "notebook.html", html, ALIGNMENT)
+    dom = chromium(tmp_path, page, "--dump-dom", "--window-size=1000,800")
+    import re
+
+    cells = [c.split("|") for c in re.search(r'data-cells="([^"]*)"', dom).group(1).split(";")]
+    assert len(cells) == 3 * 3  # reference, a, b for each example
+    offsets = {int(c[0]) for c in cells}
+    assert len(offsets) == 1 and offsets.pop() <= 8, cells  # every text starts at the left
+    assert {c[1] for c in cells} <= {"left", "start"}, cells
+    assert {c[2] for c in cells} == {"rgba(0, 0, 0, 0)"}, cells  # no zebra rows
+
+
+GREY_RECTS = ("<script>const out = [];"
+              "for (const cls of ['myc-both', 'myc-ref', 'myc-pred']) {"
+              "  const r = document.querySelector('td.myc-text span.' + cls)"
+              "    .getBoundingClientRect();"
+              "  out.push([cls, r.left, r.top, r.right, r.bottom].join(','));"
+              "}"
+              "document.body.setAttribute('data-rects', out.join(';'));</script>")
+
+
+def test_in_grey_scale_the_three_outcomes_stay_apart(tmp_path):
+    image = pytest.importorskip("PIL.Image", reason="Pillow reads the screenshot")
+    import re
+
+    import numpy as np
+
+    blank = "\u00a0" * 12  # no glyphs: only what marks the outcome is measured
+    text = blank + " " + blank + " " + blank + " " + blank
+    starts = [0, 13, 26, 39]
+    view = mycelium.show(text, [[starts[0], starts[0] + 12], [starts[1], starts[1] + 12]],
+                         {"detector": [[starts[0], starts[0] + 12],
+                                       [starts[2], starts[2] + 12]]}, metrics=None)
+    page = probed(tmp_path / "grey.html", view.html(), GREY_RECTS)
+    dom = chromium(tmp_path, page, "--dump-dom", "--window-size=800,400")
+    rects = {p.split(",")[0]: [float(x) for x in p.split(",")[1:]]
+             for p in re.search(r'data-rects="([^"]*)"', dom).group(1).split(";")}
+    png = tmp_path / "grey.png"
+    chromium(tmp_path, page, f"--screenshot={png}", "--window-size=800,400")
+    grey = np.asarray(image.open(png).convert("L"), dtype=np.float64)
+    stats = {}
+    for cls, (left, top, right, bottom) in rects.items():
+        h = bottom - top  # the middle of the box: away from underlines and outlines
+        box = grey[int(top + 0.3 * h):int(bottom - 0.3 * h), int(left) + 3:int(right) - 3]
+        stats[cls] = (float(np.median(box)), float(box.std()))
+    (both_m, both_s), (ref_m, ref_s), (pred_m, pred_s) = (
+        stats["myc-both"], stats["myc-ref"], stats["myc-pred"])
+    assert abs(both_m - ref_m) >= 40, stats  # lightness tells both from missed
+    assert pred_s >= 15 and both_s <= 5 and ref_s <= 5, stats  # the hatching, false alarms
+    assert abs(pred_m - both_m) >= 25, stats

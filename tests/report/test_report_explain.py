@@ -108,14 +108,19 @@ def test_explain_view_shows_the_top_examples_with_their_contributions():
     out = mycelium.explain(REFS, A, B, text=texts, metric="iou", n=2)
     view = mycelium.explain_view(out, texts, REFS, A, B, labels=["A", "B"])
     assert [ex.title for ex in view.examples] == [
-        f"example {int(e)} · contribution {c:+.4f} · a {va:.3f}, b {vb:.3f}"
+        f"example {int(e)} · contribution {c:+.4f} · A {va:.3f}, B {vb:.3f}"
         for e, c, va, vb in zip(out.example, out.contribution, out.value_a, out.value_b)]
     assert [ex.text for ex in view.examples] == [texts[i] for i in out.example]
     assert [name for name, _ in view.examples[0].rows] == ["A", "B"]
     assert view.examples[0].metrics[0] == {"iou": {"score": out.value_a[0]}}
-    assert view.note == f"iou score (macro): a - b: {out.attrs['difference']:+.4f} over " \
+    assert view.note == f"iou score (macro): A - B: {out.attrs['difference']:+.4f} over " \
                         "every example"
     two = mycelium.explain(REFS, A, text=texts, metric="iou", metric_b="character", n=1)
     shown = mycelium.explain_view(two, texts, REFS, A)
-    assert shown.examples[0].title == "example 4 · contribution -0.0194 · a 0.778, b 0.875"
+    assert shown.examples[0].title == ("example 4 · contribution -0.0194 · iou score 0.778, "
+                                       "character f1 0.875")
+    assert mycelium.explain_view(two, texts, REFS, A, labels=["A"]).examples[0].title == \
+        shown.examples[0].title  # two measures of one detector: named by the measures
+    macro = mycelium.explain(REFS, A, text=texts, metric="iou", n=1)
+    assert " · a " in mycelium.explain_view(macro, texts, REFS, A).examples[0].title
     assert set(shown.examples[0].metrics[0]) == {"iou", "character"}

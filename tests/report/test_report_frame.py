@@ -24,7 +24,8 @@ def test_worst_rows_first_by_iou(df):
     view = df.mycelium.show("ref", "pred", text="text", n=3)
     assert [ex.title for ex in view.examples] == [
         "row 12 · iou_score 0.000", "row 13 · iou_score 0.000", "row 11 · iou_score 0.333"]
-    assert view.note == "lowest iou_score first: up to 3 of 5 rows"
+    assert view.note == ("lowest iou_score first: up to 3 of 5 rows; ties: most characters "
+                         "marked on either side first")
     # the view of row 12 draws row 12's text and spans, not another row's
     assert parse(view._repr_html_()).rows[1] == [("myc-pred", "qr"), ("myc-ref", "stuv"),
                                                  ("", "wx")]
@@ -92,3 +93,30 @@ def test_polars_frame_worst_rows_hand_checked(df):
                                                  ("myc-pred", "mn"), ("", "op")]
     with pytest.raises(KeyError, match="text column 'missing' not found"):
         _polars(df).mycelium.show("ref", "pred", text="missing")
+
+
+def test_ties_go_to_the_most_characters_marked_then_row_order():
+    frame = pd.DataFrame({
+        "text": ["abcdefghijkl"] * 4,
+        "ref": [[[0, 2]], [[0, 8]], [[0, 4]], [[0, 8]]],
+        "pred": [[[5, 6]], [[9, 12]], [[6, 8]], [[9, 12]]],  # iou 0 everywhere
+    }, index=[7, 8, 9, 5])
+    view = frame.mycelium.show("ref", "pred", text="text", n=4, metrics=None)
+    # marked on either side: 3, 11, 6, 11 characters
+    assert [ex.title.split(" · ")[0] for ex in view.examples] == [
+        "row 8", "row 5", "row 9", "row 7"]
+
+
+def test_titles_by_an_id_column_and_a_context_above_the_text(df):
+    framed = df.assign(qid=["q1", "q2", "q3", "q4", "q5"],
+                       question=["Q one?", None, "Q three?", "Q four?", "Q five?"])
+    view = framed.mycelium.show("ref", "pred", text="text", n=2, id_col="qid",
+                                context="question")
+    assert [ex.title for ex in view.examples] == ["qid q3 · iou_score 0.000",
+                                                  "qid q4 · iou_score 0.000"]
+    assert [ex.context for ex in view.examples] == ["Q three?", "Q four?"]
+    html = view._repr_html_()
+    assert html.count('<details class="myc-context"><summary>context</summary>') == 2
+    assert "context      Q three?" in repr(view)
+    none = framed.mycelium.show("ref", "pred", text="text", n=5, context="question")
+    assert [ex.context for ex in none.examples if ex.title.startswith("row 11")] == [None]

@@ -222,3 +222,27 @@ def test_show_is_loaded_lazily():
             "print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout == "ok\n", done.stderr
+
+
+def test_a_marked_line_break_shows_a_marker_and_the_text_stays_the_text():
+    text = "first line\nsecond\tcell \u0645\u0631\u062d\u0628\u0627\n"
+    html = mycelium.show(text, [[5, 11]], [[10, 11], [17, 18], [28, 29]],
+                         metrics=None)._repr_html_()
+    runs = parse(html).rows
+    assert "".join(t for _, t in runs[1]) == text  # the DOM's text is the text
+    # a false alarm on the final "\n" of an Arabic line, and a tab: both drawn
+    assert html.count('<span class="myc-ws" data-ws="\u23ce"></span>\n') == 3  # ref + 2 pred
+    assert html.count('<span class="myc-ws" data-ws="\u2192"></span>\t') == 1
+    assert '.myc span.myc-ws::before{content:attr(data-ws)' in html
+    # unmarked whitespace gets no marker
+    plain = mycelium.show("a\nb", [], [], metrics=None)._repr_html_()
+    assert "myc-ws" not in plain.split("</style>")[1]
+
+
+def test_control_and_bidi_characters_are_drawn_as_escapes_in_html():
+    html = mycelium.show("a\u202eb\x1b[2Jc\u2028d", [[0, 2]], [[3, 6]],
+                         metrics=None)._repr_html_()
+    body = html.split("</style>")[1]
+    assert "\u202e" not in body and "\x1b" not in body and "\u2028" not in body
+    assert '<span class="myc-esc" title="U+202E">\\u202e</span>' in body
+    assert '<span class="myc-esc" title="U+001B">\u241b</span>[2J' in body
