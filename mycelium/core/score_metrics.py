@@ -24,7 +24,7 @@ from .aggregate import _finalize
 from .exactsum import exact_mean
 from .scores import ScoreRuns
 
-__all__ = ["score_values", "pooled_values"]
+__all__ = ["score_values", "pooled_values", "pooled_values_of_sums"]
 
 
 def score_values(runs: ScoreRuns | Sequence[ScoreRuns], names, *, average: str,
@@ -147,13 +147,24 @@ def pooled_values(stats: dict[str, np.ndarray], name: str, *, zero_division: flo
     Without weights the sums are exact integers; with weights ``(resamples, examples)``
     one value per resample.
     """
-    metric = POOLED_METRICS[name]
     if weights is None:
         sums = {k: np.array([int(np.asarray(v).sum())], dtype=object) for k, v in stats.items()}
-        exact = True
-    else:
-        sums = {k: np.atleast_2d(weights) @ np.asarray(v, dtype=np.float64)
-                for k, v in stats.items()}
-        exact = False
+        return pooled_values_of_sums(sums, name, zero_division=zero_division)
+    sums = {k: np.atleast_2d(weights) @ np.asarray(v, dtype=np.float64)
+            for k, v in stats.items()}
+    return _pooled(sums, name, zero_division, exact=False)
+
+
+def pooled_values_of_sums(sums: dict[str, np.ndarray], name: str, *,
+                          zero_division: float) -> dict[str, np.ndarray]:
+    """Measures of a pooled metric from integer sums of its statistics, one value per
+    entry of the arrays (e.g. per group, or per group and threshold of a sweep), with the
+    exact arithmetic `pooled_values` uses for one batch."""
+    exact = {k: np.asarray(v).astype(object) for k, v in sums.items()}
+    return _pooled(exact, name, zero_division, exact=True)
+
+
+def _pooled(sums, name: str, zero_division: float, *, exact: bool) -> dict[str, np.ndarray]:
+    metric = POOLED_METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(sums, {}).items()}
     return _finalize(metric, ratios, zero_division, exact=exact)

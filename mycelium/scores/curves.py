@@ -1,0 +1,328 @@
+"""The values of a sweep at every cell — a group and one of its thresholds (`Grids`) —
+each equal to `mycelium.evaluate` with ``threshold=t`` on that group's rows, bit for bit.
+
+SPEC section 9. The spans of an example at t are decided by which of its scored intervals
+pass t; over the sorted thresholds of its group an interval passes the first ``k`` of
+them, its *level* (``> t``, or ``>= t`` under a profile's ``threshold_rule=">="``). So an
+example's spans, and every statistic of it, are constant between consecutive distinct
+levels of its intervals: its *segments*. Statistics are computed once per segment, not
+once per threshold, and summed into the cells they cover through difference arrays of
+exact integers (`mycelium.core.reduce`'s per-row columns: the statistics for micro,
+integer limbs of the per-example values for macro), so a group's curve costs its
+intervals, not its intervals times its thresholds.
+
+The per-segment statistics of ``iou``, ``character`` and ``response_level`` come from one
+pass over the scored runs (`mycelium.core.scores.score_runs` of the levels, in the token
+form with each gap between consecutive tokens at the lower of their levels, so that the
+characters passing t are exactly the spans at t); the other metrics, and tokens not in
+text order, score the spans of every segment (`mycelium.core.scores.spans_at_threshold`
+of the intervals that pass). In the soft form (and ``token_overlap="last"``) every
+character starts at score 0 before the intervals overwrite it (the official rule): a
+first interval ``[0, len)`` of score 0 stands for that, so a character no interval covers
+passes t when 0 does; in the token form it never does (it is in no token).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..core.pipeline import compute_statistics
+from ..core.reduce import group_sums, row_column_parts, values_from_sums
+from ..core.score_metrics import pooled_values_of_sums
+from ..core.scores import ScoreInput, concat_runs, score_run_blocks, spans_at_threshold
+from ..core.settings import Settings
+from ..core.spans import SpanBatch, canonicalize
+from ..metrics import METRICS, POOLED_METRICS, Workspace
+from .grids import Grids
+
+__all__ = ["curve_values", "FAST"]
+
+#: Metrics whose per-segment statistics come from the scored runs.
+FAST = ("iou", "character", "response_level")
+#: Scored intervals per batch of segments scored together (bounds the scratch memory).
+_CHUNK = 1 << 20
+
+
+def curve_values(si: ScoreInput, lengths: np.ndarray, refs: SpanBatch,
+                 listed_refs: np.ndarray, codes: np.ndarray, grids: Grids,
+                 names: list[str], settings: Settings, *, inclusive: bool
+                 ) -> dict[str, dict[str, np.ndarray]]:
+    """``{metric: {measure: value per cell}}`` of the kept examples (``codes``: each one's
+    group; ``refs`` canonical, ``listed_refs`` the reference spans each listed before
+    zero-length ones and duplicates were dropped)."""
+    si = _with_background(_by_example(si), lengths)
+    sizes = grids.sizes[codes]  # thresholds of each example's group
+    level = _levels(si.scores, codes[si.example], grids, inclusive=inclusive)
+    leveled = dataclasses.replace(si, scores=level.astype(np.float64))
+    seg_ex, seg_lo, seg_hi = _segments(si.example, level, sizes)
+    params = settings.params
+    fast = [m for m in names if m in FAST and _fast_for(m, si, params)]
+    stats = _fast_statistics(leveled, lengths, refs, listed_refs, seg_ex, seg_lo, fast,
+                             params)
+    slow = [m for m in names if m not in fast]
+    if slow:
+        stats.update(_slow_statistics(leveled, lengths, refs, listed_refs, seg_ex, seg_lo,
+                                      slow, params))
+    first = grids.offsets[codes[seg_ex]]
+    return _cell_values(stats, first + seg_lo, first + seg_hi, grids.values.size, names,
+                        settings)
+
+
+# ------------------------------------------------------------------ levels, segments
+
+def _by_example(si: ScoreInput) -> ScoreInput:
+    """The intervals grouped by example, each example's in list order."""
+    ex = si.example
+    if ex.size < 2 or (ex[1:] >= ex[:-1]).all():
+        return si
+    order = np.argsort(ex, kind="stable")
+    return ScoreInput(si.form, si.n, ex[order], si.starts[order], si.ends[order],
+                      si.scores[order], si.single)
+
+
+def _with_background(si: ScoreInput, lengths: np.ndarray) -> ScoreInput:
+    """Soft form: each example's own intervals after a first one, ``[0, len)`` of score 0."""
+    if si.form != "soft":
+        return si
+    bg = np.flatnonzero(lengths > 0)
+    example = np.concatenate([bg, si.example])
+    own = np.concatenate([np.zeros(bg.size, bool), np.ones(si.example.size, bool)])
+    order = np.lexsort((own, example))  # the background first, the rest in list order
+    starts = np.concatenate([np.zeros(bg.size, np.int64), si.starts])[order]
+    ends = np.concatenate([lengths[bg].astype(np.int64), si.ends])[order]
+    scores = np.concatenate([np.zeros(bg.size), si.scores])[order]
+    return ScoreInput("soft", si.n, example[order], starts, ends, scores, si.single)
+
+
+def _levels(scores: np.ndarray, group: np.ndarray, grids: Grids, *, inclusive: bool
+            ) -> np.ndarray:
+    """Per score, how many of its group's thresholds it passes (> t; >= t if inclusive):
+    thresholds and scores merged in one sort by (group, value)."""
+    nt = grids.values.size
+    query = np.concatenate([np.zeros(nt, bool), np.ones(scores.size, bool)])
+    # A threshold equal to the score sorts after it (strict) or before it (inclusive).
+    tie = query if inclusive else ~query
+    order = np.lexsort((tie, np.concatenate([grids.values, scores]),
+                        np.concatenate([grids.group, group])))
+    ranked = query[order]
+    below = np.cumsum(~ranked)  # thresholds up to each position
+    out = np.empty(scores.size, dtype=np.int64)
+    at = order[ranked] - nt
+    out[at] = below[ranked]
+    return out - grids.offsets[group]
+
+
+def _segments(example: np.ndarray, level: np.ndarray, sizes: np.ndarray):
+    """(example, first threshold, end threshold) of every segment: the stretches of an
+    example's thresholds between consecutive distinct levels of its intervals."""
+    n = sizes.size
+    inner = (level > 0) & (level < sizes[example])
+    ex = np.concatenate([np.arange(n, dtype=np.int64), example[inner]])
+    lo = np.concatenate([np.zeros(n, np.int64), level[inner]])
+    order = np.lexsort((lo, ex))
+    ex, lo = ex[order], lo[order]
+    new = np.ones(ex.size, dtype=bool)
+    new[1:] = (ex[1:] != ex[:-1]) | (lo[1:] != lo[:-1])
+    ex, lo = ex[new], lo[new]
+    hi = np.empty_like(lo)
+    last = np.ones(ex.size, dtype=bool)
+    last[:-1] = ex[1:] != ex[:-1]
+    hi[:-1] = lo[1:]
+    hi[last] = sizes[ex[last]]
+    return ex, lo, hi
+
+
+def _fast_for(metric: str, si: ScoreInput, params) -> bool:
+    """Can the runs give ``metric``'s statistics? (tokens in text order; a response is
+    predicted positive when it has a predicted character: ``positive_min_length <= 1``)."""
+    if metric == "response_level" and params.get(metric, {}).get(
+            "positive_min_length", 1) > 1:
+        return False
+    return si.form == "soft" or _in_order(si)
+
+
+def _in_order(si: ScoreInput) -> bool:
+    """Token offsets in order (starts and ends non-decreasing in each example)."""
+    if si.example.size < 2:
+        return True
+    same = si.example[1:] == si.example[:-1]
+    return bool(((si.starts[1:] >= si.starts[:-1]) & (si.ends[1:] >= si.ends[:-1]) | ~same)
+                .all())
+
+
+# ------------------------------------------------------------------ statistics
+
+def _mask_input(si: ScoreInput) -> ScoreInput:
+    """Token form: add each gap between consecutive tokens, scoring the lower of the two,
+    so that characters scoring > t are exactly the spans at t (`spans_at`'s rule)."""
+    if si.form == "soft" or si.example.size < 2:
+        return si
+    gap = (si.example[1:] == si.example[:-1]) & (si.starts[1:] > si.ends[:-1])
+    i = np.flatnonzero(gap)
+    # Each gap after its token, so that the examples stay in order (blocks of examples).
+    at = np.arange(si.example.size) + np.cumsum(np.concatenate([[0], gap]))
+    n = si.example.size + i.size
+    example, starts, ends, scores = (np.empty(n, dtype=np.int64), np.empty(n, np.int64),
+                                     np.empty(n, np.int64), np.empty(n))
+    example[at], starts[at], ends[at], scores[at] = si.example, si.starts, si.ends, si.scores
+    g = at[i] + 1
+    example[g], starts[g], ends[g] = si.example[i], si.ends[i], si.starts[i + 1]
+    scores[g] = np.minimum(si.scores[i], si.scores[i + 1])
+    return ScoreInput("token", si.n, example, starts, ends, scores, si.single)
+
+
+def _gold(refs: SpanBatch, listed_refs: np.ndarray, params) -> np.ndarray:
+    """Gold positive examples, by ``response_level``'s own rule (its parameters)."""
+    n = refs.n_examples
+    ws = Workspace(refs, SpanBatch.empty(n), listed=(listed_refs, np.zeros(n, np.int64)))
+    st = POOLED_METRICS["response_level"].compute(ws, params.get("response_level", {}))
+    return (st["tp"] + st["fn"]) > 0
+
+
+def _fast_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs, seg_ex,
+                     seg_lo, names, params) -> dict[str, dict[str, np.ndarray]]:
+    """Per segment: predicted and intersected characters from the runs of the levels."""
+    if not names:
+        return {}
+    runs = concat_runs(score_run_blocks(_mask_input(leveled), lengths, refs))
+    n = leveled.n
+    level = runs.score.astype(np.int64)
+    length = runs.length.astype(np.int64)
+    pos = np.where(runs.positive, length, 0)
+    # characters of the runs at or below the segment's first level: not predicted there
+    low_len, low_pos = _at_or_below(runs.example, level, [length, pos], seg_ex, seg_lo, n)
+    all_len = _example_sums(runs.example, length, n)
+    ref = _example_sums(runs.example, pos, n)
+    pred = all_len[seg_ex] - low_len
+    inter = ref[seg_ex] - low_pos
+    r = ref[seg_ex]
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for m in names:
+        if m == "iou":
+            out[m] = {"inter": inter, "union": r + pred - inter}
+        elif m == "character":
+            out[m] = {"tp": inter, "fp": pred - inter, "fn": r - inter}
+        else:
+            g, h = _gold(refs, listed_refs, params)[seg_ex], pred > 0
+            out[m] = {k: v.astype(np.int64) for k, v in (
+                ("tp", g & h), ("fp", ~g & h), ("fn", g & ~h), ("tn", ~g & ~h))}
+    return out
+
+
+def _example_sums(example: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros(n, dtype=np.int64)
+    np.add.at(out, example, values)
+    return out
+
+
+def _at_or_below(item_key, item_value, weights, query_key, query_value, n_keys):
+    """For each query, the sums of ``weights`` over the items of its key whose value is at
+    or below the query's value (items and queries merged in one sort by key, value)."""
+    ni = item_key.size
+    query = np.concatenate([np.zeros(ni, bool), np.ones(query_key.size, bool)])
+    order = np.lexsort((query, np.concatenate([item_value, query_value]),
+                        np.concatenate([item_key, query_key])))
+    ranked = query[order]
+    out = []
+    for w in weights:
+        before = np.zeros(n_keys + 1, dtype=np.int64)  # the items of the keys below
+        np.cumsum(_example_sums(item_key, w, n_keys), out=before[1:])
+        merged = np.concatenate([w, np.zeros(query_key.size, np.int64)])[order]
+        cum = np.cumsum(merged)
+        got = np.empty(query_key.size, dtype=np.int64)
+        got[order[ranked] - ni] = cum[ranked]
+        out.append(got - before[query_key])
+    return out
+
+
+def _ragged(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, value) of ``first[i] + 0..count[i]-1`` for every i."""
+    owner = np.repeat(np.arange(count.size), count)
+    shift = first - (np.cumsum(count) - count)
+    return owner, shift[owner] + np.arange(owner.size)
+
+
+def _repeat(batch: SpanBatch, rows: np.ndarray) -> SpanBatch:
+    """The examples ``rows`` (positions, repeats allowed) of a batch, in that order."""
+    counts = batch.counts[rows]
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    _, idx = _ragged(batch.offsets[:-1][rows], counts)
+    return SpanBatch(offsets, batch.starts[idx], batch.ends[idx], batch.canonical)
+
+
+def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs, seg_ex,
+                     seg_lo, names, params) -> dict[str, dict[str, np.ndarray]]:
+    """Per segment: the statistics of the spans of the intervals passing its thresholds,
+    scored in batches of about `_CHUNK` intervals."""
+    span_names = [m for m in names if m in METRICS]
+    pooled = [m for m in names if m in POOLED_METRICS]
+    first = np.zeros(leveled.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(leveled.example, minlength=leveled.n), out=first[1:])
+    count = np.diff(first)[seg_ex]
+    cuts = np.searchsorted(np.cumsum(count), np.arange(_CHUNK, count.sum(), _CHUNK))
+    bounds = np.unique(np.concatenate([[0], cuts, [seg_ex.size]]))
+    if bounds.size == 1:  # no segments (no example kept): the statistics' empty columns
+        bounds = np.array([0, 0])
+    parts: list[dict] = []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        ex, lo = seg_ex[a:b], seg_lo[a:b]
+        owner, idx = _ragged(first[:-1][ex], count[a:b])
+        hot = (leveled.scores[idx] > lo[owner]).astype(np.float64)  # level > first
+        part = ScoreInput(leveled.form, b - a, owner.astype(np.int64), leveled.starts[idx],
+                          leveled.ends[idx], hot, False)
+        preds = canonicalize(spans_at_threshold(part, lengths[ex], 0.5))
+        sub = _repeat(refs, ex)
+        st = compute_statistics(sub, preds, span_names, params) if span_names else {}
+        if pooled:
+            ws = Workspace(sub, preds, listed=(listed_refs[ex], preds.counts))
+            for m in pooled:
+                st[m] = POOLED_METRICS[m].compute(ws, params.get(m, {}))
+        parts.append(st)
+    return {m: {k: np.concatenate([p[m][k] for p in parts]) for k in parts[0][m]}
+            for m in names}
+
+
+# ------------------------------------------------------------------ cells
+
+def _cell_values(stats, c0: np.ndarray, c1: np.ndarray, n_cells: int, names,
+                 settings: Settings) -> dict[str, dict[str, np.ndarray]]:
+    """Every measure at every cell, from the per-segment statistics (segment i covers the
+    cells ``c0[i]`` to ``c1[i] - 1``), through exact per-cell sums."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    span_names = tuple(m for m in names if m in METRICS)
+    if span_names:
+        span = dataclasses.replace(settings, metrics=span_names)
+        sums: dict[str, np.ndarray] = {}
+        for part in row_column_parts({m: stats[m] for m in span_names}, span):
+            sums.update({k: _cell_sums(k, v, c0, c1, n_cells) for k, v in part.items()})
+        out.update(values_from_sums(sums, span))
+    for m in names:
+        if m in POOLED_METRICS:
+            sums = {k: _cell_sums(k, v, c0, c1, n_cells) for k, v in stats[m].items()}
+            out[m] = pooled_values_of_sums(sums, m, zero_division=settings.zero_division)
+    return out
+
+
+def _cell_sums(name: str, col: np.ndarray, c0: np.ndarray, c1: np.ndarray, n_cells: int
+               ) -> np.ndarray:
+    """Exact per-cell sums of a per-segment column: a difference array of integers, or,
+    for float columns (residual limbs, fractional CLEval numerators) and sums beyond
+    int64, the per-cell sums of `mycelium.core.reduce.group_sums` over the cells each
+    segment covers."""
+    col = np.asarray(col)
+    if not col.any():  # e.g. residual limbs: almost always zero
+        return np.zeros(n_cells, np.float64 if name.endswith("|residual") else np.int64)
+    integral = col.dtype.kind in "iub" or (col.dtype.kind == "f"
+                                           and bool(np.array_equal(col, np.trunc(col))))
+    peak = float(np.abs(col).max()) if col.size else 0.0
+    if integral and not name.endswith("|residual") and peak * 2 * col.size < 2**62:
+        v = col.astype(np.int64)
+        d = np.zeros(n_cells + 1, dtype=np.int64)
+        np.add.at(d, c0, v)
+        np.add.at(d, c1, -v)
+        return np.cumsum(d[:-1])
+    owner, cell = _ragged(c0, c1 - c0)
+    return group_sums({name: col[owner]}, cell, n_cells)[name]
