@@ -21,7 +21,7 @@ import numpy as np
 from ..metrics import POOLED_METRICS, SCORE_METRICS
 from ..metrics._ranking import blocks, pooled_blocks, rank
 from .aggregate import _finalize
-from .exactsum import exact_mean
+from .exactsum import exact_mean, weighted_means
 from .scores import ScoreRuns
 
 __all__ = ["score_values", "pooled_values", "pooled_values_of_sums"]
@@ -129,15 +129,13 @@ def _macro(v: np.ndarray, g: np.ndarray, n_groups: int, w) -> np.ndarray:
             if sel.any():
                 res[0, k] = exact_mean(v[sel])
         return res
-    vz = np.where(defined, v, 0.0)
-    num = np.zeros((w.shape[0], n_groups))
-    den = np.zeros((w.shape[0], n_groups))
+    # Weighted means summed exactly: the same bits in any order of the examples (an
+    # accumulator merged in another order, a permuted batch with the same ids).
+    res = np.full((w.shape[0], n_groups), math.nan)
     for k in range(n_groups):
         sel = g == k
-        num[:, k] = w[:, sel] @ vz[sel]
-        den[:, k] = w[:, sel] @ defined[sel].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+        res[:, k] = weighted_means(w[:, sel], v[sel])
+    return res
 
 
 def pooled_values(stats: dict[str, np.ndarray], name: str, *, zero_division: float,
