@@ -1,9 +1,12 @@
 """Order does not move a bit: with ids, the intervals of the score metrics (macro
 ``char_auroc`` / ``char_ap``: weighted means of per-example values, summed exactly) are the
 same for any order of the rows, and an `Accumulator` fed and merged in any order equals
-`mycelium.evaluate` bit for bit (README's promise)."""
+`mycelium.evaluate` bit for bit (README's promise). Merging an accumulator into itself,
+or the same batches twice, is refused instead of counting examples twice."""
 
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pytest
@@ -79,3 +82,20 @@ def test_accumulator_merged_in_any_order_equals_evaluate(average):
         assert got["ci"] == want["ci"], order
         assert {m: got[m] for m in OPTIONS["metrics"]} == \
             {m: want[m] for m in OPTIONS["metrics"]}
+
+
+def test_merging_an_accumulator_into_itself_is_refused():
+    acc = Accumulator(metrics="iou")
+    acc.update([[[0, 2]]], [[[0, 2]]])
+    with pytest.raises(ValueError, match="got this accumulator itself; its examples would "
+                                         "count twice"):
+        acc.merge(acc)
+    assert acc.compute()["meta"]["examples"] == 1
+    other = Accumulator(metrics="iou")
+    other.update([[[0, 4]]], [[[0, 2]]])
+    acc.merge(other)
+    with pytest.raises(ValueError, match="whose batches this one already holds"):
+        acc.merge(other)
+    assert acc.compute()["meta"]["examples"] == 2
+    acc.merge(copy.deepcopy(other))  # counting a dataset twice on purpose: a copy
+    assert acc.compute()["meta"]["examples"] == 3
