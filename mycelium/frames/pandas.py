@@ -126,7 +126,8 @@ class MyceliumAccessor:
             alone is a score column (below).
         token_offsets_col, token_scores_col, threshold : optional
             Detector scores (`mycelium.evaluate`'s ``soft_predictions`` /
-            ``token_offsets`` + ``token_scores``, needs ``text``) and a threshold
+            ``token_offsets`` + ``token_scores``, needs ``text``; lists, Arrow lists or
+            JSON strings per row) and a threshold
             whose spans replace ``pred_col``: the score metrics and ``response_level``
             are added (`mycelium.frames.scores`; each group is scored by
             `mycelium.evaluate` on its rows; with ``ci`` and no ``id_col`` a row is

@@ -6,15 +6,17 @@ one Arrow key table (`key_table`, the face's own column objects, so types and va
 kept), grouped by `group_codes`, and every result carries ``Groups.keys`` as Arrow
 columns, converted by each face as its span results are. The other columns are read
 positionally into plain lists (`rows_of`; Arrow-backed token offset and score columns stay
-Arrow arrays, read column-wise by `mycelium.core.token_input`) and each group's rows
-are scored by `mycelium.evaluate` itself, so every group's values equal the dict face on
-that group's rows, bit for bit. (The score metrics are not sums of per-example
-statistics, so the grouped-sums engine of `mycelium.frames.engine` does not apply to
-them.) Sweeps are `mycelium.scores.thresholds.sweep_curve`.
+Arrow arrays, read column-wise by `mycelium.core.token_input`; JSON strings, as CSV
+files hold them, are decoded) and each group's rows are scored by `mycelium.evaluate`
+itself, so every group's values equal the dict face on that group's rows, bit for bit.
+(The score metrics are not sums of per-example statistics, so the grouped-sums engine of
+`mycelium.frames.engine` does not apply to them.) Sweeps are
+`mycelium.scores.thresholds.sweep_curve`.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 import numpy as np
@@ -53,12 +55,14 @@ def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_score
 def rows_of(series, *, arrow: bool = False) -> list:
     """A column as a list of Python values, positionally (pandas, Arrow-backed or Polars);
     with ``arrow=True`` an Arrow-backed or Polars column is returned as one pyarrow
-    Array instead (token offsets and scores are read from it without Python objects)."""
+    Array instead (token offsets and scores are read from it without Python objects),
+    unless it holds strings."""
     if series is None:
         return None  # type: ignore[return-value]
     if arrow:
         arr = arrow_column(series)
-        if arr is not None:
+        if arr is not None and not (pa.types.is_string(arr.type)
+                                    or pa.types.is_large_string(arr.type)):
             return arr
     if hasattr(series, "to_list") and type(series).__module__.startswith("polars"):
         return series.to_list()
@@ -67,6 +71,34 @@ def rows_of(series, *, arrow: bool = False) -> list:
         return pa.array(series.array).to_pylist()
     out = list(series)
     return [x.tolist() if isinstance(x, np.ndarray) else x for x in out]
+
+
+#: Score columns whose string cells are JSON (as in CSV files): their side, an example cell.
+_JSON_ROLES = {"soft_ref_col": ("soft_references", '[{"start": 0, "end": 4, "prob": 0.8}]'),
+               "soft_pred_col": ("soft_predictions", '[{"start": 0, "end": 4, "prob": 0.8}]'),
+               "token_offsets_col": ("token_offsets", "[[0, 4], [5, 9]]"),
+               "token_scores_col": ("token_scores", "[0.1, 0.9]")}
+
+
+def decoded(values: list, name: str, role: str) -> list:
+    """A score column's JSON string cells decoded (the span columns' rule); a cell that
+    is not JSON is a `SpanValidationError` naming the column and the row."""
+    if isinstance(values, pa.Array) or not any(isinstance(v, str) for v in values):
+        return values
+    side, example = _JSON_ROLES[role]
+    out = []
+    for row, v in enumerate(values):
+        if isinstance(v, str):
+            try:
+                v = json.loads(v)
+            except ValueError as exc:
+                problem = (f"Expected a JSON list in {role} column {name!r}, got "
+                           f"{v[:60]!r} ({exc}); fix by writing the cell as JSON, e.g. "
+                           f"{example}, or giving the column as lists.")
+                raise SpanValidationError(f"{side} example {row}: {problem}", side=side,
+                                          example=row, problem=problem) from None
+        out.append(v)
+    return out
 
 
 def _take(values, pos):
@@ -154,11 +186,13 @@ _ARROW_ROLES = {"token_offsets_col", "token_scores_col"}
 
 def collect(column: Callable[[str, str], Any], names: dict[str, str | None]
             ) -> dict[str, list]:
-    """``{column name: rows}`` of the named columns (``column(name, role)`` looks one up)."""
+    """``{column name: rows}`` of the named columns (``column(name, role)`` looks one up);
+    JSON string cells of a score column decoded (`decoded`)."""
     out: dict[str, list] = {}
     for role, name in names.items():
         if name is not None and name not in out:
-            out[name] = rows_of(column(name, role), arrow=role in _ARROW_ROLES)
+            values = rows_of(column(name, role), arrow=role in _ARROW_ROLES)
+            out[name] = decoded(values, name, role) if role in _JSON_ROLES else values
     return out
 
 
