@@ -98,34 +98,40 @@ def _with_background(si: ScoreInput, lengths: np.ndarray) -> ScoreInput:
 
 def _levels(scores: np.ndarray, group: np.ndarray, grids: Grids, *, inclusive: bool
             ) -> np.ndarray:
-    """Per score, how many of its group's thresholds it passes (> t; >= t if inclusive):
-    thresholds and scores merged in one sort by (group, value)."""
-    nt = grids.values.size
-    query = np.concatenate([np.zeros(nt, bool), np.ones(scores.size, bool)])
-    # A threshold equal to the score sorts after it (strict) or before it (inclusive).
-    tie = query if inclusive else ~query
-    order = np.lexsort((tie, np.concatenate([grids.values, scores]),
-                        np.concatenate([grids.group, group])))
-    ranked = query[order]
-    below = np.cumsum(~ranked)  # thresholds up to each position
-    out = np.empty(scores.size, dtype=np.int64)
-    at = order[ranked] - nt
-    out[at] = below[ranked]
-    return out - grids.offsets[group]
+    """Per score, how many of its group's thresholds it passes (> t; >= t if inclusive).
+
+    Thresholds and scores are ranked among the distinct thresholds (exact float
+    comparisons), then searched as (group, rank) integer keys: the thresholds' keys are
+    sorted already, as each group's thresholds are."""
+    distinct = np.unique(grids.values)
+    rank = np.searchsorted(distinct, grids.values)
+    # a threshold passes when its rank is below the score's position among them
+    below = np.searchsorted(distinct, scores, side="right" if inclusive else "left")
+    base = distinct.size + 1
+    keys = _pair_keys(grids.group, rank, base)
+    return np.searchsorted(keys, _pair_keys(group, below, base)) - grids.offsets[group]
+
+
+def _pair_keys(major: np.ndarray, minor: np.ndarray, base: int) -> np.ndarray:
+    """``major * base + minor`` (int64; ``0 <= minor < base``): pairs sorted as integers.
+    Both factors are bounded by what a batch holds (examples or groups, and thresholds
+    per group), far below 2**62 together."""
+    return major.astype(np.int64) * np.int64(base) + minor
 
 
 def _segments(example: np.ndarray, level: np.ndarray, sizes: np.ndarray):
     """(example, first threshold, end threshold) of every segment: the stretches of an
-    example's thresholds between consecutive distinct levels of its intervals."""
+    example's thresholds between consecutive distinct levels of its intervals, in
+    (example, threshold) order."""
     n = sizes.size
     inner = (level > 0) & (level < sizes[example])
-    ex = np.concatenate([np.arange(n, dtype=np.int64), example[inner]])
-    lo = np.concatenate([np.zeros(n, np.int64), level[inner]])
-    order = np.lexsort((lo, ex))
-    ex, lo = ex[order], lo[order]
-    new = np.ones(ex.size, dtype=bool)
-    new[1:] = (ex[1:] != ex[:-1]) | (lo[1:] != lo[:-1])
-    ex, lo = ex[new], lo[new]
+    base = int(sizes.max()) + 1 if n else 1
+    keys = np.sort(np.concatenate([_pair_keys(np.arange(n), np.zeros(n, np.int64), base),
+                                   _pair_keys(example[inner], level[inner], base)]))
+    new = np.ones(keys.size, dtype=bool)
+    new[1:] = keys[1:] != keys[:-1]
+    keys = keys[new]
+    ex, lo = np.divmod(keys, base)
     hi = np.empty_like(lo)
     last = np.ones(ex.size, dtype=bool)
     last[:-1] = ex[1:] != ex[:-1]
@@ -183,21 +189,22 @@ def _gold(refs: SpanBatch, listed_refs: np.ndarray, params) -> np.ndarray:
 
 def _fast_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs, seg_ex,
                      seg_lo, names, params) -> dict[str, dict[str, np.ndarray]]:
-    """Per segment: predicted and intersected characters from the runs of the levels."""
+    """Per segment: predicted and intersected characters from the runs of the levels (a
+    run counts in the segments of its example that start below its level)."""
     if not names:
         return {}
     runs = concat_runs(score_run_blocks(_mask_input(leveled), lengths, refs))
-    n = leveled.n
     level = runs.score.astype(np.int64)
     length = runs.length.astype(np.int64)
     pos = np.where(runs.positive, length, 0)
-    # characters of the runs at or below the segment's first level: not predicted there
-    low_len, low_pos = _at_or_below(runs.example, level, [length, pos], seg_ex, seg_lo, n)
-    all_len = _example_sums(runs.example, length, n)
-    ref = _example_sums(runs.example, pos, n)
-    pred = all_len[seg_ex] - low_len
-    inter = ref[seg_ex] - low_pos
-    r = ref[seg_ex]
+    base = max(int(level.max()) if level.size else 0, int(seg_lo.max()) if seg_lo.size
+               else 0) + 1
+    seg_keys = _pair_keys(seg_ex, seg_lo, base)  # sorted: segments in (example, start) order
+    first = np.searchsorted(seg_keys, _pair_keys(runs.example, np.zeros_like(level), base))
+    end = np.searchsorted(seg_keys, _pair_keys(runs.example, level, base))
+    pred = _spread(first, end, length, seg_ex.size)
+    inter = _spread(first, end, pos, seg_ex.size)
+    r = _example_sums(runs.example, pos, leveled.n)[seg_ex]
     out: dict[str, dict[str, np.ndarray]] = {}
     for m in names:
         if m == "iou":
@@ -211,29 +218,21 @@ def _fast_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs,
     return out
 
 
-def _example_sums(example: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+def _spread(first: np.ndarray, end: np.ndarray, weights: np.ndarray, size: int
+            ) -> np.ndarray:
+    """``out[i]`` = the sum of ``weights[r]`` over every r with ``first[r] <= i < end[r]``
+    (a difference array; exact integers)."""
+    d = _example_sums(first, weights, size + 1) - _example_sums(end, weights, size + 1)
+    return np.cumsum(d[:-1])
+
+
+def _example_sums(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Exact int64 sums of ``values`` by ``index`` (0..n-1)."""
+    values = np.asarray(values, dtype=np.int64)
+    if values.size and float(np.abs(values).max()) * values.size < 2**53:
+        return np.bincount(index, weights=values, minlength=n).astype(np.int64)
     out = np.zeros(n, dtype=np.int64)
-    np.add.at(out, example, values)
-    return out
-
-
-def _at_or_below(item_key, item_value, weights, query_key, query_value, n_keys):
-    """For each query, the sums of ``weights`` over the items of its key whose value is at
-    or below the query's value (items and queries merged in one sort by key, value)."""
-    ni = item_key.size
-    query = np.concatenate([np.zeros(ni, bool), np.ones(query_key.size, bool)])
-    order = np.lexsort((query, np.concatenate([item_value, query_value]),
-                        np.concatenate([item_key, query_key])))
-    ranked = query[order]
-    out = []
-    for w in weights:
-        before = np.zeros(n_keys + 1, dtype=np.int64)  # the items of the keys below
-        np.cumsum(_example_sums(item_key, w, n_keys), out=before[1:])
-        merged = np.concatenate([w, np.zeros(query_key.size, np.int64)])[order]
-        cum = np.cumsum(merged)
-        got = np.empty(query_key.size, dtype=np.int64)
-        got[order[ranked] - ni] = cum[ranked]
-        out.append(got - before[query_key])
+    np.add.at(out, index, values)
     return out
 
 
