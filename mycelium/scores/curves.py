@@ -37,7 +37,7 @@ from ..core.spans import SpanBatch, canonicalize
 from ..metrics import METRICS, POOLED_METRICS, Workspace
 from .grids import Grids
 
-__all__ = ["curve_values", "FAST"]
+__all__ = ["curve_values"]
 
 #: Metrics whose per-segment statistics come from the scored runs.
 FAST = ("iou", "character", "response_level")
@@ -318,10 +318,6 @@ def _cell_sums(name: str, col: np.ndarray, c0: np.ndarray, c1: np.ndarray, n_cel
                                            and bool(np.array_equal(col, np.trunc(col))))
     peak = float(np.abs(col).max()) if col.size else 0.0
     if integral and not name.endswith("|residual") and peak * 2 * col.size < 2**62:
-        v = col.astype(np.int64)
-        d = np.zeros(n_cells + 1, dtype=np.int64)
-        np.add.at(d, c0, v)
-        np.add.at(d, c1, -v)
-        return np.cumsum(d[:-1])
+        return _spread(c0, c1, col.astype(np.int64), n_cells)
     owner, cell = _ragged(c0, c1 - c0)
     return group_sums({name: col[owner]}, cell, n_cells)[name]
