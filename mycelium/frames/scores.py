@@ -222,8 +222,11 @@ def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text
                                      token_offsets=token_offsets_col,
                                      token_scores=token_scores_col, threshold=threshold,
                                      id_col=id_col, options=options or {})
-    metric, measure = rest.pop("metric", "iou"), rest.pop("measure", "score")
     if kind == "tune_threshold":
+        if "metrics" in rest:  # as mycelium.tune_threshold: one metric, named metric=
+            raise TypeError("tune_threshold() got an unexpected keyword argument 'metrics'; "
+                            "expected metric= (and measure=), the one measure to maximise.")
+        metric, measure = rest.pop("metric", "iou"), rest.pop("measure", "score")
         rest["metrics"] = [metric]
     curve = sweep_curve(cols[ref_col], by=by_columns or None,
                         text=cols[text] if text else None,
