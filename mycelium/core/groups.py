@@ -16,10 +16,15 @@ The interface, in the order a face uses it:
 - `group_codes` (the table → `Groups`: a group code per row, each group's key, in the one
   order of every face); `Groups.positions` gives each group's rows;
 - `key_series` / `pandas_frame` (a result's key columns back to pandas without changing a
-  value); the Polars faces read the Arrow keys as they are.
+  value; `key_dtypes` gives the dict face's dtypes); the Polars faces read the Arrow keys
+  as they are.
 
-Nothing here computes a metric: a face scores each group's rows (or reduces per-row
-statistics by ``Groups.codes``) and attaches ``Groups.keys.take(group)`` to its rows.
+Nothing here computes a metric: a face scores each group's rows (``Groups.positions``;
+the score path, `mycelium.frames.scores`) or reduces per-row statistics by
+``Groups.codes`` (the span path), and attaches ``Groups.keys.take(group)`` to its rows.
+A face that sums in another engine first (Polars' ``group_by``, Spark's ``GROUP BY``)
+groups the engine's partial rows again with `group_codes` on their key columns, which
+merges the keys that engine keeps apart (NaN and null) and gives every face's order.
 """
 
 from __future__ import annotations
