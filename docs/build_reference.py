@@ -39,7 +39,7 @@ PAGES = (
     "mycelium.scores.baselines",
     "mycelium.accumulator",
     "mycelium.frames",
-    r"!mycelium\.frames\.(_|engine$|groups$|compare$|polars_batches$|polars_expr$|"
+    r"!mycelium\.frames\.(_|engine$|compare$|polars_batches$|polars_expr$|"
     r"to_pandas$|spark_checks$)",
     "mycelium.io",
     "mycelium.annotators",

@@ -256,10 +256,19 @@ class Accumulator:
         ------
         ValueError
             The two accumulators were made with different settings, or one has ids (or
-            soft labels) and the other not.
+            soft labels) and the other not; or ``other`` is this accumulator, or holds
+            batches this one already holds (merged before): they would count twice.
         """
         if not isinstance(other, Accumulator):
             raise TypeError(f"Expected an Accumulator to merge, got {type(other).__name__}.")
+        mine = {id(p) for p in self._parts}
+        if other is self or any(id(p) in mine for p in other._parts):
+            what = "this accumulator itself" if other is self else (
+                "an accumulator whose batches this one already holds (merged before)")
+            raise ValueError(f"Expected another accumulator's batches to merge, got {what}; "
+                             "its examples would count twice. Fix by merging each "
+                             "accumulator once (to count a dataset twice on purpose, "
+                             "merge a copy: copy.deepcopy(acc)).")
         if self._signature() != other._signature():
             raise ValueError("Expected accumulators with the same settings, got "
                              f"{self._signature()!r} and {other._signature()!r}; fix by "

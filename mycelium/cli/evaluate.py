@@ -273,23 +273,27 @@ SCORE_ROLES = {"--soft-pred-col": "soft_pred", "--token-offsets-col": "token_off
 
 def score_columns(refs: Source, preds: Source, order, args, *, soft: bool = True
                   ) -> dict[str, pd.Series]:
-    """The score columns named by the options (looked up in REFS, then PREDS), in REFS
-    order: Arrow lists as they are (Parquet), JSON strings decoded (CSV), a cell that is
-    not JSON named by its file, row and column. ``soft=False`` leaves --soft-pred-col
-    out (it is then soft_spearman's column)."""
+    """The score columns named by the options (looked up in PREDS, then REFS: they are
+    the detector's output, like --pred-col), in REFS order: Arrow lists as they are
+    (Parquet), JSON strings decoded (CSV), a cell that is not JSON named by its file, row
+    and column. ``soft=False`` leaves --soft-pred-col out (it is then soft_spearman's
+    column)."""
     out = {}
     for option in SCORE_ROLES:
         name = getattr(args, option[2:].replace("-", "_"), None)
         if name is not None and (soft or option != "--soft-pred-col"):
-            series = _lookup(name, option, refs, preds, order)
             holder = _holder(name, refs, preds)
+            if name not in holder.frame.columns:
+                _lookup(name, option, refs, preds, order)  # raises, naming both files
+            series = _take(holder.frame[name], None if holder is refs else order)
             out[option] = _decoded(series, holder, name, option,
                                    None if holder is refs else order)
     return out
 
 
 def _holder(name: str, refs: Source, preds: Source) -> Source:
-    return refs if name in refs.frame.columns else preds
+    """The file a score column is read from: PREDS when it has the column, else REFS."""
+    return preds if name in preds.frame.columns else refs
 
 
 def _decoded(series: pd.Series, source: Source, name: str, option: str, order) -> pd.Series:
@@ -403,7 +407,7 @@ def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args)
                          ("token_scores", "--token-scores-col")):
         name = getattr(args, option[2:].replace("-", "_"), None)
         if name is not None and (args.soft_ref_col is None or side != "soft_predictions"):
-            sides[side] = (_holder(name, refs, preds), name, option)  # REFS, then PREDS
+            sides[side] = (_holder(name, refs, preds), name, option)  # PREDS, then REFS
     if exc.side not in sides:
         return exc
     source, name, option = sides[exc.side]

@@ -58,11 +58,14 @@ def add_score_options(p) -> None:
     """--token-offsets-col / --token-scores-col (and --soft-pred-col when absent)."""
     if not any("--soft-pred-col" in a.option_strings for a in p._actions):
         p.add_argument("--soft-pred-col", metavar="COLUMN",
-                       help="column of soft labels, lists of {start, end, prob}")
+                       help="column of soft labels, lists of {start, end, prob} (in PREDS, "
+                            "else in REFS)")
     p.add_argument("--token-offsets-col", metavar="COLUMN",
-                   help="column of token offsets, lists of [start, end] (code points)")
+                   help="column of token offsets, lists of [start, end] (code points; in "
+                        "PREDS, else in REFS)")
     p.add_argument("--token-scores-col", metavar="COLUMN",
-                   help="column of token scores, one number in [0, 1] per token")
+                   help="column of token scores, one number in [0, 1] per token (in "
+                        "PREDS, else in REFS)")
 
 
 def run_sweep(args: argparse.Namespace) -> int:

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums"]
+__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums",
+           "weighted_means"]
 
 _B = 28
 _S1, _S2, _S3 = 2.0**_B, 2.0**(2 * _B), 2.0**(3 * _B)
@@ -235,3 +236,31 @@ def _quotient(a, rest, d) -> np.ndarray:
 def exact_mean(values: np.ndarray) -> float:
     """Correctly rounded mean of the defined values; NaN when there are none."""
     return parts(values).mean()
+
+
+def weighted_means(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per row of ``weights`` (``(rows, n)``, whole numbers >= 0, e.g. bootstrap weights),
+    the weighted mean of the defined (non-NaN) ``values`` — ``Σ w·v / Σ w`` over them —
+    correctly rounded, so it does not depend on the order of the values; NaN for a row
+    whose defined values all weigh 0.
+
+    Each value's limbs are weighted and summed exactly (integers; float64 sums only while
+    they stay below 2**53, else int64 in blocks), the residuals (nonzero only for values
+    below 2**-31) with ``math.fsum``, then divided as `means_of_sums` does.
+    """
+    w = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    lim = limbs(values)
+    rows, n = w.shape
+    peak = float(w.max()) if w.size else 0.0
+    step = max(1, int(2**52 // (max(peak, 1.0) * 2**_B)))  # examples per exact block
+    sums = np.zeros((rows, 3), dtype=np.int64)
+    count = np.zeros(rows, dtype=np.int64)
+    for a in range(0, n, step):
+        block = w[:, a:a + step] @ lim[a:a + step]  # integer-valued below 2**53: exact
+        sums += block[:, :3].astype(np.int64)
+        count += block[:, 4].astype(np.int64)
+    residual = np.zeros(rows)
+    if lim[:, 3].any():
+        weighted = w * lim[:, 3]
+        residual = np.array([math.fsum(row) for row in weighted.tolist()])
+    return means_of_sums(sums[:, 0], sums[:, 1], sums[:, 2], residual, count)

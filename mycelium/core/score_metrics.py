@@ -21,10 +21,10 @@ import numpy as np
 from ..metrics import POOLED_METRICS, SCORE_METRICS
 from ..metrics._ranking import blocks, pooled_blocks, rank
 from .aggregate import _finalize
-from .exactsum import exact_mean
+from .exactsum import exact_mean, weighted_means
 from .scores import ScoreRuns
 
-__all__ = ["score_values", "pooled_values"]
+__all__ = ["score_values", "pooled_values", "pooled_values_of_sums"]
 
 
 def score_values(runs: ScoreRuns | Sequence[ScoreRuns], names, *, average: str,
@@ -129,15 +129,13 @@ def _macro(v: np.ndarray, g: np.ndarray, n_groups: int, w) -> np.ndarray:
             if sel.any():
                 res[0, k] = exact_mean(v[sel])
         return res
-    vz = np.where(defined, v, 0.0)
-    num = np.zeros((w.shape[0], n_groups))
-    den = np.zeros((w.shape[0], n_groups))
+    # Weighted means summed exactly: the same bits in any order of the examples (an
+    # accumulator merged in another order, a permuted batch with the same ids).
+    res = np.full((w.shape[0], n_groups), math.nan)
     for k in range(n_groups):
         sel = g == k
-        num[:, k] = w[:, sel] @ vz[sel]
-        den[:, k] = w[:, sel] @ defined[sel].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / den, np.nan)
+        res[:, k] = weighted_means(w[:, sel], v[sel])
+    return res
 
 
 def pooled_values(stats: dict[str, np.ndarray], name: str, *, zero_division: float,
@@ -147,13 +145,24 @@ def pooled_values(stats: dict[str, np.ndarray], name: str, *, zero_division: flo
     Without weights the sums are exact integers; with weights ``(resamples, examples)``
     one value per resample.
     """
-    metric = POOLED_METRICS[name]
     if weights is None:
         sums = {k: np.array([int(np.asarray(v).sum())], dtype=object) for k, v in stats.items()}
-        exact = True
-    else:
-        sums = {k: np.atleast_2d(weights) @ np.asarray(v, dtype=np.float64)
-                for k, v in stats.items()}
-        exact = False
+        return pooled_values_of_sums(sums, name, zero_division=zero_division)
+    sums = {k: np.atleast_2d(weights) @ np.asarray(v, dtype=np.float64)
+            for k, v in stats.items()}
+    return _pooled(sums, name, zero_division, exact=False)
+
+
+def pooled_values_of_sums(sums: dict[str, np.ndarray], name: str, *,
+                          zero_division: float) -> dict[str, np.ndarray]:
+    """Measures of a pooled metric from integer sums of its statistics, one value per
+    entry of the arrays (e.g. per group, or per group and threshold of a sweep), with the
+    exact arithmetic `pooled_values` uses for one batch."""
+    exact = {k: np.asarray(v).astype(object) for k, v in sums.items()}
+    return _pooled(exact, name, zero_division, exact=True)
+
+
+def _pooled(sums, name: str, zero_division: float, *, exact: bool) -> dict[str, np.ndarray]:
+    metric = POOLED_METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(sums, {}).items()}
     return _finalize(metric, ratios, zero_division, exact=exact)

@@ -24,7 +24,7 @@ from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
 from ..evaluate import prepare
-from .groups import Groups, check_key_type, group_codes, key_table, normalize_by
+from ..core.groups import Groups, check_key_type, group_codes, key_table, normalize_by
 
 __all__ = ["TIDY_COLUMNS", "evaluate_table", "table_of_statistics", "score_table",
            "tidy_table", "tidy_from_sums",

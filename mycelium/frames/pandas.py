@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import pandas as pd
 import pyarrow as pa
 
+from ..core.groups import pandas_frame
 from ..core.provenance import dataset_of, signature_with_dataset
 from ..errors import SpanValidationError
 from . import engine as frames
@@ -125,7 +126,8 @@ class MyceliumAccessor:
             alone is a score column (below).
         token_offsets_col, token_scores_col, threshold : optional
             Detector scores (`mycelium.evaluate`'s ``soft_predictions`` /
-            ``token_offsets`` + ``token_scores``, needs ``text``) and a threshold
+            ``token_offsets`` + ``token_scores``, needs ``text``; lists, Arrow lists or
+            JSON strings per row) and a threshold
             whose spans replace ``pred_col``: the score metrics and ``response_level``
             are added (`mycelium.frames.scores`; each group is scored by
             `mycelium.evaluate` on its rows; with ``ci`` and no ``id_col`` a row is
@@ -206,7 +208,7 @@ class MyceliumAccessor:
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics, profile=profile):
-            out = self._stamped(self._labelled(scores.call, self._column, "evaluate", by,
+            table = self._labelled(scores.call, self._column, "evaluate", by,
                 ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
                 soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
                 token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
@@ -214,7 +216,8 @@ class MyceliumAccessor:
                              zero_division=zero_division, params=params, missing=missing,
                              granularity=granularity, ci=ci, n_resamples=n_resamples,
                              seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching, trim_spans=trim_spans)))
+                             typed_matching=typed_matching, trim_spans=trim_spans))
+            out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
             return with_signature_column(out) if with_signature else out
         if pred_col is None:
             raise TypeError("pred_col is None; expected a span column name (or score "
@@ -242,10 +245,13 @@ class MyceliumAccessor:
         value, examples, average, profile]`` (``options`` as for `mycelium.sweep`)."""
         from . import scores
 
-        return self._labelled(scores.call, self._column, "sweep", by, ref_col=ref_col,
-                              text=text, soft_pred_col=soft_pred_col,
-                              token_offsets_col=token_offsets_col,
-                              token_scores_col=token_scores_col, **options)
+        curve = self._labelled(scores.call, self._column, "sweep", by, ref_col=ref_col,
+                               text=text, soft_pred_col=soft_pred_col,
+                               token_offsets_col=token_offsets_col,
+                               token_scores_col=token_scores_col, **options)
+        out = pandas_frame(curve.table(), self._key_dtypes(by))
+        out.attrs["signature"] = curve.signature
+        return out
 
     def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
                        token_offsets_col: str | None = None,
@@ -253,10 +259,11 @@ class MyceliumAccessor:
         """`mycelium.tune_threshold` of the frame's columns (one row per group with ``by``)."""
         from . import scores
 
-        return self._labelled(scores.call, self._column, "tune_threshold", by,
-                              ref_col=ref_col, text=text, soft_pred_col=soft_pred_col,
-                              token_offsets_col=token_offsets_col,
-                              token_scores_col=token_scores_col, **options)
+        out = self._labelled(scores.call, self._column, "tune_threshold", by,
+                             ref_col=ref_col, text=text, soft_pred_col=soft_pred_col,
+                             token_offsets_col=token_offsets_col,
+                             token_scores_col=token_scores_col, **options)
+        return out if isinstance(out, dict) else pandas_frame(out, self._key_dtypes(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,

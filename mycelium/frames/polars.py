@@ -29,6 +29,7 @@ from ._options import (
 )
 from .polars_batches import (
     SPAN_DTYPE,
+    _frame,
     _to_polars,
 )
 
@@ -159,22 +160,20 @@ class MyceliumFrame:
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics, profile=profile):
             # Scores, a threshold or score metrics: `mycelium.frames.scores`, as on pandas.
-            out = scores.call(self._column, "evaluate", by, ref_col=ref_col,
-                              pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
-                              soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                              token_scores_col=token_scores_col, id_col=id_col,
-                              threshold=threshold, options=dict(
-                                  profile=profile, metrics=metrics, average=average,
-                                  zero_division=zero_division, params=params,
-                                  missing=missing, granularity=granularity, ci=ci,
-                                  n_resamples=n_resamples, seed=seed, progress=progress,
-                                  type_field=type_field, typed_matching=typed_matching,
-                                  trim_spans=trim_spans))
-            frame = pl.from_pandas(out)
-            if with_signature:
-                frame = frame.with_columns(signature=pl.lit(out.attrs["mycelium_signature"],
-                                                            pl.String))
-            return self._with_key_types(frame, frames.normalize_by(by))
+            table = scores.call(self._column, "evaluate", by, ref_col=ref_col,
+                                pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
+                                soft_pred_col=soft_pred_col,
+                                token_offsets_col=token_offsets_col,
+                                token_scores_col=token_scores_col, id_col=id_col,
+                                threshold=threshold, options=dict(
+                                    profile=profile, metrics=metrics, average=average,
+                                    zero_division=zero_division, params=params,
+                                    missing=missing, granularity=granularity, ci=ci,
+                                    n_resamples=n_resamples, seed=seed, progress=progress,
+                                    type_field=type_field, typed_matching=typed_matching,
+                                    trim_spans=trim_spans))
+            return self._with_key_types(_to_polars(table, with_signature),
+                                        frames.normalize_by(by))
         names = frames.normalize_by(by)
         keys = self._keys(names)
         table = frames.evaluate_table(
@@ -196,10 +195,10 @@ class MyceliumFrame:
         """`mycelium.sweep` of the frame's columns (as ``df.mycelium.sweep`` on pandas)."""
         from . import scores
 
-        out = scores.call(self._column, "sweep", by, ref_col=ref_col, text=text,
-                          soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                          token_scores_col=token_scores_col, **options)
-        return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
+        curve = scores.call(self._column, "sweep", by, ref_col=ref_col, text=text,
+                            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                            token_scores_col=token_scores_col, **options)
+        return self._with_key_types(_frame(curve.table()), frames.normalize_by(by))
 
     def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
                        token_offsets_col: str | None = None,
@@ -212,7 +211,7 @@ class MyceliumFrame:
                           token_scores_col=token_scores_col, **options)
         if isinstance(out, dict):
             return out
-        return self._with_key_types(pl.from_pandas(out), frames.normalize_by(by))
+        return self._with_key_types(_frame(out), frames.normalize_by(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,

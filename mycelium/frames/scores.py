@@ -1,30 +1,37 @@
 """Frames with detector scores: ``df.mycelium.evaluate`` with score columns or a threshold,
 ``df.mycelium.sweep`` and ``df.mycelium.tune_threshold`` (SPEC section 9).
 
-Columns are read positionally into plain lists (`rows_of`; Arrow-backed token offset
-and score columns stay Arrow arrays, read column-wise by
-`mycelium.core.token_input`) and each group's rows are
-scored by `mycelium.evaluate` / `mycelium.sweep` / `mycelium.tune_threshold` themselves,
-so every group's values equal the dict face on that group's rows, bit for bit. (The
-score metrics are not sums of per-example statistics, so the grouped-sums engine of
-`mycelium.frames.engine` does not apply to them.)
+Group keys go through `mycelium.core.groups`, as on the span path: the key columns become
+one Arrow key table (`key_table`, the face's own column objects, so types and values are
+kept), grouped by `group_codes`, and every result carries ``Groups.keys`` as Arrow
+columns, converted by each face as its span results are. The other columns are read
+positionally into plain lists (`rows_of`; Arrow-backed token offset and score columns stay
+Arrow arrays, read column-wise by `mycelium.core.token_input`; JSON strings, as CSV
+files hold them, are decoded) and each group's rows are scored by `mycelium.evaluate`
+itself, so every group's values equal the dict face on that group's rows, bit for bit.
+(The score metrics are not sums of per-example statistics, so the grouped-sums engine of
+`mycelium.frames.engine` does not apply to them.) Sweeps are
+`mycelium.scores.thresholds.sweep_curve`.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..core.groups import Groups, group_codes, key_table, normalize_by
 from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
 from ..evaluate import evaluate, evaluate_keyed
 from ..scores.plan import score_form_given
-from ..scores.thresholds import sweep, tune_threshold
+from ..scores.thresholds import Curve, sweep_curve, tuned_dict
+from .engine import SIGNATURE_KEY
 
-__all__ = ["wanted", "evaluate_scores_frame", "sweep_frame", "tune_frame", "rows_of"]
+__all__ = ["wanted", "evaluate_scores_table", "rows_of", "call"]
 
 COLUMNS = ["metric", "measure", "value", "examples", "average", "profile"]
 #: Metrics whose value is pooled over the examples whatever ``average`` says.
@@ -49,34 +56,49 @@ def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_score
 def rows_of(series, *, arrow: bool = False) -> list:
     """A column as a list of Python values, positionally (pandas, Arrow-backed or Polars);
     with ``arrow=True`` an Arrow-backed or Polars column is returned as one pyarrow
-    Array instead (token offsets and scores are read from it without Python objects)."""
+    Array instead (token offsets and scores are read from it without Python objects),
+    unless it holds strings."""
     if series is None:
         return None  # type: ignore[return-value]
     if arrow:
         arr = arrow_column(series)
-        if arr is not None:
+        if arr is not None and not (pa.types.is_string(arr.type)
+                                    or pa.types.is_large_string(arr.type)):
             return arr
     if hasattr(series, "to_list") and type(series).__module__.startswith("polars"):
         return series.to_list()
     dtype = getattr(series, "dtype", None)
     if isinstance(dtype, pd.ArrowDtype):
-        import pyarrow as pa
-
         return pa.array(series.array).to_pylist()
     out = list(series)
     return [x.tolist() if isinstance(x, np.ndarray) else x for x in out]
 
 
-def _groups(columns: dict[str, list], by: list[str], n: int):
-    """[(key tuple, positions)] in sorted key order, null keys their own group."""
-    if not by:
-        return [((), np.arange(n))]
-    df = pd.DataFrame({b: columns[b] for b in by})
-    codes = df.groupby(by, dropna=False, sort=True).ngroup().to_numpy()
+#: Score columns whose string cells are JSON (as in CSV files): their side, an example cell.
+_JSON_ROLES = {"soft_ref_col": ("soft_references", '[{"start": 0, "end": 4, "prob": 0.8}]'),
+               "soft_pred_col": ("soft_predictions", '[{"start": 0, "end": 4, "prob": 0.8}]'),
+               "token_offsets_col": ("token_offsets", "[[0, 4], [5, 9]]"),
+               "token_scores_col": ("token_scores", "[0.1, 0.9]")}
+
+
+def decoded(values: list, name: str, role: str) -> list:
+    """A score column's JSON string cells decoded (the span columns' rule); a cell that
+    is not JSON is a `SpanValidationError` naming the column and the row."""
+    if isinstance(values, pa.Array) or not any(isinstance(v, str) for v in values):
+        return values
+    side, example = _JSON_ROLES[role]
     out = []
-    for g in range(int(codes.max()) + 1 if n else 0):
-        pos = np.flatnonzero(codes == g)
-        out.append((tuple(df.iloc[int(pos[0])].tolist()), pos))
+    for row, v in enumerate(values):
+        if isinstance(v, str):
+            try:
+                v = json.loads(v)
+            except ValueError as exc:
+                problem = (f"Expected a JSON list in {role} column {name!r}, got "
+                           f"{v[:60]!r} ({exc}); fix by writing the cell as JSON, e.g. "
+                           f"{example}, or giving the column as lists.")
+                raise SpanValidationError(f"{side} example {row}: {problem}", side=side,
+                                          example=row, problem=problem) from None
+        out.append(v)
     return out
 
 
@@ -86,15 +108,18 @@ def _take(values, pos):
     return None if values is None else [values[i] for i in pos.tolist()]
 
 
-def evaluate_scores_frame(columns: dict[str, list], *, ref: str, pred: str | None,
-                          text: str | None, by: list[str], soft_ref: str | None,
+def evaluate_scores_table(columns: dict[str, list], groups: Groups, *, ref: str,
+                          pred: str | None, text: str | None, soft_ref: str | None,
                           soft_pred: str | None, token_offsets: str | None,
                           token_scores: str | None, threshold, options: dict,
-                          id_col: str | None = None) -> pd.DataFrame:
-    """Tidy rows ``[*by, metric, measure, value, examples, average, profile]`` per group."""
-    n = len(columns[ref])
-    rows, signature = [], None
-    for key, pos in _groups(columns, by, n):
+                          id_col: str | None = None) -> pa.Table:
+    """Tidy rows ``[*keys, metric, measure, value, examples, average, profile]`` per group
+    (``ci_low``, ``ci_high`` after ``value`` with ``ci``), the signature in the metadata."""
+    rows: dict[str, list] = {c: [] for c in ["group", "metric", "measure", "value",
+                                             "ci_low", "ci_high", "examples", "average",
+                                             "profile"]}
+    signature = None
+    for g, pos in enumerate(groups.positions()):
         try:
             r = _evaluate_rows(columns, pos, ref=ref, pred=pred, text=text,
                                soft_ref=soft_ref, soft_pred=soft_pred,
@@ -109,18 +134,23 @@ def evaluate_scores_frame(columns: dict[str, list], *, ref: str, pred: str | Non
             if metric in ("meta", "ci", "per_example", "by_type"):
                 continue
             for measure, value in measures.items():
-                row = [*key, metric, measure, value]
-                if "ci" in r:
-                    ci = r["ci"][metric][measure]
-                    row += [ci["low"], ci["high"]]
-                rows.append(row + [meta["examples"], POOLED.get(metric, meta["average"]),
-                                   meta["profile"]])
-    cols = list(COLUMNS)
-    if options.get("ci") is not None:
-        cols[3:3] = ["ci_low", "ci_high"]
-    out = pd.DataFrame(rows, columns=by + cols)
-    out.attrs["mycelium_signature"] = signature
-    return out
+                ci = r["ci"][metric][measure] if "ci" in r else {"low": None, "high": None}
+                for c, v in (("group", g), ("metric", metric), ("measure", measure),
+                             ("value", value), ("ci_low", ci["low"]), ("ci_high", ci["high"]),
+                             ("examples", meta["examples"]),
+                             ("average", POOLED.get(metric, meta["average"])),
+                             ("profile", meta["profile"])):
+                    rows[c].append(v)
+    group = pa.array(rows.pop("group"), pa.int64())
+    out = {name: groups.keys.column(name).take(group) for name in groups.keys.column_names}
+    types = {"value": pa.float64(), "ci_low": pa.float64(), "ci_high": pa.float64(),
+             "examples": pa.int64()}
+    for c, values in rows.items():
+        if c in ("ci_low", "ci_high") and options.get("ci") is None:
+            continue
+        out[c] = pa.array(values, types.get(c, pa.string()))
+    table = pa.table(out)
+    return table.replace_schema_metadata({SIGNATURE_KEY: (signature or "").encode()})
 
 
 def at_row(exc: SpanValidationError, row: int | None) -> SpanValidationError:
@@ -150,33 +180,6 @@ def _evaluate_rows(columns, pos, *, ref, pred, text, soft_ref, soft_pred, token_
     return evaluate(col(ref), col(pred), ids=col(id_col), **kwargs)
 
 
-def _score_kwargs(columns, text, soft_pred, token_offsets, token_scores) -> dict[str, Any]:
-    return {"text": columns[text] if text else None,
-            "soft_predictions": columns.get(soft_pred) if soft_pred else None,
-            "token_offsets": columns.get(token_offsets) if token_offsets else None,
-            "token_scores": columns.get(token_scores) if token_scores else None}
-
-
-def _by_dict(columns, by: list[str]):
-    return {b: columns[b] for b in by} if by else None
-
-
-def sweep_frame(columns: dict[str, list], *, ref: str, text: str, by: list[str],
-                soft_pred, token_offsets, token_scores, **options) -> pd.DataFrame:
-    """`mycelium.sweep` of a frame's columns (groups by ``by``)."""
-    return sweep(columns[ref], by=_by_dict(columns, by),
-                 **_score_kwargs(columns, text, soft_pred, token_offsets, token_scores),
-                 **options)
-
-
-def tune_frame(columns: dict[str, list], *, ref: str, text: str, by: list[str],
-               soft_pred, token_offsets, token_scores, **options):
-    """`mycelium.tune_threshold` of a frame's columns (per group with ``by``)."""
-    return tune_threshold(columns[ref], by=_by_dict(columns, by),
-                          **_score_kwargs(columns, text, soft_pred, token_offsets,
-                                          token_scores), **options)
-
-
 #: Columns passed to the scorers as Arrow arrays when they are Arrow-backed (read
 #: column-wise); every other column is read as Python values.
 _ARROW_ROLES = {"token_offsets_col", "token_scores_col"}
@@ -184,11 +187,13 @@ _ARROW_ROLES = {"token_offsets_col", "token_scores_col"}
 
 def collect(column: Callable[[str, str], Any], names: dict[str, str | None]
             ) -> dict[str, list]:
-    """``{column name: rows}`` of the named columns (``column(name, role)`` looks one up)."""
+    """``{column name: rows}`` of the named columns (``column(name, role)`` looks one up);
+    JSON string cells of a score column decoded (`decoded`)."""
     out: dict[str, list] = {}
     for role, name in names.items():
         if name is not None and name not in out:
-            out[name] = rows_of(column(name, role), arrow=role in _ARROW_ROLES)
+            values = rows_of(column(name, role), arrow=role in _ARROW_ROLES)
+            out[name] = decoded(values, name, role) if role in _JSON_ROLES else values
     return out
 
 
@@ -198,22 +203,40 @@ def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text
     """One frame face's ``evaluate`` / ``sweep`` / ``tune_threshold`` with scores.
 
     ``column(name, role)`` returns a column (raising KeyError listing the frame's
-    columns); the columns are read positionally (`rows_of`).
+    columns). Returns an Arrow table whose key columns are the ``by`` columns' values
+    (`mycelium.core.groups`): ``evaluate``'s tidy rows (signature in the metadata), the
+    sweep's `Curve`, or `tune_threshold`'s rows (a dict without ``by``).
     """
-    from .groups import normalize_by
-
     names = normalize_by(by)
+    by_columns = {name: column(name, "by") for name in names}
+    score_roles = {"soft_pred_col": soft_pred_col} if soft_ref_col is None else {
+        "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col}
     cols = collect(column, {
-        "ref_col": ref_col, "pred_col": pred_col, "text": text,
-        "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col,
+        "ref_col": ref_col, "pred_col": pred_col, "text": text, **score_roles,
         "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
-        "id_col": id_col, **{f"by[{i}]": b for i, b in enumerate(names)}})
+        "id_col": id_col})
     if kind == "evaluate":
-        return evaluate_scores_frame(cols, ref=ref_col, pred=pred_col, text=text, by=names,
+        keys = key_table(by_columns) if names else None
+        groups = group_codes(keys, len(cols[ref_col]))
+        return evaluate_scores_table(cols, groups, ref=ref_col, pred=pred_col, text=text,
                                      soft_ref=soft_ref_col, soft_pred=soft_pred_col,
                                      token_offsets=token_offsets_col,
                                      token_scores=token_scores_col, threshold=threshold,
                                      id_col=id_col, options=options or {})
-    run = sweep_frame if kind == "sweep" else tune_frame
-    return run(cols, ref=ref_col, text=text, by=names, soft_pred=soft_pred_col,
-               token_offsets=token_offsets_col, token_scores=token_scores_col, **rest)
+    if kind == "tune_threshold":
+        if "metrics" in rest:  # as mycelium.tune_threshold: one metric, named metric=
+            raise TypeError("tune_threshold() got an unexpected keyword argument 'metrics'; "
+                            "expected metric= (and measure=), the one measure to maximise.")
+        metric, measure = rest.pop("metric", "iou"), rest.pop("measure", "score")
+        rest["metrics"] = [metric]
+    curve = sweep_curve(cols[ref_col], by=by_columns or None,
+                        text=cols[text] if text else None,
+                        soft_predictions=cols.get(soft_pred_col) if soft_pred_col else None,
+                        token_offsets=cols.get(token_offsets_col) if token_offsets_col
+                        else None,
+                        token_scores=cols.get(token_scores_col) if token_scores_col
+                        else None, **rest)
+    if kind == "sweep":
+        return curve
+    return tuned_dict(curve, metric, measure) if not names else curve.tuned_table(
+        metric, measure)

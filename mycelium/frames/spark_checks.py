@@ -1,7 +1,7 @@
 """Checks of the Spark face: inputs before any job, and worker errors back on the driver.
 
 `check_inputs` validates column names, span, text and key types (the engine's key check,
-`mycelium.frames.groups.check_key_type`, on the Arrow form of each Spark type) before a job
+`mycelium.core.groups.check_key_type`, on the Arrow form of each Spark type) before a job
 starts. A worker's error is packed by `for_driver` into its message and raised again on
 the driver by `from_worker`, so a bad span is a `SpanValidationError` there rather than
 Spark's wrapped worker traceback.
@@ -120,7 +120,7 @@ def check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings: Settings
 
 
 def _check_key(name: str, spark_type) -> None:
-    """The engine's key type check (`mycelium.frames.groups.check_key_type`), before any job."""
+    """The engine's key type check (`mycelium.core.groups.check_key_type`), before any job."""
     from pyspark.sql.pandas.types import to_arrow_type
 
     try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from ..core.groups import key_series
 from . import engine as frames
 
 __all__ = ["collected", "spark_names"]
@@ -98,6 +99,8 @@ def collected(sdf, ref_col: str, pred_col: str | None, *, by, as_spark: bool,
     table = _collect(sdf.select(*[_quoted(c) for c in read]))
     pdf = table.to_pandas(types_mapper=lambda t: pd.ArrowDtype(t) if (
         pa.types.is_list(t) or pa.types.is_large_list(t)) else None)
+    for name in names:  # bigint keys with nulls stay integers (Int64), never floats
+        pdf[name] = key_series(table.column(name), None)
     out = pdf.mycelium.evaluate(ref_col, pred_col, by=by, **columns, **options)
     if not as_spark:
         return out

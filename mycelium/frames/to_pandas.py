@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..core.groups import _NULLABLE_INTS, key_series
 from ..errors import SpanValidationError
 from . import engine as frames
 
@@ -61,25 +62,6 @@ def _repeated(value: str | None, index: pd.Index, dtype: Any) -> pd.Series:
         except (TypeError, ValueError, pa.ArrowException):
             pass
     return pd.Series([value] * len(index), index=index, dtype=dtype)
-
-
-_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
-    pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
-    pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
-
-
-def key_series(column: pa.ChunkedArray, dtype: Any) -> pd.Series:
-    """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
-    key is never routed through float64)."""
-    if hasattr(dtype, "__from_arrow__"):
-        try:
-            return pd.Series(dtype.__from_arrow__(column), copy=False)
-        except (TypeError, ValueError, pa.ArrowException):
-            pass
-    if dtype == object:
-        return pd.Series(column.to_pylist(), dtype=object)
-    out = column.to_pandas()
-    return out if out.dtype == dtype else out.astype(dtype)
 
 
 def with_index_label(exc: SpanValidationError, index: pd.Index) -> SpanValidationError:

@@ -1,39 +1,41 @@
 """Thresholds: `sweep` (span metrics at many thresholds) and `tune_threshold` (the best one).
 
 SPEC section 9. The spans at threshold t are `mycelium.spans_at`'s; every value of a
-sweep equals `mycelium.evaluate` with ``threshold=t`` on the same inputs.
+sweep equals `mycelium.evaluate` with ``threshold=t`` on the same inputs (on a group's
+rows, for a group). Groups are those of every face (`mycelium.core.groups`); each group's
+thresholds are its own (`mycelium.scores.grids`), its values come from
+`mycelium.scores.curves`. `sweep_curve` gives the frame faces the result as Arrow.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..core import pipeline
-from ..core.aggregate import aggregate
+from ..core.groups import by_table, group_codes, key_dtypes, pandas_frame
 from ..core.inputs import convert
-from ..core.pipeline import compute_statistics
-from ..core.progress import Bar, running, wanted
-from ..core.score_metrics import pooled_values
+from ..core.progress import running, wanted
 from ..core.score_rules import rules_of
-from ..core.scores import (ScoreInput, concat_runs, score_run_blocks, score_runs,
-                           spans_at_threshold)
-from ..core.settings import resolve_settings
-from ..core.spans import canonicalize
+from ..core.settings import Settings, resolve_settings
 from ..metrics import POOLED_METRICS
-from .plan import Tuned, check_threshold, split_metrics
-from .spans import pooled_statistics, prepare_scores, signature_with
+from .curves import curve_values
+from .grids import Grids, grid_label, grids
+from .plan import Tuned, split_metrics
+from .spans import prepare_scores, signature_with
 
-__all__ = ["sweep", "tune_threshold"]
+__all__ = ["sweep", "tune_threshold", "sweep_curve", "Curve"]
 
-#: Metrics whose statistics at every threshold come from one pass over the runs.
-FAST = ("iou", "character", "response_level")
 COLUMNS = ["threshold", "metric", "measure", "value", "examples", "average", "profile"]
-#: Steps (thresholds re-scored, and group x threshold cells of the result) from which a
-#: sweep shows a bar by default: a few seconds of work (12,000 thresholds of 604 examples
-#: took 30 s for iou and character on a 2-core machine).
+#: Steps (segments re-scored, and cells of the result) from which a sweep shows a bar by
+#: default: a few seconds of work on a 2-core machine.
 PROGRESS_STEPS = 1_000
+TUNED_COLUMNS = ["threshold", "value", "metric", "measure", "examples", "average",
+                 "profile", "signature"]
 
 
 def sweep(references, *, text, soft_predictions=None, token_offsets=None,
@@ -56,37 +58,52 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
         ``{"steps": k}``: ``numpy.arange(lo, hi, (hi - lo) / k)`` between the lowest and
         highest character score of these data (characters no interval covers score 0),
         ``hi`` excluded: PsiloQA's grid (its signature says ``grid:range/<k>``);
-        a sequence: those thresholds, each in [0, 1].
+        a sequence: those thresholds, each in [0, 1]. With ``by``, the exact curve, the
+        quantiles and the range are each group's own (of its scores); a sequence is
+        every group's.
     metrics : str or sequence of str
         Span metrics and ``response_level``.
     average, profile, zero_division, params, missing
         As for `mycelium.evaluate`.
-    by : sequence, pandas Series or dict of sequences, optional
+    by : sequence, pandas or Polars Series, or dict of them, optional
         Group labels per example (a dict gives several columns; a list is column
-        ``"by"``, a Series keeps its name). Null labels form their own group.
+        ``"by"``, a Series keeps its name). Null labels form their own group. Keys are
+        grouped as on every frame face (`mycelium.core.groups`): an integer key is
+        never turned into a float, ``True`` and ``1`` are refused together, and names
+        of the result's columns (``"metric"``, ``"value"``, ...) are refused.
     progress : bool, optional
-        A progress bar over the thresholds (one step per threshold that re-scores spans,
-        and per group and threshold of the result); default: only on a terminal or in a
-        notebook, for `PROGRESS_STEPS` steps or more.
+        A progress bar over the work: one step per segment of an example's thresholds
+        that re-scores spans (metrics other than ``iou``, ``character``,
+        ``response_level``), and one per cell (a group and one of its thresholds) of the
+        result; default: only on a terminal or in a notebook, for `PROGRESS_STEPS` steps
+        or more.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``[*by, "threshold", "metric", "measure", "value", "examples",
-        "average", "profile"]``, sorted by group, then threshold ascending.
-        ``response_level`` rows say ``average="micro"`` (it is always pooled).
+        "average", "profile"]``, sorted by group, then threshold ascending; each group
+        equals ``sweep`` on its rows alone. ``response_level`` rows say
+        ``average="micro"`` (it is always pooled). Key columns keep a Series' dtype;
+        from a list, integer keys with nulls come back as Python ints and None.
+        ``attrs["signature"]`` holds the signature.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad keys or key names (`mycelium.core.groups`), bad thresholds, or what
+        `mycelium.evaluate` raises for these inputs.
 
     Notes
     -----
-    Cost. ``iou``, ``character`` and ``response_level`` are computed for all thresholds
-    from one pass over the scored runs: the text is cut into runs of constant *mask
-    score* and label (`mycelium.core.scores.score_runs`; in the token form the gap
-    between two consecutive tokens scores the lower of the two, so that the mask at t is
-    exactly the union of the spans at t), each run's position among the sorted
-    thresholds is found by one binary search, and its length is added to a per-example
-    difference array whose cumulative sum over thresholds gives, for every threshold,
-    the predicted and intersected characters of each example. The other span metrics
-    (and token offsets not in order) re-score the spans at each threshold.
+    Cost. Between two consecutive distinct scores of an example nothing about its spans
+    changes, so each example is scored once per stretch of thresholds between its own
+    distinct scores, and its statistics are added to every threshold of the stretch
+    through exact difference arrays (`mycelium.scores.curves`): the cost grows with the
+    scored intervals and the thresholds, not with their product. ``iou``,
+    ``character`` and ``response_level`` read their statistics off the scored runs; the
+    other span metrics (and token offsets not in order) score the spans of every
+    stretch.
 
     Examples
     --------
@@ -95,264 +112,158 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
     >>> f[["threshold", "value"]].values.tolist()
     [[0.0, 0.5], [0.1, 0.6666666666666666], [0.2, 1.0], [0.6, 0.5], [0.9, 0.0]]
     """
-    run = _Run(references, text, soft_predictions, token_offsets, token_scores, metrics,
-               average, profile, zero_division, params, missing, by)
-    grid = _thresholds(thresholds, run.si, run.lengths)
-    run.grid_label = _grid_label(thresholds)
-    steps = grid.size * (len(run.keys) + bool(run.slow_names()))
-    with running(steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
-                 unit="threshold") as bar:
-        stats = run.statistics(grid, bar)
-        return run.frame(grid, stats, bar)
+    curve = sweep_curve(references, text=text, soft_predictions=soft_predictions,
+                        token_offsets=token_offsets, token_scores=token_scores,
+                        thresholds=thresholds, metrics=metrics, average=average,
+                        profile=profile, by=by, zero_division=zero_division,
+                        params=params, missing=missing, progress=progress)
+    frame = pandas_frame(curve.table(), curve.key_dtypes)
+    frame.attrs["signature"] = curve.signature
+    return frame
 
 
-class _Run:
-    """The validated inputs of a sweep (kept examples only) and its settings."""
+def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
+                token_scores=None, thresholds=None, metrics=("iou", "character"),
+                average=None, profile=None, by=None, zero_division=None, params=None,
+                missing="error", progress=None) -> "Curve":
+    """The `Curve` of `sweep` (same parameters), for the faces that keep its key columns
+    as Arrow (``by`` may also be a dict of pandas or Polars Series)."""
+    rest, pooled = split_metrics(metrics)
+    if rest is None:
+        rest, pooled = ["iou", "character"], []
+    settings = resolve_settings(profile=profile, metrics=rest or ["iou"], average=average,
+                                zero_division=zero_division, params=params,
+                                missing=missing)
+    names = list(rest) + pooled
+    if not names or any(m in ("char_auroc", "char_ap", "response_auroc", "soft_spearman")
+                        for m in names):
+        raise ValueError(f"Expected span metrics to sweep, got {metrics!r}; fix by "
+                         "naming metrics such as 'iou', 'character' or "
+                         "'response_level' (threshold-free metrics have no threshold).")
+    if "token_level" in names or ("response_level" in names and settings.params[
+            "response_level"].get("unit") == "tokens"):
+        raise ValueError("Expected span metrics to sweep, got token_level or "
+                         "response_level with unit='tokens' (tokens as items); fix by "
+                         "scoring them with mycelium.evaluate at each threshold.")
+    single = convert(references, "references").single
+    n_input = 1 if single else len(references)
+    keys = by_table(by, n_input)
+    rules = rules_of(settings.profile)
+    si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
+                                 soft_predictions=soft_predictions,
+                                 token_offsets=token_offsets, token_scores=token_scores,
+                                 token_overlap=rules.token_overlap)
+    prepared = pipeline.prepare(references, references, text=text, missing=missing)
+    kept = prepared.kept
+    if not kept.all():
+        si, lengths = si.take(kept), lengths[kept]
+    groups = group_codes(keys, n_input)
+    codes = groups.codes[kept]
 
-    def __init__(self, references, text, soft_predictions, token_offsets, token_scores,
-                 metrics, average, profile, zero_division, params, missing, by):
-        self.grid_label: str | None = None
-        rest, pooled = split_metrics(metrics)
-        if rest is None:
-            rest, pooled = ["iou", "character"], []
-        self.settings = resolve_settings(profile=profile, metrics=rest or ["iou"],
-                                         average=average, zero_division=zero_division,
-                                         params=params, missing=missing)
-        self.names = list(rest) + pooled
-        if not self.names or any(m in ("char_auroc", "char_ap", "response_auroc",
-                                       "soft_spearman") for m in self.names):
-            raise ValueError(f"Expected span metrics to sweep, got {metrics!r}; fix by "
-                             "naming metrics such as 'iou', 'character' or "
-                             "'response_level' (threshold-free metrics have no threshold).")
-        token_rule = "token_level" in self.names or (
-            "response_level" in self.names
-            and self.settings.params["response_level"].get("unit") == "tokens")
-        if token_rule:
-            raise ValueError("Expected span metrics to sweep, got token_level or "
-                             "response_level with unit='tokens' (tokens as items); fix by "
-                             "scoring them with mycelium.evaluate at each threshold.")
-        single = convert(references, "references").single
-        n_input = 1 if single else len(references)
-        self.rules = rules_of(self.settings.profile)
-        # The form the caller gave (token_overlap="last" reads tokens as soft spans).
-        self.form = "soft" if soft_predictions is not None else "token"
-        si, lengths = prepare_scores(references, text=text, single=single, n_input=n_input,
-                                     soft_predictions=soft_predictions,
-                                     token_offsets=token_offsets, token_scores=token_scores,
-                                     token_overlap=self.rules.token_overlap)
-        self.prepared = pipeline.prepare(references, references, text=text, missing=missing)
-        kept = self.prepared.kept
-        self.si = si if kept.all() else si.take(kept)
-        self.lengths = lengths[kept]
-        self.group_cols, self.codes, self.keys = _groups(by, n_input, kept)
+    def said(g: int) -> str:
+        if keys is None:
+            return ""
+        row = groups.keys.slice(g, 1).to_pylist()[0]
+        return f" in group {', '.join(f'{k}={v!r}' for k, v in row.items())}"
 
-    def slow_names(self) -> list[str]:
-        """The metrics re-scored at each threshold (the others: one pass, `FAST`). The fast
-        pass counts merged masks, so the pairwise character rule takes the slow one."""
-        pairwise = self.settings.params["character"].get("overlaps") == "pairwise"
-        fast = [m for m in FAST if not (m == "character" and pairwise)] \
-            if _in_order(self.si) else []
-        return [m for m in self.names if m not in fast]
-
-    def statistics(self, grid: np.ndarray, bar: Bar
-                   ) -> dict[str, list[dict[str, np.ndarray]]]:
-        """``{metric: [per-example statistics at each threshold]}``."""
-        slow = self.slow_names()
-        fast = [m for m in self.names if m not in slow]
-        out = _fast_statistics(self.si, self.lengths, self.prepared.refs, grid, fast,
-                               inclusive=self.rules.inclusive)
-        if slow:
-            span_names = [m for m in slow if m not in POOLED_METRICS]
-            for m in slow:
-                out[m] = []
-            for t in grid.tolist():
-                preds = canonicalize(spans_at_threshold(self.si, self.lengths, t,
-                                                        inclusive=self.rules.inclusive))
-                listed = None if self.prepared.listed is None else (
-                    self.prepared.listed[0], preds.counts)
-                prepared = pipeline.Prepared(self.prepared.refs, preds, self.prepared.kept,
-                                             False, self.lengths, listed=listed)
-                st = compute_statistics(self.prepared.refs, preds, span_names,
-                                        self.settings.params)
-                st = pooled_statistics(prepared, [m for m in slow if m in POOLED_METRICS],
-                                       st, self.settings.params)
-                for m in slow:
-                    out[m].append(st[m])
-                bar.update(1)
-        return out
-
-    def frame(self, grid: np.ndarray, stats, bar: Bar) -> pd.DataFrame:
-        s = self.settings
-        prof = s.profile.name if s.profile else None
-        rows = []
-        for g, key in enumerate(self.keys):
-            sel = self.codes == g
-            n = int(sel.sum())
-            for j, t in enumerate(grid.tolist()):
-                for m in self.names:
-                    st = {k: v[sel] for k, v in stats[m][j].items()}
-                    if m in POOLED_METRICS:
-                        vals = {k: float(a[0]) for k, a in pooled_values(
-                            st, m, zero_division=s.zero_division).items()}
-                        avg = "micro"
-                    else:
-                        vals = aggregate({m: st}, average=s.average,
-                                         zero_division=s.zero_division,
-                                         params=s.params)[m]
-                        avg = s.average
-                    for measure, v in vals.items():
-                        rows.append((*key, t, m, measure, v, n, avg, prof))
-                bar.update(1)
-        frame = pd.DataFrame(rows, columns=self.group_cols + COLUMNS)
-        frame.attrs["signature"] = self.signature(len(grid))
-        return frame
-
-    def signature(self, n_thresholds: int, tuned: str | None = None) -> str:
-        sig = signature_with(self.settings.signature(), self.names, form=self.form,
-                             threshold=None)
-        sig += f"|thresholds:{n_thresholds}"
-        if self.grid_label:
-            sig += f"|grid:{self.grid_label}"
-        return sig + (f"|tuned:{tuned}" if tuned else "")
+    grid = grids(thresholds, si, lengths, codes, groups.n_groups, said)
+    listed = prepared.listed[0] if prepared.listed is not None else prepared.refs.counts
+    values = curve_values(si, lengths, prepared.refs, listed, codes, grid, names,
+                          settings, inclusive=rules.inclusive,
+                          progress=lambda steps: running(
+                              steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
+                              unit="step"))
+    examples = np.bincount(codes, minlength=groups.n_groups)[grid.group]
+    sig = signature_with(settings.signature(), names,
+                         form="soft" if soft_predictions is not None else "token",
+                         threshold=None)
+    sig += f"|thresholds:{np.unique(grid.values).size}"  # distinct, over every group
+    label = grid_label(thresholds)
+    if label:
+        sig += f"|grid:{label}"
+    return Curve(groups.keys, grid, values, examples.astype(np.int64), tuple(names),
+                 settings, sig, key_dtypes(by, groups.keys) if keys is not None else {})
 
 
-def _groups(by, n_input: int, kept: np.ndarray):
-    """(group columns, group code per kept example, key tuple per group)."""
-    if by is None:
-        return [], np.zeros(int(kept.sum()), dtype=np.int64), [()]
-    if isinstance(by, dict):
-        cols = {str(k): list(v) for k, v in by.items()}
-    elif isinstance(by, pd.Series):
-        cols = {str(by.name) if by.name is not None else "by": by.tolist()}
-    else:
-        cols = {"by": list(by)}
-    for name, values in cols.items():
-        if len(values) != n_input:
-            raise ValueError(f"Expected {n_input} group labels in by[{name!r}] (one per "
-                             f"example), got {len(values)}; fix by passing one per example.")
-    df = pd.DataFrame(cols)[kept].reset_index(drop=True)
-    codes = df.groupby(list(cols), dropna=False, sort=True).ngroup().to_numpy(np.int64)
-    first = np.full(codes.max() + 1 if codes.size else 0, -1)
-    for i, c in enumerate(codes.tolist()):
-        if first[c] < 0:
-            first[c] = i
-    keys = [tuple(df.iloc[int(i)].tolist()) for i in first]
-    return list(cols), codes, keys
+@dataclass(frozen=True)
+class Curve:
+    """A sweep's values: for every cell (a group and one of its thresholds, `Grids`) and
+    metric, ``values[metric][measure][cell]``; ``examples[cell]`` its group's examples."""
 
+    keys: pa.Table
+    grids: Grids
+    values: dict
+    examples: np.ndarray
+    names: tuple
+    settings: Settings
+    signature: str
+    key_dtypes: dict
 
-def _grid_label(thresholds) -> str | None:
-    """``range/<steps>`` for a score-range grid (recorded in the signature)."""
-    return f"range/{thresholds['steps']}" if isinstance(thresholds, dict) else None
+    def _average(self, metric: str) -> str:
+        return "micro" if metric in POOLED_METRICS else self.settings.average
 
+    def table(self) -> pa.Table:
+        """``[*keys, threshold, metric, measure, value, examples, average, profile]``, one
+        row per cell, metric and measure (cells in group, then threshold order)."""
+        pairs = [(m, k) for m in self.names for k in self.values[m]]
+        n_cells, width = self.grids.values.size, len(pairs)
+        cell = np.repeat(np.arange(n_cells, dtype=np.int64), width)
+        pair = pa.array(np.tile(np.arange(width, dtype=np.int64), n_cells))
+        value = np.empty((n_cells, width))
+        for j, (m, k) in enumerate(pairs):
+            value[:, j] = self.values[m][k]
+        prof = self.settings.profile.name if self.settings.profile else None
+        group = pa.array(self.grids.group[cell])
+        columns = {name: self.keys.column(name).take(group) for name in self.keys.column_names}
+        columns.update({
+            "threshold": pa.array(self.grids.values[cell]),
+            "metric": pa.array([m for m, _ in pairs], pa.string()).take(pair),
+            "measure": pa.array([k for _, k in pairs], pa.string()).take(pair),
+            "value": pa.array(value.ravel()),
+            "examples": pa.array(self.examples[cell]),
+            "average": pa.array([self._average(m) for m, _ in pairs], pa.string()).take(pair),
+            "profile": pa.array([prof] * width, pa.string()).take(pair)})
+        return pa.table(columns)
 
-def _range_grid(spec: dict, si: ScoreInput, lengths: np.ndarray) -> np.ndarray:
-    """``np.arange(lo, hi, (hi - lo) / steps)`` over the character scores' range."""
-    steps = spec.get("steps") if set(spec) == {"steps"} else None
-    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"Expected thresholds={{'steps': <int >= 1>}}, got {spec!r}, at "
-                         "thresholds=; fix by passing e.g. {'steps': 2000}.")
-    runs = score_runs(si, lengths, None)
-    if runs.score.size == 0:
-        raise ValueError("Expected characters to take a score range from, got empty texts "
-                         "only, at thresholds=; fix by passing explicit thresholds.")
-    lo, hi = float(runs.score.min()), float(runs.score.max())
-    if hi == lo:
-        raise ValueError(f"Expected character scores that vary, got every character "
-                         f"scoring {lo!r}, at thresholds={spec!r}; fix by passing explicit "
-                         "thresholds (a range grid of one value has no step).")
-    # The grid of PsiloQA's evaluator (psilo/methods/uncertainty/evaluation.py): floating
-    # arange, so `steps` values (or one more from rounding) from lo up, hi excluded.
-    return np.arange(lo, hi, (hi - lo) / int(steps))
+    def tuned(self, metric: str, measure: str) -> tuple[np.ndarray, np.ndarray]:
+        """(threshold, value) per group maximising ``metric``'s ``measure``: the highest
+        defined value, the lowest threshold among equal ones; NaN for a group with no
+        defined value."""
+        if measure not in self.values[metric]:
+            raise ValueError(f"Expected a measure of {metric}, got {measure!r}; fix by "
+                             f"passing one of {sorted(self.values[metric])}.")
+        v, t, g = self.values[metric][measure], self.grids.values, self.grids.group
+        n = self.grids.n_groups
+        best_t, best_v = np.full(n, math.nan), np.full(n, math.nan)
+        ok = ~np.isnan(v)
+        order = np.lexsort((t[ok], -v[ok], g[ok]))  # by group: highest value, lowest t
+        gs = g[ok][order]
+        first = np.ones(gs.size, dtype=bool)
+        first[1:] = gs[1:] != gs[:-1]
+        best_t[gs[first]] = t[ok][order][first]
+        best_v[gs[first]] = v[ok][order][first]
+        return best_t, best_v
 
+    def tuned_table(self, metric: str, measure: str) -> pa.Table:
+        """`tune_threshold`'s rows: ``[*keys, threshold, value, metric, measure, examples,
+        average, profile, signature]``, one per group."""
+        best_t, best_v = self.tuned(metric, measure)
+        n = self.grids.n_groups
+        prof = self.settings.profile.name if self.settings.profile else None
+        examples = self.examples[self.grids.offsets[:-1]]
+        columns = {name: self.keys.column(name) for name in self.keys.column_names}
+        columns.update({
+            "threshold": pa.array(best_t), "value": pa.array(best_v),
+            "metric": pa.array([metric] * n, pa.string()),
+            "measure": pa.array([measure] * n, pa.string()),
+            "examples": pa.array(examples),
+            "average": pa.array([self._average(metric)] * n, pa.string()),
+            "profile": pa.array([prof] * n, pa.string()),
+            "signature": pa.array([self.tuned_signature(metric, measure)] * n, pa.string())})
+        return pa.table(columns)
 
-def _thresholds(thresholds, si: ScoreInput, lengths: np.ndarray) -> np.ndarray:
-    """The sorted distinct thresholds of a sweep."""
-    scores = si.scores
-    if isinstance(thresholds, dict):
-        grid = _range_grid(thresholds, si, lengths)
-    elif thresholds is None:
-        grid = np.concatenate([[0.0], scores])
-    elif isinstance(thresholds, (int, np.integer)) and not isinstance(thresholds, bool):
-        if thresholds < 1:
-            raise ValueError(f"Expected a number of quantiles >= 1, got {thresholds}, at "
-                             "thresholds=; fix by passing e.g. 100.")
-        q = np.linspace(0.0, 1.0, int(thresholds)) if thresholds > 1 else np.array([0.5])
-        grid = np.quantile(scores, q) if scores.size else np.array([0.0])
-    else:
-        grid = np.array([check_threshold(t) for t in thresholds], dtype=np.float64)
-        if grid.size == 0:
-            raise ValueError("Expected at least one threshold, got none, at thresholds=; "
-                             "fix by passing None for the exact curve.")
-    grid = np.sort(grid)
-    return grid[np.concatenate([[True], grid[1:] != grid[:-1]])]
-
-
-def _in_order(si: ScoreInput) -> bool:
-    """Token offsets in order (starts and ends non-decreasing in each example)."""
-    if si.form == "soft" or si.example.size < 2:
-        return True
-    same = si.example[1:] == si.example[:-1]
-    return bool(((si.starts[1:] >= si.starts[:-1]) & (si.ends[1:] >= si.ends[:-1]) | ~same)
-                .all())
-
-
-def _mask_input(si: ScoreInput) -> ScoreInput:
-    """Token form: add each gap between consecutive tokens, scoring the lower of the two,
-    so that characters scoring > t are exactly the spans at t (`spans_at`'s rule)."""
-    if si.form == "soft" or si.example.size < 2:
-        return si
-    gap = (si.example[1:] == si.example[:-1]) & (si.starts[1:] > si.ends[:-1])
-    i = np.flatnonzero(gap)
-    # Each gap after its token, so that the examples stay in order (blocks of examples).
-    at = np.arange(si.example.size) + np.cumsum(np.concatenate([[0], gap]))
-    n = si.example.size + i.size
-    example, starts, ends, scores = (np.empty(n, dtype=np.int64), np.empty(n, np.int64),
-                                     np.empty(n, np.int64), np.empty(n))
-    example[at], starts[at], ends[at], scores[at] = si.example, si.starts, si.ends, si.scores
-    g = at[i] + 1
-    example[g], starts[g], ends[g] = si.example[i], si.ends[i], si.starts[i + 1]
-    scores[g] = np.minimum(si.scores[i], si.scores[i + 1])
-    return ScoreInput("token", si.n, example, starts, ends, scores, si.single)
-
-
-def _fast_statistics(si, lengths, refs, grid, names, *, inclusive=False
-                     ) -> dict[str, list]:
-    if not names:
-        return {}
-    runs = concat_runs(score_run_blocks(_mask_input(si), lengths, refs))
-    n, T = runs.n, grid.size
-    # Thresholds below a run's score (index < k) count it (at or below it with ">="): a
-    # difference array per example.
-    k = np.searchsorted(grid, runs.score, side="right" if inclusive else "left")
-
-    def above(weights):
-        d = np.bincount(runs.example * (T + 1) + k, weights=weights, minlength=n * (T + 1))
-        d = -d.reshape(n, T + 1)
-        d[:, 0] += np.bincount(runs.example, weights=weights, minlength=n)
-        return np.rint(np.cumsum(d, axis=1)[:, :T]).astype(np.int64)
-
-    pred = above(runs.length.astype(np.float64))
-    inter = above(runs.pos.astype(np.float64))
-    ref = np.bincount(runs.example, weights=runs.pos.astype(np.float64),
-                      minlength=n).astype(np.int64)[:, None]
-    hot = (runs.max_score[:, None] >= grid[None, :]) if inclusive else \
-        (runs.max_score[:, None] > grid[None, :])
-    gold = (refs.counts > 0)[:, None]
-    out: dict[str, list] = {}
-    for m in names:
-        cols = []
-        for j in range(T):
-            p, i, r, h = pred[:, j], inter[:, j], ref[:, 0], hot[:, j]
-            if m == "iou":
-                cols.append({"inter": i, "union": r + p - i})
-            elif m == "character":
-                cols.append({"tp": i, "fp": p - i, "fn": r - i})
-            else:
-                g = gold[:, 0]
-                cols.append({k_: v.astype(np.int64) for k_, v in (
-                    ("tp", g & h), ("fp", ~g & h), ("fn", g & ~h), ("tn", ~g & ~h))})
-        out[m] = cols
-    return out
+    def tuned_signature(self, metric: str, measure: str) -> str:
+        return self.signature + f"|tuned:{metric}.{measure}"
 
 
 def tune_threshold(references, *, text, soft_predictions=None, token_offsets=None,
@@ -370,7 +281,8 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
     metric, measure : str
         What to maximise (default IoU's score).
     thresholds : None, int or sequence
-        The candidates, as for `sweep` (None: every distinct score, the exact optimum).
+        The candidates, as for `sweep` (None: every distinct score, the exact optimum;
+        with ``by``, each group's own).
     progress : bool, optional
         The sweep's progress bar (see `sweep`).
     Other parameters
@@ -398,40 +310,21 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
     >>> float(best["threshold"]), best["value"], best["threshold"].metric
     (0.2, 1.0, 'iou')
     """
-    frame = sweep(references, text=text, soft_predictions=soft_predictions,
-                  token_offsets=token_offsets, token_scores=token_scores,
-                  thresholds=thresholds, metrics=[metric], average=average, profile=profile,
-                  by=by, zero_division=zero_division, params=params, missing=missing,
-                  progress=progress)
-    rows = frame[frame["measure"] == measure]
-    if rows.empty:
-        raise ValueError(f"Expected a measure of {metric}, got {measure!r}; fix by passing "
-                         f"one of {sorted(set(frame['measure']))}.")
-    sig = frame.attrs["signature"] + f"|tuned:{metric}.{measure}"
-    group_cols = [c for c in frame.columns if c not in COLUMNS]
-    picked = []
-    groups = rows.groupby(group_cols, dropna=False, sort=False) if group_cols else [((), rows)]
-    for key, part in groups:
-        best = _best(part["threshold"].to_numpy(), part["value"].to_numpy())
-        t, v = best
-        key = key if isinstance(key, tuple) else (key,)
-        picked.append((*key, Tuned(t, metric) if not math.isnan(t) else t, v, metric,
-                       measure, int(part["examples"].iloc[0]), part["average"].iloc[0],
-                       part["profile"].iloc[0], sig))
-    if not group_cols:
-        t, v, m, ms, n, avg, _, s = picked[0]
-        return {"threshold": t, "value": v, "metric": m, "measure": ms, "average": avg,
-                "examples": n, "signature": s}
-    return pd.DataFrame(picked, columns=group_cols + [
-        "threshold", "value", "metric", "measure", "examples", "average", "profile",
-        "signature"])
+    curve = sweep_curve(references, text=text, soft_predictions=soft_predictions,
+                        token_offsets=token_offsets, token_scores=token_scores,
+                        thresholds=thresholds, metrics=[metric], average=average,
+                        profile=profile, by=by, zero_division=zero_division, params=params,
+                        missing=missing, progress=progress)
+    if curve.keys.num_columns == 0:
+        return tuned_dict(curve, metric, measure)
+    return pandas_frame(curve.tuned_table(metric, measure), curve.key_dtypes)
 
 
-def _best(thresholds: np.ndarray, values: np.ndarray) -> tuple[float, float]:
-    """(threshold, value) of the highest defined value, the lowest threshold on ties."""
-    ok = ~np.isnan(values)
-    if not ok.any():
-        return math.nan, math.nan
-    t, v = thresholds[ok], values[ok]
-    order = np.lexsort((t, -v))  # highest value, then lowest threshold
-    return float(t[order[0]]), float(v[order[0]])
+def tuned_dict(curve: Curve, metric: str, measure: str) -> dict:
+    """`tune_threshold`'s result without groups."""
+    best_t, best_v = curve.tuned(metric, measure)
+    t, v = float(best_t[0]), float(best_v[0])
+    return {"threshold": Tuned(t, metric) if not math.isnan(t) else t, "value": v,
+            "metric": metric, "measure": measure, "average": curve._average(metric),
+            "examples": int(curve.examples[0]),
+            "signature": curve.tuned_signature(metric, measure)}

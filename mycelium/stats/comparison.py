@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..core.aggregate import _measures, aggregate
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
+from ..core.groups import COMPARISON_COLUMNS
 from ..core.pipeline import compute_statistics, prepare
 from ..core.progress import Bar, running, wanted
 from ..core.settings import Settings, resolve_settings
@@ -38,9 +39,8 @@ from .bootstrap import (_chunks, _mix, combine_limbs, example_keys, limb_matrix,
 
 __all__ = ["compare", "holm"]
 
-COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
-           "difference", "ci_low", "ci_high", "p_value", "p_holm", "test", "n_resamples",
-           "examples", "average", "profile")
+#: The frame's columns, in order (`mycelium.core.groups` reserves them from ``by``).
+COLUMNS = COMPARISON_COLUMNS
 
 
 def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | None = None,

@@ -1,4 +1,5 @@
-"""The summing shortcut of `exactsum._chunk_parts` equals the limb columns, bit for bit."""
+"""The summing shortcut of `exactsum._chunk_parts` equals the limb columns, bit for bit;
+`exactsum.weighted_means` is the correctly rounded weighted mean, in any order."""
 
 from __future__ import annotations
 
@@ -78,3 +79,25 @@ def test_means_of_sums_beyond_int64_fall_back_to_python_integers():
                                  np.array([2**43, 4]))
     assert got.tolist() == [exactsum.Parts(2**70, 0, 1, 0.0, 2**43).mean(),
                             exactsum.Parts(3, 0, 0, 0.0, 4).mean()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.floats(0.0, 1.0), st.just(math.nan)),
+                          st.integers(0, 6)), min_size=1, max_size=30),
+       st.randoms(use_true_random=False))
+def test_weighted_means_are_the_exact_weighted_mean_in_any_order(pairs, rng):
+    """Σ w·v / Σ w over the defined values, correctly rounded (what Fraction gives) when no
+    value is below 2**-31 (those keep a float residual, as in `Parts`), and the same
+    double for any order of the values."""
+    values = np.array([v for v, _ in pairs])
+    weights = np.array([[w for _, w in pairs], [1] * len(pairs)], dtype=np.float64)
+    got = exactsum.weighted_means(weights, values)
+    tiny = bool(((values != 0) & (np.abs(values) < 2**-31)).any())
+    for row, g in zip(weights, got if not tiny else []):
+        num = sum(Fraction(int(w)) * Fraction(v) for w, v in zip(row, values) if v == v)
+        den = sum(int(w) for w, v in zip(row, values) if v == v)
+        assert (math.isnan(g) and den == 0) or g == float(num / den)
+    order = list(range(len(pairs)))
+    rng.shuffle(order)
+    again = exactsum.weighted_means(weights[:, order], values[order])
+    assert np.array_equal(got, again, equal_nan=True)

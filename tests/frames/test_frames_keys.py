@@ -84,7 +84,7 @@ def test_compare_keeps_int_key_dtype():
                                   "profile", "type", "ci_low", "threshold", "iou_score",
                                   "detector_a", "p_value"])
 def test_by_columns_named_like_result_columns_are_refused(name):
-    from mycelium.frames.groups import result_columns
+    from mycelium.core.groups import result_columns
 
     assert name in result_columns()
     pdf = pd.DataFrame({"ref": REFS, "pred": PREDS, name: ["x", "y", "x"]})

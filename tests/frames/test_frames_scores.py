@@ -217,3 +217,18 @@ def test_arrow_backed_token_columns_pass_through_and_equal_lists():
                        r"token 0: Expected 0 <= start <= end <= len\(text\) = 10, got \[0, 50\)"):
         bad.mycelium.evaluate("ref", text="text", token_offsets_col="offs",
                               token_scores_col="scores", by="lang", metrics=["char_auroc"])
+
+
+def test_tune_on_a_frame_takes_metric_and_measure_as_the_dict_face_does():
+    kw = dict(text="text", token_offsets_col="offs", token_scores_col="scores")
+    got = DF.mycelium.tune_threshold("ref", by="lang", metric="character", measure="f1",
+                                     **kw)
+    want = mycelium.tune_threshold(DF["ref"].tolist(), text=DF["text"].tolist(),
+                                   token_offsets=DF["offs"].tolist(),
+                                   token_scores=DF["scores"].tolist(), metric="character",
+                                   measure="f1", by={"lang": DF["lang"].tolist()})
+    pd.testing.assert_frame_equal(got, want)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'metrics'"):
+        DF.mycelium.tune_threshold("ref", metrics="iou", **kw)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'metric'"):
+        DF.mycelium.sweep("ref", metric="iou", **kw)

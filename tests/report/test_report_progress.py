@@ -121,12 +121,16 @@ def test_evaluate_compare_sweep_and_tune_threshold_totals(capsys):
             [{"start": 1, "end": 3, "prob": 0.6}], []]
     curve = sweep(refs, text=texts, soft_predictions=soft, metrics=["iou", "deteval_1d"],
                   by=["x", "y", "x"], progress=True)
-    thresholds = curve["threshold"].nunique()
+    cells = len(curve[["by", "threshold"]].drop_duplicates())  # each group's thresholds
     err = capsys.readouterr().err
-    # deteval_1d re-scores every threshold; then each of 2 groups at every threshold
-    assert counts(err)[-1] == (thresholds * 3, thresholds * 3) and "sweep" in err
-    tune_threshold(refs, text=texts, soft_predictions=soft, progress=True)
-    assert counts(capsys.readouterr().err)[-1] == (thresholds, thresholds)
+    # deteval_1d re-scores each example once per segment of its thresholds (one segment
+    # per stretch between its own distinct scores: here 3, 2 and 1), then every cell
+    done, total = counts(err)[-1]
+    assert done == total == 3 + 2 + 1 + cells and "sweep" in err
+    best = tune_threshold(refs, text=texts, soft_predictions=soft, progress=True)
+    thresholds = len(sweep(refs, text=texts, soft_predictions=soft, metrics=["iou"]))
+    assert best["metric"] == "iou"
+    assert counts(capsys.readouterr().err)[-1] == (thresholds, thresholds)  # iou: one pass
 
 
 def test_a_nested_call_moves_the_outer_bar(capsys):

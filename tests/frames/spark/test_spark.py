@@ -268,6 +268,31 @@ def test_bigint_keys_beyond_2_53_with_nulls_stay_distinct(spark):
     assert [r["g"] for r in back.collect()] == [big, big + 1, None]
 
 
+@pytest.mark.parametrize("options", [
+    dict(pred_col="pred", metrics=["iou", "response_level"]),
+    dict(pred_col="pred", profile="ragtruth"),
+    dict(threshold=0.5, token_offsets_col="offs", token_scores_col="sc", metrics="iou")])
+def test_score_path_bigint_keys_beyond_2_53_with_nulls_stay_distinct(spark, options):
+    big = 2**53
+    sdf = spark.createDataFrame(
+        [(big, [(0, 2)], [(0, 2)], "abcd", [(0, 2), (2, 4)], [0.9, 0.1]),
+         (big + 1, [(0, 2)], [], "abcd", [(0, 2), (2, 4)], [0.1, 0.1]),
+         (None, [(0, 2)], [(0, 2)], "abcd", [(0, 2), (2, 4)], [0.9, 0.1])],
+        "g bigint, ref array<struct<start: bigint, end: bigint>>, "
+        "pred array<struct<start: bigint, end: bigint>>, text string, "
+        "offs array<array<bigint>>, sc array<double>")
+    options = dict(options)
+    pred = options.pop("pred_col", None)
+    out = myspark.evaluate(sdf, "ref", pred, text="text", by="g", **options)
+    iou = out[out["metric"] == "iou"]
+    assert out["g"].dtype == "Int64"  # as on the span path
+    assert iou["g"].tolist()[:2] == [big, big + 1] and iou["g"].isna().tolist()[2]
+    assert iou["value"].tolist() == [1.0, 0.0, 1.0]
+    back = myspark.evaluate(sdf, "ref", pred, text="text", by="g", as_spark=True, **options)
+    rows = [r for r in back.collect() if r["metric"] == "iou"]
+    assert [r["g"] for r in rows] == [big, big + 1, None]
+
+
 def test_keys_and_names_that_cannot_group_fail_before_any_job(sdf):
     with pytest.raises(TypeError, match=r"by column 'ref' of a type mycelium can group by "
                        r".*got array<struct<start:bigint,end:bigint>> \(nested values\)"):

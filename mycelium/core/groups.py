@@ -1,10 +1,30 @@
-"""Group keys of every frame face: checked once, grouped on their Arrow values.
+"""Group keys of every face: checked once, grouped on their Arrow values.
 
-Every face (pandas, Polars eager and lazy, Spark, the command line) hands its ``by``
-names to `normalize_by` and its key columns to `key_table`, and groups rows with
-`group_codes`. Keys are grouped on their own Arrow values — never through a float
-conversion — so integer keys beyond 2**53 (with or without nulls) stay distinct, and
-every face orders groups the same way.
+Every face groups through here — the span path and the score path (``evaluate`` with
+scores or a threshold, ``sweep``, ``tune_threshold``) of pandas, Polars eager and lazy,
+Spark, the command line and the dict face — so integer keys beyond 2**53 (with or
+without nulls), null keys, ``True`` beside ``1`` and ``by`` columns of different types
+behave the same everywhere. Keys are grouped on their own Arrow values, never through a
+float conversion, and every face orders groups the same way.
+
+The interface, in the order a face uses it:
+
+- `normalize_by` (``by`` → a list of names; names the result would overwrite are refused);
+- `key_table` (the key columns — pandas, Polars, Arrow, numpy or lists — as one Arrow
+  table, each column's type checked by `check_key_type`); the dict face's ``by`` (a
+  sequence, a pandas Series or a dict of them) goes through `by_table`;
+- `group_codes` (the table → `Groups`: a group code per row, each group's key, in the one
+  order of every face); `Groups.positions` gives each group's rows;
+- `key_series` / `pandas_frame` (a result's key columns back to pandas without changing a
+  value; `key_dtypes` gives the dict face's dtypes); the Polars faces read the Arrow keys
+  as they are.
+
+Nothing here computes a metric: a face scores each group's rows (``Groups.positions``;
+the score path, `mycelium.frames.scores`) or reduces per-row statistics by
+``Groups.codes`` (the span path), and attaches ``Groups.keys.take(group)`` to its rows.
+A face that sums in another engine first (Polars' ``group_by``, Spark's ``GROUP BY``)
+groups the engine's partial rows again with `group_codes` on their key columns, which
+merges the keys that engine keeps apart (NaN and null) and gives every face's order.
 """
 
 from __future__ import annotations
@@ -13,12 +33,20 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["Groups", "group_codes", "normalize_by", "key_table", "check_key_type",
-           "result_columns"]
+from ..metrics import METRICS
 
+__all__ = ["Groups", "group_codes", "normalize_by", "key_table", "by_table",
+           "check_key_type", "result_columns", "key_series", "key_dtypes", "pandas_frame",
+           "COMPARISON_COLUMNS"]
+
+#: The columns of a detector comparison (`mycelium.stats.comparison`), in its order.
+COMPARISON_COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
+                      "difference", "ci_low", "ci_high", "p_value", "p_holm", "test",
+                      "n_resamples", "examples", "average", "profile")
 #: Columns that faces add to their results besides the measures' own names.
 _FIXED_RESULT_COLUMNS = ("metric", "measure", "value", "ci_low", "ci_high", "examples",
                          "average", "profile", "type", "threshold", "signature")
@@ -35,6 +63,12 @@ class Groups:
     keys: pa.Table      # the distinct key values, in group order (no columns: one group)
     n_groups: int
 
+    def positions(self) -> list[np.ndarray]:
+        """The rows of each group (int64 positions, in row order), in group order."""
+        order = np.argsort(self.codes, kind="stable")
+        bounds = np.searchsorted(self.codes[order], np.arange(self.n_groups + 1))
+        return [order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
 
 # ------------------------------------------------------------------ names
 
@@ -42,11 +76,8 @@ def result_columns() -> tuple[str, ...]:
     """Every column a face's result may hold after its keys: the tidy columns,
     intervals, ``type``, ``threshold``, ``signature``, the comparison columns and
     `score`'s ``<metric>_<measure>`` columns."""
-    from ..metrics import METRICS
-    from ..stats.comparison import COLUMNS
-
     scores = [f"{m}_{k}" for m, spec in METRICS.items() for k in spec.measures]
-    return tuple(dict.fromkeys([*_FIXED_RESULT_COLUMNS, *COLUMNS, *scores,
+    return tuple(dict.fromkeys([*_FIXED_RESULT_COLUMNS, *COMPARISON_COLUMNS, *scores,
                                 "soft_spearman_score"]))
 
 
@@ -135,8 +166,8 @@ def _unreadable(name: str, col, exc: Exception) -> str:
 
 
 def _sample(col) -> list:
-    """The non-null values of an object column (for naming the types it mixes)."""
-    if getattr(col, "dtype", None) != object:
+    """The non-null values of an object column or a list (for naming the types it mixes)."""
+    if not isinstance(col, (list, tuple)) and getattr(col, "dtype", None) != object:
         return []
     values = col.tolist() if hasattr(col, "tolist") else list(col)
     return [v for v in values if v is not None and v == v]
@@ -232,3 +263,105 @@ def _compact(combined: np.ndarray, size: int) -> tuple[np.ndarray, int]:
     out = np.empty(combined.size, dtype=np.int64)
     out[order] = np.cumsum(starts) - 1
     return out, int(starts.sum())
+
+
+# ------------------------------------------------------------------ the dict face
+
+def by_table(by, n_rows: int) -> pa.Table | None:
+    """The dict face's ``by`` as a key table: a sequence is column ``"by"``, a pandas or
+    Polars Series keeps its name, a dict gives one column per entry (None → None).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As `normalize_by` and `key_table`; ValueError when a column does not have one
+        label per example.
+    """
+    if by is None:
+        return None
+    columns = _by_columns(by)
+    normalize_by(list(columns))
+    for name, values in columns.items():
+        if len(values) != n_rows:
+            raise ValueError(f"Expected {n_rows} group labels in by[{name!r}] (one per "
+                             f"example), got {len(values)}; fix by passing one per example.")
+    return key_table(columns)
+
+
+def _by_columns(by) -> dict[str, Any]:
+    if isinstance(by, Mapping):
+        if not all(isinstance(k, str) for k in by):
+            raise TypeError(f"Expected by's keys to be column names (str), got "
+                            f"{[k for k in by if not isinstance(k, str)][0]!r}; fix by "
+                            "naming each group column with a string.")
+        return {k: _as_column(v) for k, v in by.items()}
+    if _is_series(by):
+        name = getattr(by, "name", None)
+        return {str(name) if name not in (None, "") else "by": by}
+    if isinstance(by, (str, bytes)) or not hasattr(by, "__len__"):
+        raise TypeError(f"by is a {type(by).__name__}; expected one group label per "
+                        "example (a list, a pandas or Polars Series) or a dict of them.")
+    return {"by": _as_column(by)}
+
+
+def _is_series(col) -> bool:
+    module = type(col).__module__
+    return (module.startswith("pandas") or module.startswith("polars")) and hasattr(
+        col, "dtype") and hasattr(col, "name")
+
+
+def _as_column(values):
+    return values if _is_series(values) or isinstance(
+        values, (pa.Array, pa.ChunkedArray, np.ndarray)) else list(values)
+
+
+def key_dtypes(by, keys: pa.Table) -> dict[str, Any]:
+    """The pandas dtype each key column of the dict face's ``by`` comes back in (``keys``:
+    its `by_table`): a pandas Series' own dtype; for other columns Arrow's default, except
+    that integers with nulls come back as Python ints and None (``object``), the values
+    as given, never floats."""
+    out: dict[str, Any] = {}
+    for name, col in _by_columns(by).items():
+        t = keys.column(name)
+        if type(col).__module__.startswith("pandas"):
+            out[name] = col.dtype
+        else:
+            out[name] = object if pa.types.is_integer(t.type) and t.null_count else None
+    return out
+
+
+# ------------------------------------------------------------------ back to pandas
+
+_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
+    pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
+    pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
+
+
+def key_series(column: pa.ChunkedArray | pa.Array, dtype: Any) -> pd.Series:
+    """An Arrow key column as a pandas column of ``dtype``, values unchanged (an int64
+    key is never routed through float64). ``dtype`` None: Arrow's default conversion,
+    except that integers with nulls become the nullable ``Int64`` (not floats)."""
+    if isinstance(column, pa.Array):
+        column = pa.chunked_array([column], column.type)
+    if dtype is None:
+        if not (pa.types.is_integer(column.type) and column.null_count):
+            return column.to_pandas()
+        dtype = _NULLABLE_INTS[str(column.type)]
+    if hasattr(dtype, "__from_arrow__"):
+        try:
+            return pd.Series(dtype.__from_arrow__(column), copy=False)
+        except (TypeError, ValueError, pa.ArrowException):
+            pass
+    if dtype == object:
+        return pd.Series(column.to_pylist(), dtype=object)
+    out = column.to_pandas()
+    return out if out.dtype == dtype else out.astype(dtype)
+
+
+def pandas_frame(table: pa.Table, key_dtypes: Mapping[str, Any]) -> pd.DataFrame:
+    """A result table as a pandas frame whose key columns (the names of ``key_dtypes``)
+    keep their values exactly (`key_series`)."""
+    out = table.to_pandas()
+    for name, dtype in key_dtypes.items():
+        out[name] = key_series(table.column(name), dtype)
+    return out
