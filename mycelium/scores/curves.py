@@ -51,12 +51,24 @@ _CHUNK = 1 << 20
 def curve_values(si: ScoreInput, lengths: np.ndarray, refs: SpanBatch,
                  listed_refs: np.ndarray, codes: np.ndarray, grids: Grids,
                  names: list[str], settings: Settings, *, inclusive: bool,
+                 listed_spans: SpanBatch | None = None,
                  progress: Callable[[int], ContextManager[Bar]] | None = None
                  ) -> dict[str, dict[str, np.ndarray]]:
     """``{metric: {measure: value per cell}}`` of the kept examples (``codes``: each one's
-    group; ``refs`` canonical, ``listed_refs`` the reference spans each listed before
-    zero-length ones and duplicates were dropped). ``progress(steps)`` opens the bar that
-    moves one step per segment re-scored and one per cell of the result."""
+    group; ``refs`` canonical, ``listed_refs`` the number of reference spans each listed
+    before zero-length ones and duplicates were dropped). ``listed_spans``, the reference
+    spans as listed, asks for ``response_level`` with ``unit="tokens"`` (tokens as items,
+    `_token_responses`). ``progress(steps)`` opens the bar that moves one step per
+    segment re-scored and one per cell of the result."""
+    if listed_spans is not None and "response_level" in names:
+        rest = [m for m in names if m != "response_level"]
+        values = curve_values(si, lengths, refs, listed_refs, codes, grids, rest or ["iou"],
+                              settings, inclusive=inclusive, progress=progress)
+        if not rest:
+            values.pop("iou")
+        values["response_level"] = _token_responses(si, listed_spans, codes, grids,
+                                                     settings, inclusive=inclusive)
+        return {m: values[m] for m in names}
     si = _with_background(_by_example(si), lengths)
     sizes = grids.sizes[codes]  # thresholds of each example's group
     level = _levels(si.scores, codes[si.example], grids, inclusive=inclusive)
@@ -287,11 +299,15 @@ def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs,
         hot = (leveled.scores[idx] > lo[owner]).astype(np.float64)  # level > first
         part = ScoreInput(leveled.form, b - a, owner.astype(np.int64), leveled.starts[idx],
                           leveled.ends[idx], hot, False)
-        preds = canonicalize(spans_at_threshold(part, lengths[ex], 0.5))
+        raw = spans_at_threshold(part, lengths[ex], 0.5)
+        preds = canonicalize(raw)
         sub = _repeat(refs, ex)
         st = compute_statistics(sub, preds, span_names, params) if span_names else {}
         if pooled:
-            ws = Workspace(sub, preds, listed=(listed_refs[ex], preds.counts))
+            # the spans as listed: a run of tokens out of text order can be zero-length
+            # (its first token starts where its last ends), listed though it has no
+            # characters, and response_level's listed rule counts it as evaluate does
+            ws = Workspace(sub, preds, listed=(listed_refs[ex], raw.counts))
             for m in pooled:
                 st[m] = POOLED_METRICS[m].compute(ws, params.get(m, {}))
         parts.append(st)
@@ -299,6 +315,44 @@ def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs,
             bar.update(b - a)
     return {m: {k: np.concatenate([p[m][k] for p in parts]) for k in parts[0][m]}
             for m in names}
+
+
+def _token_responses(si: ScoreInput, listed_spans: SpanBatch, codes: np.ndarray,
+                     grids: Grids, settings: Settings, *, inclusive: bool
+                     ) -> dict[str, np.ndarray]:
+    """``response_level`` with ``unit="tokens"`` at every cell: an example is gold-positive
+    when one of its tokens overlaps a listed reference span (`mycelium.metrics._tokens`),
+    and predicted positive at a threshold its highest token score passes, zero-length
+    tokens included (a response without tokens is negative on both sides) — what
+    `mycelium.evaluate` computes with ``threshold=t``. The thresholds stay those of the
+    non-empty tokens."""
+    from ..metrics._tokens import label_tokens
+
+    n = si.n
+    bx, bp, bs = si.blank if si.blank is not None else (np.empty(0, np.int64),) * 3
+    example = np.concatenate([si.example, bx]).astype(np.int64)
+    starts = np.concatenate([si.starts, bp]).astype(np.int64)
+    ends = np.concatenate([si.ends, bp]).astype(np.int64)
+    scores = np.concatenate([si.scores, np.asarray(bs, dtype=np.float64)])
+    labels = label_tokens(n, (listed_spans.example_ids, listed_spans.starts,
+                              listed_spans.ends), (example, starts, ends), scores, 1.0,
+                          inclusive=inclusive)
+    gold = labels.any_positive()[0]
+    top = np.full(n, -np.inf)
+    np.maximum.at(top, example, scores)
+    has = np.bincount(example, minlength=n) > 0
+    level = np.zeros(n, dtype=np.int64)
+    ex = np.flatnonzero(has)
+    level[ex] = _levels(top[ex], codes[ex], grids, inclusive=inclusive)
+    first = grids.offsets[codes]
+    split, end = first + level, first + grids.sizes[codes]
+    ones = np.ones(n, dtype=np.int64)
+    n_cells = grids.values.size
+    sums = {"tp": _spread(first[gold], split[gold], ones[gold], n_cells),
+            "fp": _spread(first[~gold], split[~gold], ones[~gold], n_cells),
+            "fn": _spread(split[gold], end[gold], ones[gold], n_cells),
+            "tn": _spread(split[~gold], end[~gold], ones[~gold], n_cells)}
+    return pooled_values_of_sums(sums, "response_level", zero_division=settings.zero_division)
 
 
 # ------------------------------------------------------------------ cells

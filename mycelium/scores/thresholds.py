@@ -140,12 +140,11 @@ def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
         raise ValueError(f"Expected span metrics to sweep, got {metrics!r}; fix by "
                          "naming metrics such as 'iou', 'character' or "
                          "'response_level' (threshold-free metrics have no threshold).")
-    if "token_level" in names or ("response_level" in names and settings.params[
-            "response_level"].get("unit") == "tokens"):
-        raise ValueError("Expected span metrics to sweep, got token_level or "
-                         "response_level with unit='tokens' (tokens as items); fix by "
-                         "scoring them with mycelium.evaluate at each threshold.")
-    single = convert(references, "references").single
+    if "token_level" in names:
+        raise ValueError("Expected span metrics to sweep, got token_level (tokens as "
+                         "items); fix by scoring it with mycelium.evaluate at each threshold.")
+    ref = convert(references, "references")
+    single = ref.single
     n_input = 1 if single else len(references)
     keys = by_table(by, n_input)
     rules = rules_of(settings.profile)
@@ -168,8 +167,12 @@ def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
 
     grid = grids(thresholds, si, lengths, codes, groups.n_groups, said)
     listed = prepared.listed[0] if prepared.listed is not None else prepared.refs.counts
+    tokens_as_items = (token_offsets is not None and "response_level" in names
+                       and settings.params["response_level"].get("unit") == "tokens")
+    listed_refs = (ref.batch if kept.all() else ref.batch.take(kept)) \
+        if tokens_as_items else None
     values = curve_values(si, lengths, prepared.refs, listed, codes, grid, names,
-                          settings, inclusive=rules.inclusive,
+                          settings, inclusive=rules.inclusive, listed_spans=listed_refs,
                           progress=lambda steps: running(
                               steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
                               unit="step"))
