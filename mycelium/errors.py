@@ -45,6 +45,20 @@ class SpanValidationError(MyceliumError, ValueError):
             else problem
         self.fix = fix
 
+    def at(self, example: int) -> SpanValidationError:
+        """The same error told at another example position (a face that scored a part of
+        its input, or the rows of a frame, says where in its own terms); the span or
+        token index is kept."""
+        if self.side is None:
+            return self
+        item = "token" if self.side in ("token_offsets", "token_scores") or (
+            self.side == "soft_predictions" and "token" in str(self)) else "span"
+        where = f"{self.side} example {example}" + ("" if self.span is None else
+                                                    f", {item} {self.span}")
+        return SpanValidationError(f"{where}: {self.problem}", side=self.side,
+                                   example=example, span=self.span, problem=self.problem,
+                                   fix=self.fix)
+
 
 def _without_location(message: str, side, example, span) -> str:
     where = f"{side} example {example}" + ("" if span is None else f", span {span}")

@@ -30,6 +30,7 @@ from .token_input import arrow_column, token_arrays
 from .token_points import token_points
 
 __all__ = ["ScoreInput", "ScoreRuns", "score_input", "score_runs", "score_run_blocks",
+           "reversed_runs",
            "concat_runs", "spans_at_threshold",
            "score_pieces", "SCORE_FORMS"]
 
@@ -427,6 +428,32 @@ def score_pieces(scores: ScoreInput, lengths: np.ndarray
     return ex, starts, starts + runs.length, runs.score
 
 
+def _token_runs(scores: ScoreInput, threshold: float, inclusive: bool):
+    """Token form: the tokens passing ``threshold`` (``hot``), and each run of consecutive
+    ones (list order) as (first and last position among them, example, start, end): the
+    first token's start and the last token's end (SPEC section 9; for offsets in text
+    order, the run's extent)."""
+    hot = scores.scores >= threshold if inclusive else scores.scores > threshold
+    ex, starts, ends = scores.example[hot], scores.starts[hot], scores.ends[hot]
+    pos = np.flatnonzero(hot)
+    new = np.ones(ex.size, dtype=bool)
+    new[1:] = (ex[1:] != ex[:-1]) | (pos[1:] != pos[:-1] + 1)
+    first = np.flatnonzero(new)
+    last = np.append(first[1:], ex.size)[:first.size] - 1
+    return hot, first, last, ex[first], starts[first], ends[last]
+
+
+def reversed_runs(scores: ScoreInput, threshold: float, *, inclusive: bool = False
+                  ) -> np.ndarray:
+    """Per example, whether one of its runs of tokens at ``threshold`` ends before it
+    starts (`spans_at_threshold` refuses those); all False for the soft form."""
+    bad = np.zeros(scores.n, dtype=bool)
+    if scores.form == "token":
+        _, _, _, ex_r, st_r, en_r = _token_runs(scores, threshold, inclusive)
+        bad[ex_r[en_r < st_r]] = True
+    return bad
+
+
 def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float,
                        *, inclusive: bool = False) -> SpanBatch:
     """Predicted spans at ``threshold`` (strict ``> t``; ``>= t`` when ``inclusive``), as a
@@ -441,29 +468,19 @@ def spans_at_threshold(scores: ScoreInput, lengths: np.ndarray, threshold: float
     if scores.form == "soft":
         ex, starts, ends, score = score_pieces(scores, lengths)
         hot = score >= threshold if inclusive else score > threshold
-    else:
-        ex, starts, ends = scores.example, scores.starts, scores.ends
-        hot = scores.scores >= threshold if inclusive else scores.scores > threshold
-    ex, starts, ends = ex[hot], starts[hot], ends[hot]
-    if scores.form == "soft":
+        ex, starts, ends = ex[hot], starts[hot], ends[hot]
         # Pieces of one example are contiguous; join those that touch.
         new = np.ones(ex.size, dtype=bool)
         new[1:] = (ex[1:] != ex[:-1]) | (starts[1:] != ends[:-1])
+        first = np.flatnonzero(new)
+        ex_r = ex[first]
+        if ex.size == 0:
+            st_r, en_r = starts, ends
+        else:  # pieces in text order: the run's extent
+            st_r = np.minimum.reduceat(starts, first)
+            en_r = np.maximum.reduceat(ends, first)
     else:
-        pos = np.flatnonzero(hot)
-        new = np.ones(ex.size, dtype=bool)
-        new[1:] = (ex[1:] != ex[:-1]) | (pos[1:] != pos[:-1] + 1)
-    first = np.flatnonzero(new)
-    ex_r = ex[first]
-    if ex.size == 0:
-        st_r, en_r = starts, ends
-    elif scores.form == "soft":  # pieces in text order: the run's extent
-        st_r, en_r = np.minimum.reduceat(starts, first), np.maximum.reduceat(ends, first)
-    else:
-        # SPEC section 9: the first token's start and the last token's end, in list order
-        # (for offsets in text order, the run's extent).
-        last = np.append(first[1:], ex.size) - 1
-        st_r, en_r = starts[first], ends[last]
+        hot, first, last, ex_r, st_r, en_r = _token_runs(scores, threshold, inclusive)
         if (en_r < st_r).any():
             raise _reversed_run(scores, hot, first, last, en_r < st_r)
     order = np.lexsort((en_r, st_r, ex_r))

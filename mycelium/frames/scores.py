@@ -155,14 +155,7 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, *, ref: str,
 
 def at_row(exc: SpanValidationError, row: int | None) -> SpanValidationError:
     """The error of a group's example told at its frame row (positions count rows)."""
-    if row is None or exc.side is None:
-        return exc
-    item = "token" if exc.side in ("token_offsets", "token_scores") or (
-        exc.side == "soft_predictions" and "token" in str(exc)) else "span"
-    where = f"{exc.side} example {row}" + ("" if exc.span is None else
-                                           f", {item} {exc.span}")
-    return SpanValidationError(f"{where}: {exc.problem}", side=exc.side, example=row,
-                               span=exc.span, problem=exc.problem, fix=exc.fix)
+    return exc if row is None else exc.at(row)
 
 
 def _evaluate_rows(columns, pos, *, ref, pred, text, soft_ref, soft_pred, token_offsets,

@@ -34,7 +34,8 @@ from ..core.pipeline import compute_statistics
 from ..core.progress import Bar
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.score_metrics import pooled_values_of_sums
-from ..core.scores import ScoreInput, concat_runs, score_run_blocks, spans_at_threshold
+from ..core.scores import (ScoreInput, concat_runs, reversed_runs, score_run_blocks,
+                           spans_at_threshold)
 from ..core.settings import Settings
 from ..core.spans import SpanBatch, canonicalize
 from ..metrics import METRICS, POOLED_METRICS, Workspace
@@ -83,8 +84,14 @@ def curve_values(si: ScoreInput, lengths: np.ndarray, refs: SpanBatch,
         stats = _fast_statistics(leveled, lengths, refs, listed_refs, seg_ex, seg_lo, fast,
                                  params)
         if slow:
-            stats.update(_slow_statistics(leveled, lengths, refs, listed_refs, seg_ex,
-                                          seg_lo, slow, params, bar))
+            slow_stats = _slow_statistics(leveled, lengths, refs, listed_refs, seg_ex,
+                                          seg_lo, slow, params, bar)
+            if isinstance(slow_stats, np.ndarray):  # segments with a reversed run
+                cell = grids.offsets[codes[seg_ex[slow_stats]]] + seg_lo[slow_stats]
+                lowest = float(grids.values[cell].min())
+                spans_at_threshold(si, lengths, lowest, inclusive=inclusive)  # raises
+                raise AssertionError("a reversed run at a threshold that has none")
+            stats.update(slow_stats)
         first = grids.offsets[codes[seg_ex]]
         values = _cell_values(stats, first + seg_lo, first + seg_hi, n_cells, names,
                               settings)
@@ -280,9 +287,11 @@ def _repeat(batch: SpanBatch, rows: np.ndarray) -> SpanBatch:
 
 def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs, seg_ex,
                      seg_lo, names, params, bar: Bar | None = None
-                     ) -> dict[str, dict[str, np.ndarray]]:
+                     ) -> dict[str, dict[str, np.ndarray]] | np.ndarray:
     """Per segment: the statistics of the spans of the intervals passing its thresholds,
-    scored in batches of about `_CHUNK` intervals."""
+    scored in batches of about `_CHUNK` intervals — or, when a run of tokens out of text
+    order ends before it starts in some segments, those segments' indices (the caller
+    refuses the lowest such threshold as `mycelium.evaluate` does at it)."""
     span_names = [m for m in names if m in METRICS]
     pooled = [m for m in names if m in POOLED_METRICS]
     first = np.zeros(leveled.n + 1, dtype=np.int64)
@@ -293,12 +302,17 @@ def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs,
     if bounds.size == 1:  # no segments (no example kept): the statistics' empty columns
         bounds = np.array([0, 0])
     parts: list[dict] = []
+    reversed_at: list[np.ndarray] = []
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         ex, lo = seg_ex[a:b], seg_lo[a:b]
         owner, idx = _ragged(first[:-1][ex], count[a:b])
         hot = (leveled.scores[idx] > lo[owner]).astype(np.float64)  # level > first
         part = ScoreInput(leveled.form, b - a, owner.astype(np.int64), leveled.starts[idx],
                           leveled.ends[idx], hot, False)
+        bad = reversed_runs(part, 0.5)
+        if bad.any() or reversed_at:  # no statistics any more: find every such segment
+            reversed_at.append(a + np.flatnonzero(bad))
+            continue
         raw = spans_at_threshold(part, lengths[ex], 0.5)
         preds = canonicalize(raw)
         sub = _repeat(refs, ex)
@@ -313,6 +327,8 @@ def _slow_statistics(leveled: ScoreInput, lengths, refs: SpanBatch, listed_refs,
         parts.append(st)
         if bar is not None:
             bar.update(b - a)
+    if reversed_at:
+        return np.concatenate(reversed_at)
     return {m: {k: np.concatenate([p[m][k] for p in parts]) for k in parts[0][m]}
             for m in names}
 

@@ -70,6 +70,10 @@ def grids(thresholds, si: ScoreInput, lengths: np.ndarray, codes: np.ndarray,
         q = np.linspace(0.0, 1.0, int(thresholds)) if thresholds > 1 else np.array([0.5])
         return _per_group(si.scores, interval_group, n_groups,
                           lambda s: np.quantile(s, q) if s.size else np.array([0.0]))
+    if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
+        raise TypeError(f"Expected thresholds= as None, a number of quantiles, "
+                        f"{{'steps': n}} or a list of thresholds, got {thresholds!r}; fix "
+                        f"by passing e.g. [0.5] for one threshold.")
     grid = np.array([check_threshold(t) for t in thresholds], dtype=np.float64)
     if grid.size == 0:
         raise ValueError("Expected at least one threshold, got none, at thresholds=; "

@@ -22,6 +22,7 @@ from ..core.inputs import convert
 from ..core.progress import running, wanted
 from ..core.score_rules import rules_of
 from ..core.settings import Settings, resolve_settings
+from ..errors import SpanValidationError
 from ..metrics import POOLED_METRICS
 from .curves import curve_values
 from .grids import Grids, grid_label, grids
@@ -171,11 +172,16 @@ def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
                        and settings.params["response_level"].get("unit") == "tokens")
     listed_refs = (ref.batch if kept.all() else ref.batch.take(kept)) \
         if tokens_as_items else None
-    values = curve_values(si, lengths, prepared.refs, listed, codes, grid, names,
-                          settings, inclusive=rules.inclusive, listed_spans=listed_refs,
-                          progress=lambda steps: running(
-                              steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
-                              unit="step"))
+    try:
+        values = curve_values(si, lengths, prepared.refs, listed, codes, grid, names,
+                              settings, inclusive=rules.inclusive, listed_spans=listed_refs,
+                              progress=lambda steps: running(
+                                  steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
+                                  unit="step"))
+    except SpanValidationError as exc:  # told at the example's position in the input
+        if kept.all() or exc.example is None:
+            raise
+        raise exc.at(int(np.flatnonzero(kept)[exc.example])) from None
     examples = np.bincount(codes, minlength=groups.n_groups)[grid.group]
     sig = signature_with(settings.signature(), names,
                          form="soft" if soft_predictions is not None else "token",

@@ -97,8 +97,7 @@ def test_token_level_refuses_trimmed_references():
 
 
 def test_sweeps_refuse_token_items_and_take_the_pairwise_rule_slowly():
-    with pytest.raises(ValueError, match="got token_level or response_level with "
-                                         "unit='tokens'"):
+    with pytest.raises(ValueError, match=r"got token_level \(tokens as items\)"):
         sweep([[[8, 16]]], text=[TEXT], token_offsets=[TOKENS],
                        token_scores=[[0.1, 0.2, 0.8, 0.7, 0.1, 0.1]], metrics=["token_level"])
     curve = sweep([[[8, 16], [8, 16]]], text=[TEXT], token_offsets=[TOKENS],

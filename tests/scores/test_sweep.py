@@ -150,3 +150,30 @@ def test_tune_ties_go_to_the_lower_threshold_and_groups_tune_apart():
     assert per["threshold"].tolist() == [0.3, 0.0] and per["value"].tolist() == [1.0, 1.0]
     with pytest.raises(ValueError, match="Expected a measure of iou, got 'f1'"):
         mycelium.tune_threshold(refs, text=text, soft_predictions=soft, measure="f1")
+
+
+@pytest.mark.parametrize("thresholds", ["0.5", b"0.5", 0.5])
+def test_sweep_refuses_thresholds_that_are_not_a_grid(thresholds):
+    # a string would be read character by character, a float is one threshold misplaced
+    kw = dict(text=["abcd"], soft_predictions=[[{"start": 0, "end": 2, "prob": 0.7}]])
+    with pytest.raises(TypeError, match=r"Expected thresholds= as None, .* fix by passing "
+                                        r"e.g. \[0.5\]"):
+        mycelium.sweep([[[0, 2]]], thresholds=thresholds, **kw)
+    with pytest.raises(TypeError, match="Expected thresholds= as None"):
+        mycelium.tune_threshold([[[0, 2]]], thresholds=thresholds, **kw)
+
+
+def test_sweep_names_the_input_example_of_a_reversed_run_after_dropping_others():
+    # example 1 is dropped (no references); example 2's tokens run backwards past 0.5
+    text = ["abcdef"] * 3
+    offs = [[[0, 3], [3, 6]], [[0, 3], [3, 6]], [[3, 6], [0, 2]]]
+    scores = [[0.9, 0.1], [0.9, 0.1], [0.9, 0.9]]
+    refs = [[[0, 3]], None, [[0, 3]]]
+    with pytest.raises(mycelium.SpanValidationError) as caught:
+        mycelium.sweep(refs, text=text, token_offsets=offs, token_scores=scores,
+                       missing="drop")
+    with pytest.raises(mycelium.SpanValidationError) as want:
+        mycelium.evaluate(refs, text=text, token_offsets=offs, token_scores=scores,
+                          threshold=0.0, missing="drop")
+    assert caught.value.example == 2
+    assert str(caught.value) == str(want.value)
