@@ -46,7 +46,7 @@ PAGES = (
     "mycelium.protocols", "mycelium.protocols.mushroom", "mycelium.protocols.psiloqa",
     "mycelium.protocols.fava",
     "mycelium.report",
-    "mycelium.integrations",
+    "mycelium.integrations", "mycelium.integrations.transformers",
     "mycelium.cli",
     "mycelium.legacy",
 )
