@@ -26,7 +26,10 @@ from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score
 __all__ = ["streamed_scores"]
 
 _SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scratch memory
-_LONG = {"kind": pl.Int8, "column": pl.Int32, "score": pl.Float64, "a": pl.Int64,
+#: Tokens (or soft spans) scored at a time: rows of many tokens are sliced finer, so the
+#: scratch memory (a few dozen bytes per token) stays near 2**20 tokens' worth.
+_TOKENS = 1 << 20
+_LONG = {"kind": pl.Int8, "column": pl.Int32, "score": pl.Int64, "a": pl.Int64,
          "b": pl.Int64, "f": pl.Float64}
 _L = "__mycelium_long_"  # prefix of the long rows' working columns (never a key's name)
 
@@ -72,9 +75,15 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
 
 def _long_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], names,
                schema) -> pl.DataFrame:
-    """One streamed batch → its long rows, `_SLICE` rows at a time."""
-    parts = [_slice_rows(df.slice(start, _SLICE), ss=ss, columns=columns, names=names)
-             for start in range(0, max(df.height, 1), _SLICE)]
+    """One streamed batch → its long rows, `_SLICE` rows (at most about `_TOKENS`
+    tokens) at a time."""
+    step = _SLICE
+    scored = columns.get("offsets", columns.get("soft"))
+    if scored is not None and df.height:
+        items = df.get_column(scored).list.len().sum() or 0
+        step = max(1, min(_SLICE, int(_TOKENS * df.height // max(int(items), 1))))
+    parts = [_slice_rows(df.slice(start, step), ss=ss, columns=columns, names=names)
+             for start in range(0, max(df.height, 1), step)]
     out = parts[0] if len(parts) == 1 else pl.concat(parts)
     return out.select(list(schema)).cast(schema)
 

@@ -6,7 +6,7 @@ engine and on Spark (`mycelium.frames.polars_scores`, `mycelium.frames.spark_sco
 AUROC and AP are not sums of per-example statistics, but they are functions of the
 positive and negative weights at each distinct score (the tie blocks of
 `mycelium.metrics._ranking`), and those are sums. Each batch of rows becomes *long
-rows* ``(group, kind, column, score, a, b, f)``:
+rows* ``(group, kind, column, score, a, b, f)`` (``score``: a float64's bits, as int64):
 
 - ``SUM`` rows, one per (group, summed column): ``a`` the int64 sum of the column over
   the group's rows, ``f`` a float rest. The columns: the examples scored, the span
@@ -62,6 +62,9 @@ __all__ = ["ScoreSums", "score_sums", "frame_score_sums", "batch_rows", "finish"
 
 SUM, CHAR, RESPONSE = 0, 1, 2
 #: The long rows' columns after the keys: (kind, column, score) key them, a, b, f are summed.
+#: ``score`` holds the bits of the float64 score as an int64: engines group integers
+#: exactly and cheaply (Polars 2.1's streaming ``group_by`` on a Float64 key holds its
+#: input rows; on the int64 bits it aggregates as they come).
 LONG_COLUMNS = ("kind", "column", "score", "a", "b", "f")
 _EXAMPLES = "examples"
 #: Metrics whose value is pooled over the examples whatever ``average`` says.
@@ -223,7 +226,7 @@ def _sum_rows(ss: ScoreSums, columns: dict[str, np.ndarray], codes: np.ndarray,
             floats = sums[keep].astype(np.float64)
         parts.append({"group": keep, "kind": np.full(keep.size, SUM, np.int8),
                       "column": np.full(keep.size, c, np.int32),
-                      "score": np.zeros(keep.size), "a": ints,
+                      "score": np.zeros(keep.size, np.int64), "a": ints,
                       "b": np.zeros(keep.size, np.int64), "f": floats})
     return _concat(parts)
 
@@ -250,7 +253,7 @@ def _points(kind: int, group: np.ndarray, score: np.ndarray, a: np.ndarray,
     k = max(distinct.size, 1)
     return {"group": at // k, "kind": np.full(at.size, kind, np.int8),
             "column": np.full(at.size, -1, np.int32),
-            "score": distinct[at % k] if distinct.size else np.zeros(0),
+            "score": (distinct[at % k] if distinct.size else np.zeros(0)).view(np.int64),
             "a": np.asarray(sa).astype(np.int64), "b": np.asarray(sb).astype(np.int64),
             "f": np.zeros(at.size)}
 
@@ -326,7 +329,7 @@ def _pooled(m: str, sums, n: int, zero_division: float) -> dict[str, np.ndarray]
 
 def _ranked(m: str, rows, sel: np.ndarray, group: np.ndarray, n: int) -> np.ndarray:
     """A curve metric per group from its points: one ranking of all groups' points."""
-    score = np.asarray(rows["score"], dtype=np.float64)[sel]
+    score = np.asarray(rows["score"], dtype=np.int64)[sel].view(np.float64)
     pos, neg = _exact(rows["a"])[sel], _exact(rows["b"])[sel]
     if pos.dtype == object or neg.dtype == object:  # beyond int64: not a character count
         raise OverflowError(f"Expected {m}'s weights below 2**63 per score, got more; fix "

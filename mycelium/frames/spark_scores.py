@@ -67,7 +67,7 @@ def _long_schema(sdf, names, keys):
     from pyspark.sql import types as T
 
     fields = [T.StructField(k, sdf.schema[n].dataType, True) for k, n in zip(keys, names)]
-    types = {"kind": T.ByteType(), "column": T.IntegerType(), "score": T.DoubleType(),
+    types = {"kind": T.ByteType(), "column": T.IntegerType(), "score": T.LongType(),
              "a": T.LongType(), "b": T.LongType(), "f": T.DoubleType()}
     return T.StructType(fields + [T.StructField(_L + k, types[k], False)
                                   for k in LONG_COLUMNS])

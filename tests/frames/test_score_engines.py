@@ -62,7 +62,7 @@ def summed_by_hand(case, columns, cuts, by):
         for i in range(rows["group"].size):
             g = int(rows["group"][i])
             key = (tuple(key_rows[g].get(k) for k in by), int(rows["kind"][i]),
-                   int(rows["column"][i]), float(rows["score"][i]))
+                   int(rows["column"][i]), int(rows["score"][i]))
             entry = totals.setdefault(key, [0, 0, 0.0, n])
             entry[0] += int(rows["a"][i])
             entry[1] += int(rows["b"][i])
@@ -75,7 +75,7 @@ def summed_by_hand(case, columns, cuts, by):
     long = {"group": groups.codes,
             "kind": np.array([key[1] for key, _ in items], np.int8),
             "column": np.array([key[2] for key, _ in items], np.int32),
-            "score": np.array([key[3] for key, _ in items]),
+            "score": np.array([key[3] for key, _ in items], np.int64),
             "a": np.array([v[0] for _, v in items], dtype=object),
             "b": np.array([v[1] for _, v in items], dtype=object),
             "f": np.array([v[2] for _, v in items])}
@@ -103,10 +103,12 @@ def polars_frame(columns):
 
 @pytest.fixture()
 def small_slices(monkeypatch):
-    """Slices of 7 rows inside each batch, morsels of 5 rows: many partial sums."""
+    """Slices of at most 7 rows or about 30 tokens inside each batch (rows of ~10 tokens:
+    slices of 3 rows), morsels of 5 rows: many partial sums."""
     from mycelium.frames import polars_scores
 
     monkeypatch.setattr(polars_scores, "_SLICE", 7)
+    monkeypatch.setattr(polars_scores, "_TOKENS", 30)
     with pl.Config(streaming_chunk_size=5):
         yield
 
