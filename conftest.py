@@ -16,6 +16,7 @@ if TESTS not in sys.path:
 
 _NEEDS = {"frames/polars.py": "polars", "frames/polars_lazy.py": "polars",
           "frames/polars_batches.py": "polars", "frames/polars_expr.py": "polars",
+          "frames/polars_scores.py": "polars",
           "frames/spark.py": "pyspark",
           "report/sweep_plot.py": "matplotlib"}
 

@@ -40,13 +40,13 @@ PAGES = (
     "mycelium.accumulator",
     "mycelium.frames",
     r"!mycelium\.frames\.(_|engine$|compare$|polars_batches$|polars_expr$|"
-    r"to_pandas$|spark_checks$)",
+    r"to_pandas$|spark_checks$|score_sums$|polars_scores$|spark_scores$)",
     "mycelium.io",
     "mycelium.annotators",
     "mycelium.protocols", "mycelium.protocols.mushroom", "mycelium.protocols.psiloqa",
     "mycelium.protocols.fava",
     "mycelium.report",
-    "mycelium.integrations",
+    "mycelium.integrations", "mycelium.integrations.transformers",
     "mycelium.cli",
     "mycelium.legacy",
 )

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import SpanValidationError
+from .arrow_sources import arrow_source
 
 __all__ = ["child_pairs", "text_lengths", "text_values", "arrow_or_python"]
 
@@ -117,6 +118,7 @@ def text_lengths(text, *, single: bool, n_examples: int) -> np.ndarray | None:
             raise TypeError(f"text is a {type(text).__name__}; for one example pass the "
                             "output text as a str (or None).")
         return np.array([len(text)], dtype=np.int64)
+    text = arrow_source(text)
     if isinstance(text, str):
         raise TypeError("text is a str but the spans are a batch; pass one text per "
                         "example (a list of str, or a column).")
@@ -141,7 +143,8 @@ def text_lengths(text, *, single: bool, n_examples: int) -> np.ndarray | None:
 
 def arrow_or_python(col):
     """A pandas / Polars column as an Arrow array (Arrow-backed) or a Python list;
-    anything else is returned unchanged."""
+    anything else is returned unchanged (a ``datasets`` column: its Arrow array)."""
+    col = arrow_source(col)
     module = type(col).__module__
     if module.startswith("polars"):
         return col.to_arrow()
@@ -156,6 +159,7 @@ def text_values(text, *, single: bool) -> list:
     """The texts themselves (str or None per example), from any accepted text form."""
     if single:
         return [text]
+    text = arrow_source(text)
     module = type(text).__module__
     if module.startswith("polars"):
         return text.to_list()

@@ -54,7 +54,7 @@ from .reduce import SEP, group_sums, row_columns
 from .settings import Settings
 
 __all__ = ["EngineColumn", "engine_layout", "engine_columns", "reduce_engine_sums",
-           "exact_ints"]
+           "exact_ints", "value_layout", "value_columns"]
 
 _GRID = 115                 # bits of the residual grid: 2**-115
 _SCALE = 2.0**_GRID
@@ -138,6 +138,30 @@ def engine_columns(stats, settings: Settings, layout=None) -> dict[str, np.ndarr
             split[col.source] = {"residual": _split_residual, "wide": _split_wide,
                                  "float": _split_float}[col.kind](source)
         out[col.label] = split[col.source][col.part]
+    return out
+
+
+def value_layout(name: str) -> tuple[EngineColumn, ...]:
+    """The engine columns of per-example values ``name`` whose sums give their exact mean
+    over the defined (non-NaN) ones: the limbs ``name|h``, ``name|m``, ``name|l`` and the
+    count ``name|defined`` as int64, the residual ``name|residual`` as ``res`` (int64)
+    and a float ``rest``. `reduce_engine_sums` with this layout gives the limb sums that
+    `mycelium.core.exactsum.means_of_sums` finishes (the values' `exact_mean`)."""
+    out = [EngineColumn(f"{name}{SEP}{part}", f"{name}{SEP}{part}", "int", "")
+           for part in ("h", "m", "l", "defined")]
+    source = f"{name}{SEP}residual"
+    return tuple(out + [EngineColumn(f"{source}#{p}", source, "residual", p)
+                        for p in ("res", "rest")])
+
+
+def value_columns(name: str, values: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-row engine columns of `value_layout` for ``values`` (NaN: undefined)."""
+    h, m, low, residual, defined = limb_arrays(np.asarray(values, dtype=np.float64))
+    out = {f"{name}{SEP}{part}": col.astype(np.int64)
+           for part, col in (("h", h), ("m", m), ("l", low), ("defined", defined))}
+    split = _split_residual(residual)
+    out[f"{name}{SEP}residual#res"] = split["res"]
+    out[f"{name}{SEP}residual#rest"] = split["rest"]
     return out
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import SpanValidationError
+from .arrow_sources import arrow_source
 from .columns import _I64_MAX, _I64_MIN, _is_null, _show, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
@@ -49,6 +50,7 @@ def convert(obj, side: str) -> Side:
     (converted once by a caller that reads the input twice) is returned as it is."""
     if isinstance(obj, Side):
         return obj
+    obj = arrow_source(obj)
     if obj is None:
         raise TypeError(f"{side} is None; expected spans of one example (e.g. [[0, 10]]) "
                         "or a batch of span sets (e.g. [[[0, 10]], []]).")

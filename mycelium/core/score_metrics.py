@@ -24,7 +24,7 @@ from .aggregate import _finalize
 from .exactsum import exact_mean, weighted_means
 from .scores import ScoreRuns
 
-__all__ = ["score_values", "pooled_values", "pooled_values_of_sums"]
+__all__ = ["score_values", "pooled_values", "pooled_values_of_sums", "example_values"]
 
 
 def score_values(runs: ScoreRuns | Sequence[ScoreRuns], names, *, average: str,
@@ -118,6 +118,21 @@ def _example_values(r: ScoreRuns, names) -> np.ndarray:
     rows = [SCORE_METRICS[m].values(b)[0] if SCORE_METRICS[m].UNIT == "char"
             else np.full(r.n, np.nan) for m in names]
     return np.stack(rows) if rows else np.zeros((0, r.n))
+
+
+def example_values(r: ScoreRuns, names, *, ap_undefined: float | None = None
+                   ) -> dict[str, np.ndarray]:
+    """``{name: value per example}`` of the char metrics in ``names`` (NaN where undefined;
+    ``char_ap`` of an example without a positive character is ``ap_undefined`` when
+    given): the per-example values whose mean over the defined ones is the macro value."""
+    rows = _example_values(r, names)
+    out = {}
+    for i, name in enumerate(names):
+        v = rows[i]
+        if name == "char_ap" and ap_undefined is not None:
+            v = np.where(np.isnan(v), ap_undefined, v)
+        out[name] = v
+    return out
 
 
 def _macro(v: np.ndarray, g: np.ndarray, n_groups: int, w) -> np.ndarray:

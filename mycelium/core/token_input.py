@@ -19,15 +19,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import SpanValidationError
+from .arrow_sources import arrow_source
 from .columns import _I64_MAX, child_pairs
 from .flat import flat_numbers, flat_pairs
 
-__all__ = ["token_arrays", "arrow_column"]
+__all__ = ["token_arrays", "arrow_column", "offset_arrays"]
 
 
 def arrow_column(obj) -> pa.Array | None:
     """``obj`` as one pyarrow Array when it is columnar Arrow data (a pyarrow array or
-    chunked array, a Polars Series, an Arrow-backed pandas Series), else None."""
+    chunked array, a Polars Series, an Arrow-backed pandas Series, a ``datasets`` column),
+    else None."""
+    obj = arrow_source(obj)
     if isinstance(obj, pa.ChunkedArray):
         return obj.combine_chunks() if obj.num_chunks != 1 else obj.chunk(0)
     if isinstance(obj, pa.Array):
@@ -105,6 +108,16 @@ def _offsets(obj, single: bool):
     if read is None:
         return None
     return read[0], read[1][:, 0], read[1][:, 1]
+
+
+def offset_arrays(obj):
+    """``(counts, starts, ends)`` int64 of a batch of token offsets in any form
+    `token_arrays` reads, or None when they do not read as integer pairs (nothing about
+    the text is checked here)."""
+    try:
+        return _offsets(obj, False)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _scores(obj, single: bool):

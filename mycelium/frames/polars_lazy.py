@@ -98,14 +98,16 @@ class MyceliumLazyFrame:
         soft_ref_col, soft_pred_col, granularity, trim_spans
             As in the eager face (`mycelium.frames.polars.MyceliumFrame.evaluate`):
             streamed, batch by batch.
-        ci, n_resamples, seed, id_col, progress, type_field, typed_matching
         token_offsets_col, token_scores_col, threshold
+            As in the eager face, and so is ``soft_pred_col`` alone (a score column):
+            the score metrics, ``response_level`` and the spans at a threshold stream,
+            summed per group and distinct score (`mycelium.frames.polars_scores`).
+        ci, n_resamples, seed, id_col, progress, type_field, typed_matching
             As in the eager face. These are not sums of per-row statistics (intervals
-            resample each group's examples; the per-type rows and the score metrics
-            rank or filter all of a group's rows), so with any of them — or with
-            ``soft_pred_col`` alone, a score column — the plan does not stream: on
-            ``collect()`` it gathers the columns it reads (only those) and scores them
-            with the eager face, which gives the same numbers.
+            resample each group's examples; the per-type rows filter a group's rows),
+            so with any of them the plan does not stream: on ``collect()`` it gathers
+            the columns it reads (only those) and scores them with the eager face,
+            which gives the same numbers.
         with_signature : bool
             Add the last column ``signature`` (default), as the eager face does.
 
@@ -177,7 +179,11 @@ class MyceliumLazyFrame:
         if ci is not None or type_field is not None or scores.wanted(
                 pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
                 threshold, metrics, profile=profile):
-            return _collected(self._lf, ref_col, pred_col, eager)
+            from .polars_scores import streamed_scores
+
+            streamed = streamed_scores(self._lf, ref_col, pred_col, eager)
+            return streamed if streamed is not None else _collected(
+                self._lf, ref_col, pred_col, eager)
         soft = soft_given(soft_ref_col, soft_pred_col)
         settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                     zero_division=zero_division, params=params,

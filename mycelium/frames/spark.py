@@ -29,8 +29,8 @@ from . import engine as frames
 from ..evaluate import prepare
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
-from .spark_checks import check_inputs, for_driver, from_worker
-from .spark_io import (_ID, _N, _PRED, _R, _REF, _SOFT_PRED, _SOFT_REF, _TEXT, _collect,
+from .spark_checks import check_inputs, collect_sums, for_driver, located
+from .spark_io import (_ID, _N, _PRED, _R, _REF, _SOFT_PRED, _SOFT_REF, _TEXT,
                        _mapped_schema, _select, _to_spark, collected)
 from .spark_io import spark_names as _spark_names
 
@@ -71,21 +71,8 @@ def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarra
             stats = compute_statistics(prepared.refs, prepared.preds,
                                        settings.span_metrics, settings.params)
     except SpanValidationError as exc:
-        raise _located(exc, batch) from None
+        raise located(exc, batch) from None
     return prepared.kept, _columns(stats, settings, layout, prepared.kept)
-
-
-def _located(exc: SpanValidationError, batch: pa.RecordBatch) -> SpanValidationError:
-    """The error naming the example by its id (a position inside a batch means nothing)."""
-    if exc.example is None or exc.side is None:
-        return exc
-    if _ID in batch.schema.names:
-        where = f"{exc.side} example with id {batch.column(_ID)[exc.example].as_py()!r}"
-    else:
-        where = (f"{exc.side} example at row {exc.example} of a Spark Arrow batch (pass "
-                 "id_col=... to name it by its id)")
-    message = str(exc).replace(f"{exc.side} example {exc.example}", where, 1)
-    return SpanValidationError(message, side=exc.side, example=exc.example, span=exc.span)
 
 
 def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, layout,
@@ -263,12 +250,17 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`),
         scored on the workers like the spans (soft labels:
         ``array<struct<start, end, prob>>`` or JSON strings; they add ``soft_spearman``).
-    type_field, typed_matching, token_offsets_col, token_scores_col, threshold
+    token_offsets_col, token_scores_col, threshold
         As in the pandas accessor, and so is ``soft_pred_col`` alone (a score column).
-        The per-type rows and the score metrics are not sums of per-row statistics,
-        so these are not reduced on the workers: the columns they read (only those)
-        are gathered on the driver and scored by the pandas accessor (mind the
-        driver's memory for large inputs); ``ci`` still needs ``id_col``.
+        The score metrics, ``response_level`` and the spans at a threshold are summed
+        on the workers by mergeable statistics (`mycelium.frames.spark_scores`: per
+        group and distinct score, the positive and negative characters), so only the
+        summed rows reach the driver; with ``ci`` they are gathered as below.
+    type_field, typed_matching
+        As in the pandas accessor. The per-type rows are not sums of per-row
+        statistics, so they are not reduced on the workers: the columns they read
+        (only those) are gathered on the driver and scored by the pandas accessor
+        (mind the driver's memory for large inputs); ``ci`` still needs ``id_col``.
 
     Returns
     -------
@@ -345,15 +337,22 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
                             "token_scores_col": token_scores_col,
                             **{f"by[{i}]": b for i, b in enumerate(frames.normalize_by(by))}},
                       ci=ci)
-        return collected(sdf, ref_col, pred_col, by=by, as_spark=as_spark, columns=dict(
-            text=text, id_col=id_col, soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
-            token_offsets_col=token_offsets_col, token_scores_col=token_scores_col),
-            options=dict(profile=profile, metrics=metrics, average=average,
-                         zero_division=zero_division, params=params, missing=missing,
-                         ci=ci, n_resamples=n_resamples, seed=seed,
-                         granularity=granularity, trim_spans=trim_spans,
-                         type_field=type_field, typed_matching=typed_matching,
-                         threshold=threshold))
+        columns = dict(text=text, id_col=id_col, soft_ref_col=soft_ref_col,
+                       soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                       token_scores_col=token_scores_col)
+        options = dict(profile=profile, metrics=metrics, average=average,
+                       zero_division=zero_division, params=params, missing=missing, ci=ci,
+                       n_resamples=n_resamples, seed=seed, granularity=granularity,
+                       trim_spans=trim_spans, type_field=type_field,
+                       typed_matching=typed_matching, threshold=threshold)
+        from .spark_scores import distributed_scores
+
+        out = distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
+                                 columns=columns, options=options)
+        if out is not None:
+            return out
+        return collected(sdf, ref_col, pred_col, by=by, as_spark=as_spark, columns=columns,
+                         options=options)
     soft = soft_given(soft_ref_col, soft_pred_col)
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
@@ -376,13 +375,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     values = [_N] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
         *[F.sum(name).alias(name) for name in values])
-    try:
-        sums_table = _collect(summed)
-    except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
-        raised = from_worker(exc)
-        if raised is None:
-            raise
-        raise raised from None
+    sums_table = collect_sums(summed)
     tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
         return _to_spark(sdf, tidy, names)

@@ -2,9 +2,9 @@
 
 `check_inputs` validates column names, span, text and key types (the engine's key check,
 `mycelium.core.groups.check_key_type`, on the Arrow form of each Spark type) before a job
-starts. A worker's error is packed by `for_driver` into its message and raised again on
-the driver by `from_worker`, so a bad span is a `SpanValidationError` there rather than
-Spark's wrapped worker traceback.
+starts. A worker's error is named by the example's id (`located`), packed by `for_driver`
+into its message and raised again on the driver by `from_worker`, so a bad span is a
+`SpanValidationError` there rather than Spark's wrapped worker traceback.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import pyarrow as pa
 from ..core.settings import Settings
 from ..errors import SpanValidationError
 from . import engine as frames
+from .spark_io import _ID, _collect
 
-__all__ = ["check_inputs", "check_columns", "for_driver", "from_worker"]
+__all__ = ["check_inputs", "check_columns", "for_driver", "from_worker", "located",
+           "collect_sums"]
 
 _SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 _MARK = "<<mycelium-error>>"
@@ -128,3 +130,28 @@ def _check_key(name: str, spark_type) -> None:
     except Exception:  # noqa: BLE001 - Spark types without an Arrow form
         arrow_type = pa.list_(pa.null())  # reported as not groupable, under its Spark name
     frames.check_key_type(name, arrow_type, spark_type.simpleString())
+
+
+def located(exc: SpanValidationError, batch: pa.RecordBatch) -> SpanValidationError:
+    """The error naming the example by its id (a position inside a batch means nothing)."""
+    if exc.example is None or exc.side is None:
+        return exc
+    if _ID in batch.schema.names:
+        where = f"{exc.side} example with id {batch.column(_ID)[exc.example].as_py()!r}"
+    else:
+        where = (f"{exc.side} example at row {exc.example} of a Spark Arrow batch (pass "
+                 "id_col=... to name it by its id)")
+    message = str(exc).replace(f"{exc.side} example {exc.example}", where, 1)
+    return SpanValidationError(message, side=exc.side, example=exc.example, span=exc.span)
+
+
+def collect_sums(df) -> pa.Table:
+    """The workers' summed rows on the driver, as Arrow; a worker's error (packed by
+    `for_driver`) is raised as itself."""
+    try:
+        return _collect(df)
+    except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
+        raised = from_worker(exc)
+        if raised is None:
+            raise
+        raise raised from None

@@ -27,7 +27,7 @@ from .plan import (EXTRA, ScorePlan, Tuned, _form_name, check_threshold,  # noqa
                    score_form_given, score_plan, split_metrics, wanted)
 from .report import report_from_runs, score_report  # noqa: F401
 
-__all__ = ["spans_at", "evaluate_scores", "as_predictions"]
+__all__ = ["spans_at", "evaluate_scores", "as_predictions", "score_signature"]
 
 
 def _single_scores(soft_predictions, token_offsets) -> bool:
@@ -336,6 +336,22 @@ def pooled_statistics(prepared, names, stats: dict, params=None, tokens=None) ->
     return stats
 
 
+def score_signature(settings, plan: ScorePlan) -> str:
+    """The signature of `mycelium.evaluate`'s report of a call with scores under ``plan``,
+    made with ``settings`` (the span metrics' settings of the call): every metric named,
+    the score form and the threshold recorded."""
+    return _score_signature(settings.signature(), settings, placeholder=plan.placeholder,
+                            extra=plan.extra, form=plan.form, threshold=plan.threshold)
+
+
+def _score_signature(signature: str, settings, *, placeholder, extra, form, threshold) -> str:
+    names = [m for m in settings.metrics if not (placeholder and m == "iou")] + list(extra)
+    extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
+                    if m in settings.params}
+    return signature_with(signature, names, form=None if form is None else _form_name(form),
+                          threshold=threshold, params=extra_params)
+
+
 def _keys(prepared, ids, keys=None):
     from ..stats.bootstrap import example_keys
 
@@ -355,12 +371,10 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
     by_type = report.pop("by_type", None)
     for m in extra:
         report[m] = values[m]
-    names = [m for m in settings.metrics if not (placeholder and m == "iou")] + extra
     extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
                     if m in settings.params}
-    meta["signature"] = signature_with(meta["signature"], names,
-                                       form=None if form is None else _form_name(form),
-                                       threshold=threshold, params=extra_params)
+    meta["signature"] = _score_signature(meta["signature"], settings, placeholder=placeholder,
+                                         extra=extra, form=form, threshold=threshold)
     if placeholder:
         meta["params"].pop("iou", None)
     meta["params"].update(extra_params)

@@ -3,7 +3,6 @@ gives exactly `mycelium.evaluate` on all the data at once — values, meta and i
 
 from __future__ import annotations
 
-import math
 import pickle
 
 import numpy as np
@@ -12,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium
+from _reports import same
 from mycelium import Accumulator
 
 span = st.tuples(st.integers(0, 40), st.integers(0, 12)).map(lambda t: [t[0], t[0] + t[1]])
@@ -23,15 +23,6 @@ def batches(refs, preds, cuts, ids=None):
     for a, b in zip(bounds[:-1], bounds[1:]):
         if a < b:
             yield refs[a:b], preds[a:b], (None if ids is None else ids[a:b])
-
-
-def same(a, b):
-    """Reports equal to the last bit (NaN == NaN)."""
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return a == b
 
 
 @settings(max_examples=60, deadline=None)

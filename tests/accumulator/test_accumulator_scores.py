@@ -5,7 +5,6 @@ response_level, the spans at a threshold, intervals and meta, bit for bit."""
 
 from __future__ import annotations
 
-import math
 import pickle
 
 import pytest
@@ -13,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium
+from _reports import same
 from mycelium import Accumulator
 from mycelium.scores.plan import Tuned
 
@@ -59,15 +59,6 @@ FORMS = {
 
 def columns(rows):
     return {k: [r[k] for r in rows] for k in rows[0]} if rows else {}
-
-
-def same(a, b):
-    """Reports equal to the last bit (NaN == NaN)."""
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return a == b
 
 
 def update(acc, rows, form, ids=None):

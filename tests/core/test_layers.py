@@ -51,6 +51,7 @@ MAX_TOP_MODULES = 8
 OPTIONAL = {"mycelium.frames.polars": "polars", "mycelium.frames.polars_lazy": "polars",
             "mycelium.frames.polars_expr": "polars",
             "mycelium.frames.polars_batches": "polars",
+            "mycelium.frames.polars_scores": "polars",
             "mycelium.frames.spark": "pyspark"}
 
 

@@ -2,30 +2,23 @@
 Polars eager, the Polars LazyFrame (streaming engine), Spark and the command line (where
 it has a flag). Each cell either gives exactly `mycelium.evaluate`'s numbers (values,
 intervals, per-type rows, examples and the signature column) or is a documented absence
-(`NOT_A_FACE_OPTION`), checked to be refused by name rather than silently ignored."""
+(`NOT_A_FACE_OPTION`), checked to be refused by name rather than silently ignored. The
+score options (`STREAMED`) run on the LazyFrame's streaming engine and on Spark's workers
+by mergeable statistics, never gathered."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-from pathlib import Path
+from unittest import mock
 
 import pandas as pd
 import pytest
 
 import mycelium
 from _optional import pl
+from _spark_fixture import spark  # noqa: F401  (the session fixture)
 from mycelium.cli.app import main
-
-# The Spark tests' session fixture (``local[1]``; skips without pyspark or Java), loaded
-# from their conftest by path: a second ``conftest`` module name would clash with others.
-_SPEC = importlib.util.spec_from_file_location(
-    "_spark_session_conftest", Path(__file__).resolve().parent / "spark" / "conftest.py")
-assert _SPEC is not None and _SPEC.loader is not None
-_SESSION = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(_SESSION)
-spark = _SESSION.spark
 
 TEXTS = ["Alpha beta, gamma. Delta!", "  one two  three.", "x y z", "Hello, world; again."]
 REF = [[{"start": 6, "end": 11, "label_type": "A"}, {"start": 19, "end": 25,
@@ -90,6 +83,17 @@ OPTIONS = {
                    "predictions": None},
                   {"token_offsets_col": "offsets", "token_scores_col": "scores",
                    "threshold": 0.5, "pred_col": None}, None),
+    "score_metrics+micro": ({"token_offsets": OFFSETS, "token_scores": SCORES,
+                             "average": "micro"},
+                            {"token_offsets_col": "offsets", "token_scores_col": "scores",
+                             "average": "micro"}, None),
+    "threshold+response_level": ({"soft_predictions": SOFT_PRED, "threshold": 0.5,
+                                  "predictions": None, "metrics": [
+                                      "char_ap", "iou", "character", "response_level"]},
+                                 {"soft_pred_col": "soft_pred", "threshold": 0.5,
+                                  "pred_col": None, "metrics": [
+                                      "char_ap", "iou", "character", "response_level"]},
+                                 None),
     "progress": ({"progress": False}, {"progress": False}, None),
     "profile:lettucedetect": ({"profile": "lettucedetect"}, {"profile": "lettucedetect"},
                               ["--profile", "lettucedetect"]),
@@ -99,6 +103,10 @@ OPTIONS = {
         {"profile": "lettucedetect", "token_offsets_col": "offsets",
          "token_scores_col": "scores", "threshold": 0.5, "pred_col": None}, None),
 }
+#: Options whose LazyFrame plan streams and whose Spark call sums on the workers by the
+#: score metrics' mergeable statistics (`mycelium.frames.score_sums`): checked below.
+STREAMED = {"profile", "soft_predictions(scores)", "token_scores", "threshold",
+            "score_metrics+micro", "threshold+response_level"}
 #: (option, face): why the face has no such option (its call must refuse it by name).
 NOT_A_FACE_OPTION = {
     ("progress", "spark"): "Spark shows its own progress; nothing is resampled on a bar",
@@ -174,6 +182,8 @@ def run_face(face, option, spark, tmp_path) -> pd.DataFrame:
         else:
             plan = df.lazy().mycelium.evaluate("ref", pred_col, text="text", **kwargs)
             assert isinstance(plan, pl.LazyFrame)
+            if option in STREAMED:  # summed per distinct score, on the streaming engine
+                assert "__mycelium_long_score" in plan.explain(engine="streaming")
             out = plan.collect(engine="streaming")
         return out.to_pandas()
     if face == "spark":
@@ -185,6 +195,12 @@ def run_face(face, option, spark, tmp_path) -> pd.DataFrame:
             list(zip(*columns.values())),
             f"id string, text string, ref {span}, pred {span}, soft_ref {soft}, "
             f"soft_pred {soft}, offsets array<array<bigint>>, scores array<double>")
+        if option in STREAMED:  # summed on the workers: the driver never gathers rows
+            def refuse(*args, **kwargs):
+                raise AssertionError(f"{option}: the rows were gathered on the driver")
+
+            with mock.patch.object(spark_face, "collected", refuse):
+                return spark_face.evaluate(sdf, "ref", pred_col, text="text", **kwargs)
         return spark_face.evaluate(sdf, "ref", pred_col, text="text", **kwargs)
     flags = OPTIONS[option][2]
     path, out = tmp_path / "rows.jsonl", tmp_path / "out.json"

@@ -1,0 +1,110 @@
+"""Score metrics on Spark, distributed: `mycelium.frames.spark.evaluate` with token scores or
+soft scores, a threshold or ``response_level`` never gathers rows on the driver.
+
+Inside ``mapInArrow`` each Arrow batch becomes the long rows of
+`mycelium.frames.score_sums` (per group: summed columns, and the positive and negative
+weight at each distinct score); Spark adds them with ``GROUP BY keys, kind, column,
+score`` (``bigint`` sums: exact, and an error on overflow under ANSI mode); the driver
+collects the summed rows — one per group and distinct score — and finishes them with
+`mycelium.frames.score_sums.finish`, so the numbers are the pandas accessor's, bit for bit.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import SpanValidationError
+from . import engine as frames
+from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
+from .spark_checks import collect_sums, for_driver, located
+from .spark_io import _ID, _PRED, _REF, _TEXT, _quoted, _to_spark
+
+__all__ = ["distributed_scores"]
+
+_OFFSETS, _SCORES, _SOFT = "__offsets", "__scores", "__soft_pred"
+_L = "__long_"  # prefix of the long rows' columns
+
+
+def distributed_scores(sdf, ref_col: str, pred_col: str | None, *, by, as_spark: bool,
+                       columns: dict, options: dict):
+    """The tidy result of a call with scores, summed by Spark; None when an option does
+    not reduce to sums (intervals, the per-type rows, soft labels, other units)."""
+    ss = frame_score_sums(pred_col, {**columns, **options})
+    if ss is None:
+        return None
+    from pyspark.sql import functions as F
+
+    offsets, scores = columns["token_offsets_col"], columns["token_scores_col"]
+    soft = columns["soft_pred_col"]
+    names = frames.normalize_by(by)
+    keys = [f"__k{i}" for i in range(len(names))]
+    read = [(ref_col, _REF), (pred_col, _PRED), (columns["text"], _TEXT),
+            (columns["id_col"], _ID), (offsets, _OFFSETS), (scores, _SCORES), (soft, _SOFT)]
+    selected = sdf.select(*[_quoted(c).alias(a) for c, a in read if c is not None],
+                          *[_quoted(n).alias(k) for n, k in zip(names, keys)])
+    mapped = selected.mapInArrow(partial(_long_batches, ss=ss, keys=keys),
+                                 _long_schema(sdf, names, keys))
+    summed = mapped.groupBy(*keys, *(_L + k for k in ("kind", "column", "score"))).agg(
+        *[F.sum(_L + k).alias(_L + k) for k in ("a", "b", "f")])
+    table = collect_sums(summed)
+    key_table = table.select(keys).rename_columns(names) if keys else None
+    groups = frames.group_codes(key_table, table.num_rows)
+    rows = {k: _numbers(table.column(_L + k)) for k in LONG_COLUMNS}
+    rows["group"] = groups.codes
+    tidy = finish(ss, rows, groups)
+    if as_spark:
+        return _to_spark(sdf, tidy, names)
+    from .to_pandas import _to_pandas
+
+    return _to_pandas(tidy, dict.fromkeys(names), signature_column=True)
+
+
+def _long_schema(sdf, names, keys):
+    from pyspark.sql import types as T
+
+    fields = [T.StructField(k, sdf.schema[n].dataType, True) for k, n in zip(keys, names)]
+    types = {"kind": T.ByteType(), "column": T.IntegerType(), "score": T.LongType(),
+             "a": T.LongType(), "b": T.LongType(), "f": T.DoubleType()}
+    return T.StructType(fields + [T.StructField(_L + k, types[k], False)
+                                  for k in LONG_COLUMNS])
+
+
+def _long_batches(batches: Iterator[pa.RecordBatch], *, ss: ScoreSums, keys: list[str]
+                  ) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow``: each Arrow batch → its long rows (`score_sums.batch_rows`)."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        groups = frames.group_codes(
+            pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
+
+        def col(name):
+            return batch.column(name) if name in batch.schema.names else None
+
+        try:
+            try:
+                rows = batch_rows(ss, references=col(_REF), predictions=col(_PRED),
+                                  text=col(_TEXT), soft_predictions=col(_SOFT),
+                                  token_offsets=col(_OFFSETS), token_scores=col(_SCORES),
+                                  codes=groups.codes, n_groups=groups.n_groups)
+            except SpanValidationError as exc:
+                raise located(exc, batch) from None
+        except (ValueError, TypeError) as exc:
+            raise for_driver(exc) from None
+        group = pa.array(rows["group"], pa.int64())
+        arrays = [groups.keys.column(k).take(group).combine_chunks() for k in keys]
+        arrays += [pa.array(rows[k]) for k in LONG_COLUMNS]
+        yield pa.RecordBatch.from_arrays(arrays, names=[*keys, *(_L + k for k in
+                                                                 LONG_COLUMNS)])
+
+
+def _numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """A summed column as numpy (nulls, from no rows, as 0)."""
+    arr = column.combine_chunks()
+    if arr.null_count:
+        arr = arr.fill_null(0)
+    return arr.to_numpy(zero_copy_only=False)
