@@ -32,6 +32,7 @@ from .polars_batches import (
     _TIDY,
     _batch_scores,
     _check_columns,
+    first_row,
     _frame,
     _inputs,
     _prepare_batch,
@@ -318,9 +319,11 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
 
 
 def _sums(layout) -> list[pl.Expr]:
-    """Group sums of the engine columns (Int128: exact), the examples and the first row."""
+    """Group sums of the engine columns (Int128: exact), the examples and the first row
+    (its minimum as Int64: see `first_row`)."""
     return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
-             for c in layout] + [pl.col(_COUNT).sum(), pl.col(_ROW).min()])
+             for c in layout] + [pl.col(_COUNT).sum(), first_row()])
+
 
 
 _SLICE = 1 << 15  # rows scored at a time inside a batch: bounds the core's scratch memory

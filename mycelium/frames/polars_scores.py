@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..errors import SpanValidationError
 from . import engine as frames
-from .polars_batches import _ROW, _TIDY, _frame
+from .polars_batches import _ROW, _TIDY, _frame, first_row
 from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
 
 __all__ = ["streamed_scores"]
@@ -65,7 +65,7 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
     keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
     summed = rows.group_by(keys).agg(
         pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum(),
-        pl.col(_L + "f").sum(), pl.col(_ROW).min())
+        pl.col(_L + "f").sum(), first_row())
     out_schema: dict[str, Any] = {n: schema[n] for n in names} | _TIDY
     if options["with_signature"]:
         out_schema["signature"] = pl.String
