@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..errors import SpanValidationError
 from . import engine as frames
-from .polars_batches import _ROW, _TIDY, _frame, first_row
+from .polars_batches import _ROW, _TIDY, _frame
 from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
 
 __all__ = ["streamed_scores"]
@@ -32,6 +32,9 @@ _TOKENS = 1 << 20
 _LONG = {"kind": pl.Int8, "column": pl.Int32, "score": pl.Int64, "a": pl.Int64,
          "b": pl.Int64, "f": pl.Float64}
 _L = "__mycelium_long_"  # prefix of the long rows' working columns (never a key's name)
+#: The kind of the long rows that carry a group's first row of a slice as their score (the
+#: summed rows of `mycelium.frames.score_sums` are of its kinds SUM, CHAR and RESPONSE).
+_FIRST = 3
 
 
 def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
@@ -57,15 +60,20 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
                "offsets": offsets, "scores": scores}
     columns = {role: name for role, name in columns.items() if name is not None}
     inputs = list(dict.fromkeys([*names, _ROW, *columns.values()]))
-    long_schema = ({n: schema[n] for n in names} | {_L + k: v for k, v in _LONG.items()}
-                   | {_ROW: pl.get_index_type()})
+    long_schema = {n: schema[n] for n in names} | {_L + k: v for k, v in _LONG.items()}
     rows = lf.with_row_index(_ROW).select(inputs).map_batches(
         partial(_long_rows, ss=ss, columns=columns, names=names, schema=long_schema),
         streamable=True, schema=long_schema)
     keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
-    summed = rows.group_by(keys).agg(
-        pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum(),
-        pl.col(_L + "f").sum(), first_row())
+    # Only the sums a call needs: Polars 2.1's streaming group_by holds more of its input
+    # the more aggregations it computes (60 M long rows of 100,100 keys: two Int128 sums
+    # 688 MiB; with a Float64 sum 2,156 MiB; with a minimum besides 5,579 MiB). The
+    # first row of each group travels as FIRST rows (a key, not a minimum), the float
+    # rests only when a summed column has one.
+    sums = [pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum()]
+    if any(not c.integer for c in ss.layout):
+        sums.append(pl.col(_L + "f").sum())
+    summed = rows.group_by(keys).agg(*sums)
     out_schema: dict[str, Any] = {n: schema[n] for n in names} | _TIDY
     if options["with_signature"]:
         out_schema["signature"] = pl.String
@@ -105,10 +113,17 @@ def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], nam
         raise _at_row(exc, df) from None
     first = np.full(groups.n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, groups.codes, df.get_column(_ROW).cast(pl.Int64).to_numpy())
+    present = np.flatnonzero(first < np.iinfo(np.int64).max)
+    zeros = np.zeros(present.size, dtype=np.int64)
+    rows = {"group": np.concatenate([rows["group"], present]),
+            "kind": np.concatenate([rows["kind"], np.full(present.size, _FIRST, np.int8)]),
+            "column": np.concatenate([rows["column"], zeros.astype(np.int32)]),
+            "score": np.concatenate([rows["score"], first[present]]),
+            "a": np.concatenate([rows["a"], zeros]), "b": np.concatenate([rows["b"], zeros]),
+            "f": np.concatenate([rows["f"], zeros.astype(np.float64)])}
     group = pa.array(rows["group"], pa.int64())
     out = {n: groups.keys.column(n).take(group) for n in names}
     out.update({_L + k: pa.array(rows[k]) for k in LONG_COLUMNS})
-    out[_ROW] = pa.array(first[rows["group"]])
     return _frame(pa.table(out))
 
 
@@ -126,11 +141,26 @@ def _at_row(exc: SpanValidationError, df: pl.DataFrame) -> SpanValidationError:
 
 
 def _finish(df: pl.DataFrame, *, ss: ScoreSums, names, schema) -> pl.DataFrame:
-    """The tidy result from the summed long rows (one per group and distinct score)."""
-    order = df.get_column(_ROW).arg_sort(nulls_last=True).to_numpy()
-    keys = df.select(names).to_arrow().take(pa.array(order)) if names else None
-    groups = frames.group_codes(keys, df.height)
-    rows = {k: _numbers(df.get_column(_L + k))[order] for k in LONG_COLUMNS}
+    """The tidy result from the summed long rows (one per group and distinct score),
+    groups in the order of their first rows (the FIRST rows' lowest score)."""
+    keys = df.select(names).to_arrow() if names else None
+    codes = frames.group_codes(keys, df.height).codes
+    kind = df.get_column(_L + "kind").to_numpy()
+    starts = kind == _FIRST
+    first = np.full(int(codes.max()) + 1 if codes.size else 0, np.iinfo(np.int64).max,
+                    dtype=np.int64)
+    np.minimum.at(first, codes[starts], df.get_column(_L + "score").to_numpy()[starts])
+    # Rows by their group's first row, then by their own key's (a null and a NaN key are
+    # one group, told by the key of its first row, as the eager face tells it).
+    own = df.select(pl.when(pl.col(_L + "kind") == _FIRST).then(pl.col(_L + "score"))
+                    .min().over(names)).to_series().to_numpy() if names \
+        else np.zeros(df.height, dtype=np.int64)
+    order = np.flatnonzero(~starts)
+    order = order[np.lexsort((own[order], first[codes[order]]))]
+    keys = keys.take(pa.array(order)) if keys is not None else None
+    groups = frames.group_codes(keys, order.size)
+    rows = {k: (_numbers(df.get_column(_L + k)) if _L + k in df.columns
+                else np.zeros(df.height))[order] for k in LONG_COLUMNS}
     rows["group"] = groups.codes
     out = _frame(finish(ss, rows, groups))
     if "signature" in schema:
