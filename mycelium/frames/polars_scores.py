@@ -21,7 +21,8 @@ import pyarrow as pa
 from ..errors import SpanValidationError
 from . import engine as frames
 from .polars_batches import _ROW, _TIDY, _frame
-from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
+from .score_sums import (CHAR, LONG_COLUMNS, RESPONSE, ScoreSums, batch_rows, finish,
+                         frame_score_sums)
 
 __all__ = ["streamed_scores"]
 
@@ -92,8 +93,21 @@ def _long_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], name
         step = max(1, min(_SLICE, int(_TOKENS * df.height // max(int(items), 1))))
     parts = [_slice_rows(df.slice(start, step), ss=ss, columns=columns, names=names)
              for start in range(0, max(df.height, 1), step)]
-    out = parts[0] if len(parts) == 1 else pl.concat(parts)
+    out = parts[0] if len(parts) == 1 else _merged_points(pl.concat(parts), names)
     return out.select(list(schema)).cast(schema)
+
+
+def _merged_points(rows: pl.DataFrame, names) -> pl.DataFrame:
+    """The slices' CHAR and RESPONSE rows of one batch added up per group and score
+    (counts of characters or examples: int64 sums cannot overflow), so that the plan's
+    group_by receives one row per group and distinct score of the batch, not of each
+    slice; the SUM and FIRST rows pass as they are (the engine adds them in Int128)."""
+    kind = pl.col(_L + "kind")
+    points = kind.is_in([CHAR, RESPONSE])
+    keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
+    merged = rows.filter(points).group_by(keys, maintain_order=True).agg(
+        pl.col(_L + "a").sum(), pl.col(_L + "b").sum(), pl.col(_L + "f").sum())
+    return pl.concat([rows.filter(~points), merged.select(rows.columns)])
 
 
 def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], names
