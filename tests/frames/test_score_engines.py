@@ -105,11 +105,12 @@ def polars_frame(columns):
 def small_slices(monkeypatch):
     """Slices of at most 7 rows or about 30 tokens inside each batch (rows of ~10 tokens:
     slices of 3 rows), morsels of 5 rows: many partial sums."""
+    config = pl.Config(streaming_chunk_size=5)  # skips without the polars extra
     from mycelium.frames import polars_scores
 
     monkeypatch.setattr(polars_scores, "_SLICE", 7)
     monkeypatch.setattr(polars_scores, "_TOKENS", 30)
-    with pl.Config(streaming_chunk_size=5):
+    with config:
         yield
 
 
