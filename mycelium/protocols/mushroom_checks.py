@@ -157,20 +157,21 @@ def _same_ids(refs: dict, preds: dict, ref_name: str, pred_name: str) -> None:
                                  f"({len(extra)} extra); remove predictions for unknown ids.")
 
 
-def _soft(p: dict, name: str) -> list:
-    labels = p["soft_labels"]
+def _listed(p: dict, name: str, field: str, items: str) -> list:
+    """Record ``p``'s ``field``, refused unless it is a list (of ``items``)."""
+    labels = p[field]
     if not isinstance(labels, list):
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'soft_labels': expected a "
-                                 f"list of {{start, end, prob}}, got {labels!r}.")
+        raise MushroomInputError(f"{name}: id {p['id']!r}, field '{field}': expected a "
+                                 f"list of {items}, got {labels!r}.")
     return labels
+
+
+def _soft(p: dict, name: str) -> list:
+    return _listed(p, name, "soft_labels", "{start, end, prob}")
 
 
 def _hard(p: dict, name: str) -> list:
-    labels = p["hard_labels"]
-    if not isinstance(labels, list):
-        raise MushroomInputError(f"{name}: id {p['id']!r}, field 'hard_labels': expected a "
-                                 f"list of [start, end], got {labels!r}.")
-    return labels
+    return _listed(p, name, "hard_labels", "[start, end]")
 
 
 def _located(exc: SpanValidationError, pairs: list, names: tuple[str, str], namers):
