@@ -5,7 +5,7 @@ Each batch becomes the long rows of `mycelium.frames.score_sums` (per group: sum
 columns, and the positive and negative weight at each distinct score). The plan is
 deferred (``pl.defer``): on ``collect()`` the long rows come out of Polars' streaming
 engine batch by batch and are added up per (keys, kind, column, score) in Int128 as they
-come, a few million rows at a time; the summed rows — one per group and distinct score,
+come, half a million rows at a time; the summed rows — one per group and distinct score,
 not per row — are finished by `mycelium.frames.score_sums.finish`, so the plan gives the
 eager face's numbers bit for bit. (A group_by inside the streaming plan held partial
 aggregates of every batch on Polars 2.1: see `collected`'s note.) Registered through
@@ -14,6 +14,7 @@ aggregates of every batch on Polars 2.1: see `collected`'s note.) Registered thr
 
 from __future__ import annotations
 
+import threading
 from functools import partial
 from typing import Any
 
@@ -37,8 +38,13 @@ _LONG = {"kind": pl.Int8, "column": pl.Int32, "score": pl.Int64, "a": pl.Int64,
          "b": pl.Int64, "f": pl.Float64}
 _L = "__mycelium_long_"  # prefix of the long rows' working columns (never a key's name)
 #: Long rows held before they are added to the running sums (and at least as many as
-#: those hold): each is read a bounded number of times.
-_MERGE_ROWS = 1 << 21
+#: those hold): each is read a bounded number of times, and a merge's scratch (Polars'
+#: row encoding of the keys, the concatenated rows) stays near 100 MB.
+_MERGE_ROWS = 1 << 19
+#: Batches scored at once: the streaming engine calls the scoring function from each of
+#: its threads, and each call holds about 130 bytes of scratch per token scored; the GIL
+#: lets little more than one of them run at a time, so more would add memory, not speed.
+_CONCURRENT = 2
 #: The kind of the long rows that carry a group's first row of a slice as their score (the
 #: summed rows of `mycelium.frames.score_sums` are of its kinds SUM, CHAR and RESPONSE).
 _FIRST = 3
@@ -69,7 +75,8 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
     inputs = list(dict.fromkeys([*names, _ROW, *columns.values()]))
     long_schema = {n: schema[n] for n in names} | {_L + k: v for k, v in _LONG.items()}
     rows = lf.with_row_index(_ROW).select(inputs).map_batches(
-        partial(_long_rows, ss=ss, columns=columns, names=names, schema=long_schema),
+        partial(_long_rows, ss=ss, columns=columns, names=names, schema=long_schema,
+                gate=threading.BoundedSemaphore(_CONCURRENT)),
         streamable=True, schema=long_schema)
     keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
     sums = [pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum(),
@@ -80,10 +87,10 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
 
     def collected() -> pl.DataFrame:
         # The long rows stream out of Polars' streaming engine batch by batch and are
-        # added up here, a few million rows at a time, into one row per (keys, kind,
+        # added up here, `_MERGE_ROWS` at a time, into one row per (keys, kind,
         # column, score): exact Int128 sums, memory bounded by the distinct keys. A
         # group_by in the plan itself holds partial aggregates of every batch on Polars
-        # 2.1 (10 M examples of about 100 tokens, micro: 2,750 MiB against 1,862 MiB).
+        # 2.1 (10 M examples of about 100 tokens, micro: 2,750 MiB against 1,754 MiB).
         running: pl.DataFrame | None = None
         held: list[pl.DataFrame] = []
         count = 0
@@ -110,9 +117,15 @@ def _added(running: pl.DataFrame | None, held: list[pl.DataFrame], keys, sums,
 
 
 def _long_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], names,
-               schema) -> pl.DataFrame:
+               schema, gate: threading.BoundedSemaphore) -> pl.DataFrame:
     """One streamed batch → its long rows, `_SLICE` rows (at most about `_TOKENS`
-    tokens) at a time."""
+    tokens) at a time, at most `_CONCURRENT` batches at once (``gate``)."""
+    with gate:
+        return _scored_batch(df, ss=ss, columns=columns, names=names, schema=schema)
+
+
+def _scored_batch(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], names,
+                  schema) -> pl.DataFrame:
     step = _SLICE
     scored = columns.get("offsets", columns.get("soft"))
     if scored is not None and df.height:

@@ -104,12 +104,14 @@ def polars_frame(columns):
 @pytest.fixture()
 def small_slices(monkeypatch):
     """Slices of at most 7 rows or about 30 tokens inside each batch (rows of ~10 tokens:
-    slices of 3 rows), morsels of 5 rows: many partial sums."""
+    slices of 3 rows), morsels of 5 rows, the held long rows added to the running sums
+    past 16 of them: many partial sums, merged many times."""
     config = pl.Config(streaming_chunk_size=5)  # skips without the polars extra
     from mycelium.frames import polars_scores
 
     monkeypatch.setattr(polars_scores, "_SLICE", 7)
     monkeypatch.setattr(polars_scores, "_TOKENS", 30)
+    monkeypatch.setattr(polars_scores, "_MERGE_ROWS", 16)
     with config:
         yield
 
