@@ -15,7 +15,9 @@ Then, each in a fresh process (peak memory is the child's ``VmHWM``):
   token_offsets_col="offsets", token_scores_col="scores", by=["model", "lang"], ...)``
   collected with ``engine="streaming"``: macro and micro ``char_auroc``, ``char_ap``,
   ``response_auroc``, and macro at ``threshold=0.5`` (every span metric and
-  ``response_level`` too);
+  ``response_level`` too); with ``--prefetch N``, each case again with Polars' Parquet
+  read-ahead bounded to ``N`` row groups (``POLARS_ROW_GROUP_PREFETCH_SIZE``: by default
+  Polars decodes row groups well ahead of a consumer slower than its reader);
 - the baseline, in the same run: the eager Polars face on the same call over the first
   ``--baseline-rows`` rows read into memory (what the LazyFrame did before it streamed
   score metrics), beside the streaming plan on the same rows: the ratio of their peaks.
@@ -151,11 +153,16 @@ print(json.dumps({"seconds": seconds, "rss_mib": kib / 1024}))
 """
 
 
-def run(path: str, mode: str, options: dict, out: str, rows: int = 0) -> dict:
+def run(path: str, mode: str, options: dict, out: str, rows: int = 0,
+        prefetch: int | None = None) -> dict:
     """Seconds and peak RSS (MiB) of one run in a fresh process (``rows``: the first
-    rows only, 0 for all)."""
+    rows only, 0 for all; ``prefetch``: Polars' row-group read-ahead, its
+    ``POLARS_ROW_GROUP_PREFETCH_SIZE``, or None for its default)."""
+    env = dict(os.environ)
+    if prefetch is not None:
+        env["POLARS_ROW_GROUP_PREFETCH_SIZE"] = str(prefetch)
     res = subprocess.run([sys.executable, "-c", CHILD, path, mode, json.dumps(options), out,
-                          str(rows)], capture_output=True, text=True)
+                          str(rows)], capture_output=True, text=True, env=env)
     if res.returncode != 0:
         raise SystemExit(f"the {mode} run failed:\n{res.stderr}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -182,6 +189,10 @@ def main(argv=None) -> int:
     ap.add_argument("--check-rows", type=int, default=50_000)
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--prefetch", type=int, default=None, help="also run each case with "
+                    "Polars' row-group read-ahead bounded to this many row groups "
+                    "(POLARS_ROW_GROUP_PREFETCH_SIZE); its default reads far ahead of a "
+                    "slower consumer")
     ap.add_argument("--dir", default=None, help="where to write the file (default: a "
                     "temporary directory, removed at the end)")
     args = ap.parse_args(argv)
@@ -206,6 +217,14 @@ def main(argv=None) -> int:
             fig = run(path, "stream", CASES[case], os.path.join(tmp, "out.parquet"))
             print(f"  {case:10s} {args.rows:11,d} {fig['seconds']:8.1f} "
                   f"{args.rows / fig['seconds']:11,.0f} {fig['rss_mib']:7,.0f} MiB")
+        if args.prefetch is not None:
+            print(f"\n  the same, Polars reading at most {args.prefetch} row group(s) ahead "
+                  f"(POLARS_ROW_GROUP_PREFETCH_SIZE={args.prefetch})")
+            for case in cases:
+                fig = run(path, "stream", CASES[case], os.path.join(tmp, "out.parquet"),
+                          prefetch=args.prefetch)
+                print(f"  {case:10s} {args.rows:11,d} {fig['seconds']:8.1f} "
+                      f"{args.rows / fig['seconds']:11,.0f} {fig['rss_mib']:7,.0f} MiB")
         if args.baseline_rows:
             n = min(args.baseline_rows, args.rows)
             print(f"\n  baseline: the eager face on the first {n:,} rows, beside the "
