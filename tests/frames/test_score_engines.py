@@ -131,6 +131,41 @@ def test_polars_streaming_equals_evaluate(case, by, small_slices):
     assert got.equals(eager)  # keys, types and the signature column too
 
 
+def test_polars_streaming_scores_at_most_the_gated_batches_at_once(monkeypatch,
+                                                                   small_slices):
+    """The streaming engine calls the scoring function from each of its threads; the
+    plan lets `_CONCURRENT` of them score at once (here 1, each call slowed so that
+    calls would overlap without the gate), and the numbers stay evaluate's."""
+    import threading
+    import time
+
+    from mycelium.frames import polars_scores
+
+    inside, most, lock = [0], [0], threading.Lock()
+    scored = polars_scores._scored_batch
+
+    def slow(df, **kwargs):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        try:
+            return scored(df, **kwargs)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(polars_scores, "_scored_batch", slow)
+    monkeypatch.setattr(polars_scores, "_CONCURRENT", 1)
+    case = "token micro"
+    columns = rows_for(case)
+    pred_col, kwargs = face_kwargs(case)
+    got = polars_frame(columns).lazy().mycelium.evaluate(
+        "ref", pred_col, text="text", by=["lang"], **kwargs).collect(engine="streaming")
+    assert most[0] == 1
+    assert same_rows(got.rows(), truth(columns, case, ["lang"]))
+
+
 def test_polars_streaming_from_parquet_names_the_bad_row(tmp_path, small_slices):
     columns = make_rows(30, seed=3)
     columns["scores"][17] = [1.5] * len(columns["scores"][17])
