@@ -78,7 +78,7 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
         partial(_long_rows, ss=ss, columns=columns, names=names, schema=long_schema,
                 gate=threading.BoundedSemaphore(_CONCURRENT)),
         streamable=True, schema=long_schema)
-    keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
+    keys = _keys(names)
     sums = [pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum(),
             pl.col(_L + "f").sum()]
     out_schema: dict[str, Any] = {n: schema[n] for n in names} | _TIDY
@@ -105,15 +105,21 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
     return pl.defer(collected, schema=out_schema)
 
 
+def _keys(names) -> list[str]:
+    """The columns the long rows are added up by: the group keys, kind, column, score."""
+    return [*names, *(_L + k for k in ("kind", "column", "score"))]
+
+
 def _added(running: pl.DataFrame | None, held: list[pl.DataFrame], keys, sums,
            schema) -> pl.DataFrame:
     """``running`` (summed long rows) with the long rows ``held`` (of ``schema``) added,
     per key."""
-    parts = [] if running is None else [running]
-    parts += [p.with_columns(pl.col(_L + "a").cast(pl.Int128), pl.col(_L + "b")
-                             .cast(pl.Int128)) for p in held or
-              ([] if running is not None else [pl.DataFrame(schema=schema)])]
-    return pl.concat(parts).group_by(keys).agg(*sums)
+    if running is None and not held:  # no batch at all: the sums of no rows
+        held = [pl.DataFrame(schema=schema)]
+    wide = [p.with_columns(pl.col(_L + "a").cast(pl.Int128), pl.col(_L + "b")
+                           .cast(pl.Int128)) for p in held]
+    return pl.concat(([] if running is None else [running]) + wide).group_by(keys) \
+        .agg(*sums)
 
 
 def _long_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], names,
@@ -139,13 +145,11 @@ def _scored_batch(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], n
 
 def _merged_points(rows: pl.DataFrame, names) -> pl.DataFrame:
     """The slices' CHAR and RESPONSE rows of one batch added up per group and score
-    (counts of characters or examples: int64 sums cannot overflow), so that the plan's
-    group_by receives one row per group and distinct score of the batch, not of each
-    slice; the SUM and FIRST rows pass as they are (the engine adds them in Int128)."""
-    kind = pl.col(_L + "kind")
-    points = kind.is_in([CHAR, RESPONSE])
-    keys = [*names, *(_L + k for k in ("kind", "column", "score"))]
-    merged = rows.filter(points).group_by(keys, maintain_order=True).agg(
+    (counts of characters or examples: int64 sums cannot overflow), so that the running
+    sums receive one row per group and distinct score of the batch, not of each slice;
+    the SUM and FIRST rows pass as they are (`_added` adds them in Int128)."""
+    points = pl.col(_L + "kind").is_in([CHAR, RESPONSE])
+    merged = rows.filter(points).group_by(_keys(names), maintain_order=True).agg(
         pl.col(_L + "a").sum(), pl.col(_L + "b").sum(), pl.col(_L + "f").sum())
     return pl.concat([rows.filter(~points), merged.select(rows.columns)])
 
