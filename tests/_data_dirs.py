@@ -9,6 +9,9 @@ from pathlib import Path
 #: The 187 real Mu-SHROOM system submissions (``mushroom_systems/``: SOURCE.md,
 #: MANIFEST.csv, OFFICIAL.csv); CI points it at the shared copy.
 SYSTEMS_ENV = "MYCELIUM_MUSHROOM_SYSTEMS_DIR"
+#: FaithBench (``faithbench/``: SOURCE.md, data_for_release/, companion/, FaithBench.csv);
+#: CI points it at the shared copy.
+FAITHBENCH_ENV = "MYCELIUM_FAITHBENCH_DIR"
 
 
 def data_folder(name: str) -> tuple[Path | None, str | None]:
