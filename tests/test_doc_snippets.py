@@ -3,7 +3,9 @@ fails the suite.
 
 The blocks of one page run in order in one namespace (a page reads as one session), in a
 temporary directory holding a copy of the repository's ``examples/`` (the data the snippets
-read), with matplotlib drawing off screen. A block skips, with the reason, when
+read), with matplotlib drawing off screen. Every page runs in the same directory: Spark's
+JVM resolves relative paths against the directory it started in, and one session serves
+every page. A block skips, with the reason, when
 
 - it imports an optional extra that is not installed (``polars``, ``pyspark``,
   ``datasets``, ``matplotlib``, ...), or uses Spark without a Java runtime;
@@ -92,11 +94,17 @@ def test_the_marker_needs_a_reason():
         why_not_run("# not run\nx = 1\n")
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=_page_id)
-def test_page_blocks_run(page, tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "examples", tmp_path / "examples",
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("snippets")
+    shutil.copytree(ROOT / "examples", path / "examples",
                     ignore=shutil.ignore_patterns("output", "__pycache__"))
-    monkeypatch.chdir(tmp_path)
+    return path
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=_page_id)
+def test_page_blocks_run(page, workdir, monkeypatch):
+    monkeypatch.chdir(workdir)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.syspath_prepend(str(ROOT))
     scope: dict = {"__name__": "__doc_snippet__"}

@@ -8,14 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _optional import optional
-
-pl = optional("polars", "polars")
+import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_find_spec_before_the_import_does_not_use_up_the_hook():
-    pl.DataFrame  # skips without the extra
+    pytest.importorskip("polars", reason="polars is not installed (the 'polars' extra)")
     code = ("import importlib.util, sys, mycelium\n"
             "assert 'polars' not in sys.modules\n"
             "assert importlib.util.find_spec('polars') is not None\n"
