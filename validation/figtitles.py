@@ -158,8 +158,8 @@ def languages_above(two_way: pd.DataFrame, vs_loo: pd.DataFrame) -> int:
 
 
 def stored(value: dict[str, str]) -> str:
-    """The text a PNG stores under `KEY`."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    """The text a PNG stores under `KEY` (ASCII: a PNG text chunk is Latin-1)."""
+    return json.dumps(value, ensure_ascii=True, sort_keys=True)  # PNG text is Latin-1
 
 
 def literal_numbers() -> list[str]:

@@ -64,7 +64,7 @@ def humans_and_systems(two_way: pd.DataFrame, conv_scores: pd.DataFrame,
     x = np.arange(len(langs))
     fig, axes = plt.subplots(2, 1, figsize=(13, 9), sharex=True)
     sources = {"a": (conv_scores, "iou"), "b": (vs_loo, "iou_loo")}
-    titles = {"a": "(a) against the published hard labels (the annotator's own vote is in "
+    panels = {"a": "(a) against the published hard labels (the annotator's own vote is in "
                    "the reference: an upper bound for humans)",
               "b": "(b) against the leave-one-out majority of the other annotators — the "
                    "same references for humans and systems"}
@@ -92,7 +92,7 @@ def humans_and_systems(two_way: pd.DataFrame, conv_scores: pd.DataFrame,
                         ms=5, color=colour, capsize=2, label=label)
         ax.set_ylim(0, 1)
         ax.set_ylabel("IoU, test split\n(95% CI)")
-        ax.set_title(titles[ref], fontsize=10)
+        ax.set_title(panels[ref], fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8, ncol=3, loc="lower left", framealpha=0.9)
     axes[1].set_xticks(x, langs)
