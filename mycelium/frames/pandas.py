@@ -204,19 +204,12 @@ class MyceliumAccessor:
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
         from . import scores
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics, profile=profile):
-            table = self._labelled(scores.call, self._column, "evaluate", by,
-                ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
-                soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
-                options=dict(profile=profile, metrics=metrics, average=average,
-                             zero_division=zero_division, params=params, missing=missing,
-                             granularity=granularity, ci=ci, n_resamples=n_resamples,
-                             seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching, trim_spans=trim_spans))
+            table = self._labelled(scores.evaluate_call, self._column, by, names, settings)
             out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
             return with_signature_column(out) if with_signature else out
         if pred_col is None:
@@ -224,17 +217,9 @@ class MyceliumAccessor:
                             "columns with threshold=).")
         keys = self._keys(by)
         n = len(self._df)
-        table = self._labelled(frames.evaluate_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            groups=frames.group_codes(keys, n) if keys is not None else None,
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
-            ids=self._optional(id_col, "id_col"), progress=progress,
-            type_field=type_field, typed_matching=typed_matching, trim_spans=trim_spans)
+        table = self._labelled(frames.evaluate_table, frames.columns_of(names, self._column),
+                               settings, frames.group_codes(keys, n) if keys is not None
+                               else None)
         out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
         return with_signature_column(out) if with_signature else out
 
@@ -324,13 +309,9 @@ class MyceliumAccessor:
         >>> out["character_precision"].tolist()
         [1.0, 1.0, nan]
         """
-        table = self._labelled(frames.score_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            profile=profile, metrics=metrics, zero_division=zero_division, params=params,
-            missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, trim_spans=trim_spans)
+        names, settings = frames.face_call(locals())
+        table = self._labelled(frames.score_table, frames.columns_of(names, self._column),
+                               settings)
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)

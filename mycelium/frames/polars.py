@@ -155,39 +155,21 @@ class MyceliumFrame:
         >>> mycelium.parse_signature(out["signature"][0])["average"]
         'micro'
         """
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
         from . import scores
 
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, metrics, profile=profile):
             # Scores, a threshold or score metrics: `mycelium.frames.scores`, as on pandas.
-            table = scores.call(self._column, "evaluate", by, ref_col=ref_col,
-                                pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
-                                soft_pred_col=soft_pred_col,
-                                token_offsets_col=token_offsets_col,
-                                token_scores_col=token_scores_col, id_col=id_col,
-                                threshold=threshold, options=dict(
-                                    profile=profile, metrics=metrics, average=average,
-                                    zero_division=zero_division, params=params,
-                                    missing=missing, granularity=granularity, ci=ci,
-                                    n_resamples=n_resamples, seed=seed, progress=progress,
-                                    type_field=type_field, typed_matching=typed_matching,
-                                    trim_spans=trim_spans))
+            table = scores.evaluate_call(self._column, by, names, settings)
             return self._with_key_types(_to_polars(table, with_signature),
                                         frames.normalize_by(by))
-        names = frames.normalize_by(by)
-        keys = self._keys(names)
+        by_names = frames.normalize_by(by)
+        keys = self._keys(by_names)
         table = frames.evaluate_table(
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            groups=None if keys is None else frames.group_codes(keys, self._df.height),
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
-            ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
-            typed_matching=typed_matching, trim_spans=trim_spans)
-        return self._with_key_types(_to_polars(table, with_signature), names)
+            frames.columns_of(names, self._column), settings,
+            None if keys is None else frames.group_codes(keys, self._df.height))
+        return self._with_key_types(_to_polars(table, with_signature), by_names)
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
               token_offsets_col: str | None = None, token_scores_col: str | None = None,
@@ -266,13 +248,8 @@ class MyceliumFrame:
         >>> out.rows()
         [(1.0, 0.6, 0.75), (None, None, None), (nan, nan, nan)]
         """
-        table = frames.score_table(
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"), profile=profile, metrics=metrics,
-            zero_division=zero_division, params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, trim_spans=trim_spans)
+        names, settings = frames.face_call(locals())
+        table = frames.score_table(frames.columns_of(names, self._column), settings)
         return _to_polars(table, with_signature)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,

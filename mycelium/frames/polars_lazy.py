@@ -262,7 +262,7 @@ class MyceliumLazyFrame:
         _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
         scores = _inputs(ref_col, pred_col, text, row=True).map_batches(
-            partial(_batch_scores, options=options),
+            partial(_batch_scores, settings=settings),
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
         return (self._lf.with_row_index(_ROW).select(scores.alias(_STATS))
                 .unnest(_STATS))
