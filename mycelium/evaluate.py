@@ -19,7 +19,8 @@ from .core.aggregate import aggregate, per_example
 from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.profiles import Profile
-from .core.provenance import dataset_of, signature_with_dataset
+from .core.provenance import dataset_of
+from .core.signature import signature_with
 from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
@@ -289,7 +290,7 @@ def with_dataset(report: dict[str, Any], dataset) -> dict[str, Any]:
     """``report`` with a loader's provenance in ``meta`` and its signature (if known)."""
     if dataset is not None:
         meta = report["meta"]
-        meta["signature"] = signature_with_dataset(meta["signature"], dataset)
+        meta["signature"] = signature_with(meta["signature"], dataset=dataset)
         meta["dataset"] = dataset.tag
     return report
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..core.inputs import to_spans
 from ..core.profiles import get_profile
-from ..core.signature import with_float_parse
+from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
@@ -59,11 +59,11 @@ def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.D
     profile = get_profile(args.profile)
     if rule == (profile.float_parse if profile is not None else "exact"):
         return result
-    signature = with_float_parse(result.attrs.get(SIGNATURE_ATTR), rule)
+    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=rule)
     result.attrs[SIGNATURE_ATTR] = signature
     if "signature" in result.columns:
         result["signature"] = result["signature"].map(
-            lambda s: with_float_parse(s, rule) if isinstance(s, str) else s)
+            lambda s: signature_with(s, float_parse=rule) if isinstance(s, str) else s)
     return result
 
 

@@ -14,7 +14,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core.groups import pandas_frame
-from ..core.provenance import dataset_of, signature_with_dataset
+from ..core.provenance import dataset_of
+from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from . import engine as frames
 from ._options import (
@@ -87,8 +88,8 @@ class MyceliumAccessor:
         its signature (`mycelium.io.provenance`)."""
         attrs = getattr(out, "attrs", None)
         if isinstance(attrs, dict) and attrs.get(SIGNATURE_ATTR) is not None:
-            attrs[SIGNATURE_ATTR] = signature_with_dataset(attrs[SIGNATURE_ATTR],
-                                                           dataset_of(self._df))
+            attrs[SIGNATURE_ATTR] = signature_with(attrs[SIGNATURE_ATTR],
+                                                   dataset=dataset_of(self._df))
         return out
 
     def _optional(self, name: str | None, role: str) -> pd.Series | None:

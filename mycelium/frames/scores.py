@@ -30,7 +30,7 @@ from ..core.inputs import Inputs
 from ..core.settings import Settings
 from ..evaluate import evaluate_settled
 from ..scores.plan import score_form_given
-from ..scores.thresholds import Curve, sweep_curve, tuned_dict
+from ..scores.thresholds import Curve, sweep_curve, sweep_settings, tuned_dict
 from .engine import COLUMN_ROLES, SIGNATURE_KEY
 
 __all__ = ["wanted", "evaluate_scores_table", "rows_of", "evaluate_call", "call"]
@@ -221,13 +221,16 @@ def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text
                             "expected metric= (and measure=), the one measure to maximise.")
         metric, measure = rest.pop("metric", "iou"), rest.pop("measure", "score")
         rest["metrics"] = [metric]
-    curve = sweep_curve(cols[ref_col], by=by_columns or None,
-                        text=cols[text] if text else None,
-                        soft_predictions=cols.get(soft_pred_col) if soft_pred_col else None,
-                        token_offsets=cols.get(token_offsets_col) if token_offsets_col
-                        else None,
-                        token_scores=cols.get(token_scores_col) if token_scores_col
-                        else None, **rest)
+    thresholds = rest.pop("thresholds", None)
+    settings = sweep_settings(kind, **rest)
+    curve = sweep_curve(Inputs(cols[ref_col], text=cols[text] if text else None,
+                               soft_predictions=cols.get(soft_pred_col) if soft_pred_col
+                               else None,
+                               token_offsets=cols.get(token_offsets_col) if token_offsets_col
+                               else None,
+                               token_scores=cols.get(token_scores_col) if token_scores_col
+                               else None),
+                        settings, by=by_columns or None, thresholds=thresholds)
     if kind == "sweep":
         return curve
     return tuned_dict(curve, metric, measure) if not names else curve.tuned_table(

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from ..core.inputs import text_lengths
 from ..core.pipeline import soft_given
+from ..core.signature import signature_with
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
 from ..core.spans import SpanBatch
@@ -206,27 +207,6 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
     return si, lengths
 
 
-def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
-                   threshold, params=None) -> str:
-    """The signature with every metric named, the extra metrics' parameters
-    (``metric.param:value``, before ``missing:``) and the score form / threshold appended."""
-    from ..core.signature import param_fields
-
-    fields = signature.split("|")
-    fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
-              for f in fields]
-    if params:
-        at = next((i for i, f in enumerate(fields) if f.startswith("missing:")), len(fields))
-        fields[at:at] = param_fields(params)
-    if form is not None:
-        fields.append(f"scores:{form}")
-    if threshold is not None:
-        fields.append(f"threshold:{float(threshold)!r}")
-        if isinstance(threshold, Tuned):
-            fields.append(f"tuned:{threshold.metric}")
-    return "|".join(fields)
-
-
 def scored_inputs(plan: ScorePlan, references, predictions, *, text,
                   rules: ScoreRules | None = None):
     """(score input or None, text lengths or None, the references converted once (a
@@ -351,8 +331,10 @@ def _score_signature(signature: str, settings, *, placeholder, extra, form, thre
     names = [m for m in settings.metrics if not (placeholder and m == "iou")] + list(extra)
     extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
                     if m in settings.params}
-    return signature_with(signature, names, form=None if form is None else _form_name(form),
-                          threshold=threshold, params=extra_params)
+    out = signature_with(signature, metrics=names, params=extra_params,
+                         scores=None if form is None else _form_name(form), threshold=threshold)
+    assert out is not None
+    return out
 
 
 def _keys(prepared, ids, keys=None):
