@@ -26,7 +26,7 @@ from .core.scores import ScoreRuns, score_runs
 from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
-from .evaluate import build_report, intervals, prepare
+from .evaluate import build_report, intervals, prepare_for
 from .core.serialize import concat as _concat
 from .core.serialize import concat_parts as _concat_runs
 from .core.serialize import ipc_bytes as _ipc
@@ -204,8 +204,7 @@ class Accumulator:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
                 rules=rules_of(settings.profile))
-        prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                           granularity=settings.granularity, trim_spans=settings.trim_spans)
+        prepared = prepare_for(references, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
         pooled: dict = {}

@@ -46,6 +46,14 @@ def prepare(references: Any, predictions: Any, *, text: Any = None,
     return at_granularity(prepared, text, granularity)
 
 
+def prepare_for(references: Any, predictions: Any, settings: Settings, *,
+                text: Any = None) -> Prepared:
+    """`prepare` under ``settings``: the one place the options that shape the spans
+    (``missing``, ``trim_spans``, ``granularity``) reach it."""
+    return prepare(references, predictions, text=text, missing=settings.missing,
+                   granularity=settings.granularity, trim_spans=settings.trim_spans)
+
+
 def statistics(references: Any, predictions: Any, *, text: Any = None,
                metrics: str | Sequence[str] | None = None,
                params: Mapping[str, Mapping[str, Any]] | None = None,
@@ -307,8 +315,7 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "
                          "breakdown in a separate call without trim_spans.")
-    prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans)
+    prepared = prepare_for(references, predictions, settings, text=text)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if soft:

@@ -23,7 +23,7 @@ from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
-from ..evaluate import prepare
+from ..evaluate import prepare_for
 from ..core.groups import Groups, check_key_type, group_codes, key_table, normalize_by
 
 __all__ = ["TIDY_COLUMNS", "face_call", "columns_of", "evaluate_table", "table_of_statistics", "score_table",
@@ -52,7 +52,7 @@ COLUMN_ROLES = {"ref_col": "references", "pred_col": "predictions", "text": "tex
                 "token_offsets_col": "token_offsets", "token_scores_col": "token_scores",
                 "id_col": "ids"}
 #: A frame face's keywords that shape its frame, not the scores (neither data nor options).
-FACE_ONLY = ("self", "by", "with_signature")
+FACE_ONLY = ("self", "sdf", "by", "with_signature", "as_spark")
 
 
 def face_call(arguments) -> tuple[Inputs, Settings]:
@@ -104,8 +104,7 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
         raise ValueError(TRIM_TYPED)
     settings = settings.scoring(settings.asked, soft=soft)
     ids = inputs.ids
-    prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans)
+    prepared = prepare_for(references, predictions, settings, text=text)
     if groups is None:
         groups = group_codes(None, prepared.n_input)
     if ids is not None:
@@ -237,9 +236,7 @@ def score_table(inputs: Inputs, settings: Settings) -> pa.Table:
     soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     settings = settings.scoring(settings.asked,
                                 soft=soft_given(soft_references, soft_predictions))
-    prepared = prepare(inputs.references, inputs.predictions, text=text,
-                       missing=settings.missing, granularity=settings.granularity,
-                       trim_spans=settings.trim_spans)
+    prepared = prepare_for(inputs.references, inputs.predictions, settings, text=text)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
     values = per_example(stats, zero_division=settings.zero_division, params=settings.params)

@@ -102,18 +102,16 @@ def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
 
 def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
     """Validate and canonicalise one batch (in the units and with the span edges of
-    ``settings``: `mycelium.evaluate.prepare`); errors name the row's frame position."""
-    from ..evaluate import prepare as prepare_units
+    ``settings``: `mycelium.evaluate.prepare_for`); errors name the row's frame position."""
+    from ..evaluate import prepare_for
 
     fields = batch.struct.fields
     text = batch.struct.field("text") if "text" in fields else None
     try:
         if settings is not None and (settings.granularity != "char"
                                      or settings.trim_spans is not None):
-            return prepare_units(batch.struct.field("ref"), batch.struct.field("pred"),
-                                 text=text, missing=settings.missing,
-                                 granularity=settings.granularity,
-                                 trim_spans=settings.trim_spans)
+            return prepare_for(batch.struct.field("ref"), batch.struct.field("pred"),
+                               settings, text=text)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
                        missing=missing)
     except SpanValidationError as exc:
