@@ -28,7 +28,6 @@ Names that used to be exported here (``mycelium.sweep``, ``mycelium.leave_one_ou
 still resolve, to the same objects as their subpackages'.
 """
 
-from . import _aliases
 from ._version import __version__
 from .core.aggregate import aggregate, per_example
 from .core.inputs import to_spans
@@ -43,7 +42,6 @@ from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium
 from .metrics import METRICS
 from .stats.comparison import compare
 
-_aliases.install()  # the module paths of earlier versions (mycelium.spark, mycelium.scoring, ...)
 _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 
 __all__ = [

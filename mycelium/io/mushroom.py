@@ -9,8 +9,6 @@ and ``soft_labels`` (``[{"start", "prob", "end"}, ...]``); val v2 and test files
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -20,6 +18,7 @@ from typing import Union
 import pandas as pd
 import pyarrow as pa
 
+from ..core.inputs import list_literal
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
 from . import _records as rec
@@ -354,10 +353,6 @@ def _annotations_array(items: list) -> pa.Array:
 
 def _parse_literal(value: str, field: str, where):
     try:
-        return json.loads(value)
+        return list_literal(value)
     except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
         where.fail(field, f"is a string that is not a list literal: {rec.show(value)}.")
