@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -133,11 +133,9 @@ class Accumulator:
                        names=rest or None if rest is not None else None)
 
     def _options(self) -> dict[str, Any]:
-        return dict(profile=self.profile, metrics=self.metrics, average=self.average,
-                    zero_division=self.zero_division, params=self.params,
-                    missing=self.missing, granularity=self.granularity, ci=self.ci,
-                    n_resamples=self.n_resamples, seed=self.seed,
-                    trim_spans=self.trim_spans)
+        """The options: every public field (a new option is a new field)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not f.name.startswith("_")}
 
     def _settings(self, *, soft: bool, ids: bool, names: Any = ...) -> Settings:
         """The settings of the span metrics (``names``: those of the score plan)."""

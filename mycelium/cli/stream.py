@@ -35,6 +35,7 @@ from ..frames import engine as frames
 from ..frames.scores import wanted
 from ..frames.to_pandas import _to_pandas, with_signature_column
 from ..io._records import object_lines_in
+from .args import options_of
 from .read import chunk_kind, float_rule, json_column, open_jsonl_blocks
 
 __all__ = ["streamable", "evaluate_streamed"]
@@ -84,10 +85,7 @@ def evaluate_streamed(args: argparse.Namespace) -> pd.DataFrame | None:
 
 
 def _evaluate(args: argparse.Namespace) -> pd.DataFrame:
-    settings = resolve_settings(profile=args.profile, metrics=args.metrics,
-                                average=args.average, zero_division=args.zero_division,
-                                params=args.params, missing=args.missing,
-                                granularity=args.granularity, trim_spans=args.trim_spans)
+    settings = resolve_settings(**options_of(args))
     path = Path(args.refs)
     reader = open_jsonl_blocks(path)
     names = reader.schema.names
