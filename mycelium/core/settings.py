@@ -44,9 +44,15 @@ class Settings:
 
     The first fields determine the numbers and make the signature
     (`mycelium.core.signature`); the last ones shape the call (which rows, which
-    breakdown, a progress bar) and are not recorded. To add an option: a field here
-    (with a default, so older callers keep working), its check in `resolve_settings`, its
-    name in `OPTIONS`, and, when it changes the numbers, its field in `format_signature`.
+    breakdown, a progress bar) and are not recorded.
+
+    To add an option: a field here (with a default, so older callers keep working), its
+    default in `OPTIONS` and its check in `resolve_settings`; when it changes the numbers,
+    its field in `mycelium.core.signature.format_signature`; the code that uses it (the
+    span options reach the spans in `mycelium.evaluate.prepare_for`); and the keyword
+    with its docstring on each face that offers it. The faces hand their arguments on
+    whole (`mycelium.evaluate.settled`, `mycelium.frames.engine.face_call`,
+    `mycelium.cli.args.options_of`, the Accumulator's fields), so nothing else changes.
     """
 
     profile: Profile | None
