@@ -16,6 +16,8 @@ first (README's "Where things live"):
   model's own signals;
 - `mycelium.evaluate` and `mycelium.accumulator`: the dict face;
 - `mycelium.frames`: pandas, Polars (eager and lazy) and Spark faces over one engine;
+- `mycelium.datasets`: benchmarks by name (files, hashes, licences, citations, the local
+  cache) and the published leaderboards ``mycelium rank`` places a submission on;
 - `mycelium.io`: Parquet and the benchmark loaders;
 - `mycelium.annotators`: many annotators as an input;
 - `mycelium.protocols`: benchmark procedures beyond a profile (the Mu-SHROOM scorer,
@@ -79,8 +81,8 @@ _EARLIER = {
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 #: Subpackages reachable as attributes without their own import (``mycelium.scores.sweep``).
-_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
-                "annotators", "protocols", "report", "integrations", "accumulator")
+_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "datasets",
+                "io", "annotators", "protocols", "report", "integrations", "accumulator")
 
 _public_getattr, _public_dir = lazy_names(
     __name__, {**_LAZY, **{m: m for m in _SUBPACKAGES}}, globals())

@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("scores", {"scores"}),
     ("dict face", {"evaluate", "accumulator"}),
     ("frames", {"frames"}),
+    ("datasets", {"datasets"}),
     ("io", {"io"}),
     ("annotators", {"annotators"}),
     ("protocols", {"protocols"}),

@@ -49,7 +49,7 @@ def test_earlier_top_level_names_are_their_subpackages_objects(name, home):
 
 @pytest.mark.parametrize("package", ["scores", "protocols", "adapters", "io", "report",
                                      "annotators", "stats", "views", "core", "metrics",
-                                     "frames", "integrations"])
+                                     "frames", "integrations", "datasets"])
 def test_every_subpackage_says_what_lives_there(package):
     module = getattr(mycelium, package)
     assert module is importlib.import_module(f"mycelium.{package}")
