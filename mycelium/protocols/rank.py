@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._version import __version__
-from ..core.provenance import signature_with_dataset
+from ..core.signature import signature_with
 from ..datasets import ReferenceRow, is_data_name, leaderboard, resolve, round_printed
 from ..io.provenance import dataset_provenance
 from ..stats.bootstrap import example_keys, poisson_weights
@@ -183,8 +183,8 @@ def rank_mushroom(predictions: str | os.PathLike[str], lang: str, *, by: str = "
               "rank:strictly-greater-at-printed-precision",
               f"reference_results:{source}", f"ci:{ci}", "bootstrap:poisson-percentile",
               f"n_resamples:{n_resamples}", f"seed:{seed}"]
-    signature = signature_with_dataset("|".join(fields),
-                                       dataset_provenance("mu_shroom", [ref_path]))
+    signature = signature_with("|".join(fields),
+                               dataset=dataset_provenance("mu_shroom", [ref_path]))
     if math.isnan(value):
         raise ValueError(f"Expected a defined {by} for the submission, got NaN, at "
                          f"{predictions}; fix the submission's labels.")
