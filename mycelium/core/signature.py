@@ -21,7 +21,7 @@ from .aggregate import zero_division_name
 from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
-__all__ = ["format_signature", "parse_signature", "signature_with"]
+__all__ = ["format_signature", "parse_signature", "signature_with", "protocol_signature"]
 
 OFFSETS = "half-open"
 BOOTSTRAP = "poisson-percentile"
@@ -122,6 +122,20 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
         fields.append(f"dataset:{dataset.tag}")
         fields.append("dataset_files:" + ",".join(_quote(f) for f in dataset.files))
     return "|".join(fields)
+
+
+def protocol_signature(fields: Sequence[tuple[str, Any]]) -> str:
+    """The signature of a protocol's result (`mycelium.protocols.rank`): its
+    ``(key, value)`` fields in order, each value as ``str`` gives it; a value that is
+    itself a signature is nested with ``;`` in place of ``|``.
+
+    Examples
+    --------
+    >>> protocol_signature([("protocol", "faithbench"), ("ci", 0.95),
+    ...                     ("gold", "rule:a|vote:b")])
+    'protocol:faithbench|ci:0.95|gold:rule:a;vote:b'
+    """
+    return "|".join(f"{k}:{str(v).replace('|', ';')}" for k, v in fields)
 
 
 def _set_float_parse(fields: list[str], rule: str, *, always: bool) -> None:
