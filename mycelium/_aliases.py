@@ -49,7 +49,7 @@ ALIASES = {
     "mycelium.baselines": "mycelium.scores.baselines",
     "mycelium.plot": "mycelium.report.sweep_plot",
     "mycelium.mushroom": "mycelium.protocols.mushroom",
-    "mycelium._mushroom_fast": "mycelium.protocols.mushroom_fast",
+    "mycelium._mushroom_fast": "mycelium.protocols.mushroom",
     "mycelium.psiloqa": "mycelium.protocols.psiloqa",
     "mycelium.fava": "mycelium.protocols.fava",
     # its pieces went to mycelium.scores.plan and mycelium.core.serialize; the accumulator

@@ -15,9 +15,8 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-import pandas as pd
 import pyarrow as pa
 
 from ..core.spans import SPAN_TYPE
@@ -25,6 +24,9 @@ from ..errors import SpanValidationError
 from . import _records as rec
 from .float_parse import parse_float_hook, resolve_float_parse
 from .provenance import attach_dataset
+
+if TYPE_CHECKING:  # pandas loads with read_mushroom's result, not with checker_rule
+    import pandas as pd
 
 __all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "checker_rule"]
 

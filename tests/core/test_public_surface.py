@@ -84,7 +84,7 @@ def test_old_module_paths_are_the_moved_modules():
         "assert spans_at is s2 and Tuned is T2\n"
         "from mycelium.thresholds import sweep, tune_threshold\n"
         "from mycelium.mushroom import score_files, MushroomInputError, derive_hard_labels\n"
-        "from mycelium._mushroom_fast import score_columnar\n"
+        "import mycelium._mushroom_fast\n"
         "from mycelium.psiloqa import score_psiloqa\n"
         "from mycelium.fava import score_fava\n"
         "from mycelium.baselines import token_logit_scores\n"

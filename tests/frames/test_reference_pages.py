@@ -41,7 +41,7 @@ def test_face_modules_have_pages_and_internal_ones_do_not(reference):
     assert expected <= pages
     internal = {f"mycelium/frames/{m}.html" for m in
                 ("engine", "groups", "compare", "polars_batches", "spark_checks",
-                 "_options", "_polars_hook")}
+                 "_options", "_hooks")}
     assert internal & pages == set()
 
 
