@@ -16,6 +16,8 @@ first (README's "Where things live"):
   model's own signals;
 - `mycelium.evaluate` and `mycelium.accumulator`: the dict face;
 - `mycelium.frames`: pandas, Polars (eager and lazy) and Spark faces over one engine;
+- `mycelium.datasets`: benchmarks by name (files, hashes, licences, citations, the local
+  cache) and the published leaderboards ``mycelium rank`` places a submission on;
 - `mycelium.io`: Parquet and the benchmark loaders;
 - `mycelium.annotators`: many annotators as an input;
 - `mycelium.protocols`: benchmark procedures beyond a profile (the Mu-SHROOM scorer,
@@ -31,7 +33,6 @@ still resolve, to the same objects as their subpackages'.
 import sys
 import types
 
-from . import _aliases
 from ._version import __version__
 from .core.lazy import lazy_names
 from .errors import MyceliumError, SpanValidationError, UndefinedMetricWarning
@@ -41,7 +42,6 @@ from .frames import _hooks
 # first name that needs them, so that ``mycelium --version`` and a bare ``import
 # mycelium`` stay fast. ``df.mycelium`` and ``pl.DataFrame.mycelium`` are registered as
 # soon as pandas or Polars is imported (mycelium.frames._hooks).
-_aliases.install()  # the module paths of earlier versions (mycelium.spark, mycelium.scoring, ...)
 _hooks.install()
 
 __all__ = [
@@ -84,8 +84,8 @@ _EARLIER = {
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 #: Subpackages reachable as attributes without their own import (``mycelium.scores.sweep``).
-_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
-                "annotators", "protocols", "report", "integrations", "accumulator")
+_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "datasets",
+                "io", "annotators", "protocols", "report", "integrations", "accumulator")
 
 _public_getattr, _public_dir = lazy_names(
     __name__, {**_LAZY, **{m: m for m in _SUBPACKAGES}}, globals())

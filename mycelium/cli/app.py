@@ -36,6 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mushroom": ("the official Mu-SHROOM scorer (IoU and Cor)", "mushroom:add_parser"),
     "sweep": ("span metrics of scores at many thresholds", "app:_add_sweep"),
     "report": ("write a self-contained HTML report", "report:add_parser"),
+    "data": ("the benchmark registry and the local cache", "data:add_parser"),
+    "rank": ("place a submission on a published leaderboard", "rank:add_parser"),
 }
 
 
