@@ -61,8 +61,15 @@ def test_the_light_parser_shows_the_full_parser_s_help():
         assert build_parser(name, full=False).format_help() == build_parser().format_help()
 
 
-def test_each_subcommand_is_built_when_named(capsys):
+def _arguments(parser, name):
+    sub = parser._subparsers._group_actions[0].choices[name]
+    return [a.dest for a in sub._actions if a.dest != "help"]
+
+
+def test_each_subcommand_is_built_when_named():
+    full = build_parser()
     for name in COMMANDS:
-        parser = build_parser(name, full=False)
-        sub = parser._subparsers._group_actions[0].choices[name]
-        assert sub.get_default("run") is not None, name
+        assert _arguments(build_parser(name, full=False), name) == _arguments(full, name)
+        assert _arguments(full, name), name
+        others = [n for n in COMMANDS if n != name]
+        assert all(_arguments(build_parser(name, full=False), n) == [] for n in others)
