@@ -56,29 +56,40 @@ REGISTER: dict[str, Callable[[], None]] = {"pandas": _pandas, "polars": _polars}
 
 class _After:
     """Wraps the loader of one top-level module to call ``register`` once it has loaded.
-    (A meta-path finder needs only ``find_spec``; not deriving from
-    ``importlib.abc.MetaPathFinder`` spares every ``import mycelium`` importing
-    ``importlib.abc``, which loads ``importlib.resources``, ``tempfile``, ...)"""
+
+    It stays on the meta path until the module has actually loaded: a bare
+    ``importlib.util.find_spec(name)`` (how libraries check for an optional dependency)
+    asks the finders without importing, and must not use up the hook. (A meta-path
+    finder needs only ``find_spec``; not deriving from ``importlib.abc.MetaPathFinder``
+    spares every ``import mycelium`` importing ``importlib.abc``, which loads
+    ``importlib.resources``, ``tempfile``, ...)
+    """
 
     def __init__(self, name: str, register: Callable[[], None]) -> None:
         self.name, self.register = name, register
+        self._finding = False
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != self.name:
+        if fullname != self.name or self._finding:
             return None
         import importlib.util
 
-        sys.meta_path.remove(self)  # one shot: find the real spec without us
-        spec = importlib.util.find_spec(fullname)
+        self._finding = True  # find the real spec without us
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
         original = loader.exec_module
-        register = self.register
+        finder = self
 
         def exec_module(module):
             original(module)
-            register()
+            if finder in sys.meta_path:
+                sys.meta_path.remove(finder)
+            finder.register()
 
         loader.exec_module = exec_module
         return spec

@@ -27,6 +27,9 @@ def _run(code: str) -> list[str]:
     "import mycelium\nimport pandas as pd\nimport mycelium.frames.pandas\n",
     "import mycelium.frames.pandas\nimport pandas as pd\n",
     "import mycelium\nmycelium.evaluate([[(0, 1)]], [[(0, 1)]])\nimport pandas as pd\n",
+    # a library checking for pandas first must not use up the hook
+    "import importlib.util, mycelium\nassert importlib.util.find_spec('pandas')\n"
+    "assert importlib.util.find_spec('pandas')\nimport pandas as pd\n",
 ])
 def test_the_accessor_is_there_whichever_comes_first(order):
     assert _run(order + USE) == ["[0.6, 0.0]"]
