@@ -127,8 +127,11 @@ def run_path(args: argparse.Namespace) -> int:
 
 def run_add(args: argparse.Namespace) -> int:
     reg = add(args.name, args.path, link=args.link)
-    how = "linked" if reg.linked else "copied"
-    print(f"{reg.name}: {len(reg.files)} files checked and {how} into {reg.folder}")
+    if reg.linked:
+        print(f"{reg.name}: {len(reg.files)} files checked and registered where they are "
+              f"({args.path}); the registration is in {reg.folder}")
+    else:
+        print(f"{reg.name}: {len(reg.files)} files checked and copied into {reg.folder}")
     if reg.missing:
         print(f"not found in {args.path} ({len(reg.missing)}): {', '.join(reg.missing)}")
     return 0

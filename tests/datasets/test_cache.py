@@ -195,3 +195,58 @@ def test_read_fava_and_lettucedetect_by_name(tmp_path):
         mycelium.read_psiloqa("psiloqa:test")
     with pytest.raises(DataNotFoundError, match="mycelium data add ragtruth_pp PATH"):
         mycelium.read_ragtruth_pp("ragtruth_pp")
+
+
+# --------------------------------------------- fetch from a local server (no network)
+
+@pytest.fixture
+def server(tmp_path):
+    """An HTTP server on 127.0.0.1 serving ``tmp_path / "site"`` (stopped after)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep the test output clean
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=site))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _entry(url: str, sha256: str | None) -> Benchmark:
+    return Benchmark("served", "v1",
+                     (DataFile("sub/a.jsonl", "all", "en", url + "a.jsonl", sha256, None),
+                      DataFile("b.jsonl", "all", "en", None, None, None)),
+                     {"name": "served", "version": "v1"})
+
+
+def test_fetch_downloads_checks_and_registers(server, cache):
+    pytest.importorskip("pooch")
+    site, url = server
+    (site / "a.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    reg = fetch(_entry(url, file_sha256(site / "a.jsonl")))
+    assert reg.files == ("sub/a.jsonl",) and reg.missing == ("b.jsonl",)  # b has no URL
+    assert (cache / "served" / "sub" / "a.jsonl").read_text() == '{"id": 1}\n'
+    assert registered("served")["files"]["sub/a.jsonl"]["sha256"] == \
+        file_sha256(site / "a.jsonl")
+    assert _leftovers(cache) == ["served"]
+
+
+def test_a_download_with_another_hash_leaves_nothing(server, cache):
+    pytest.importorskip("pooch")
+    site, url = server
+    (site / "a.jsonl").write_text('{"id": 2}\n', encoding="utf-8")
+    with pytest.raises(DataFetchError, match=r"Expected to download sub/a\.jsonl of served"):
+        fetch(_entry(url, "0" * 64))
+    assert _leftovers(cache) == []
+    with pytest.raises(DataFetchError, match="404|Not Found"):
+        fetch(_entry(url + "missing/", None))
+    assert _leftovers(cache) == []
