@@ -17,3 +17,7 @@ def data_folder(name: str) -> tuple[Path | None, str | None]:
     if not value or not os.path.isdir(value):
         return None, f"{name} is not set to a folder: the tests on its real files are skipped"
     return Path(value), None
+
+#: SHROOM-Visions 2026 (``shroom_visions/``: SOURCE.md, gold/, gold_kit/, teams/,
+#: OFFICIAL.csv, the kit scorer's outputs on the 72 real prediction files).
+SHROOM_VISIONS_ENV = "MYCELIUM_SHROOM_VISIONS_DIR"
