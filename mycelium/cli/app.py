@@ -2,7 +2,8 @@
 
 ``mycelium evaluate`` (`mycelium.cli.evaluate`, writing with `mycelium.cli.output`)
 scores span columns of JSONL, CSV or Parquet files through the pandas accessor;
-``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer. Exit
+``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer,
+``mycelium shroom-visions`` (`mycelium.cli.shroom_visions`) the SHROOM-Visions kit's. Exit
 status: 0 on success, 1 for bad data (one ``mycelium: error: ...`` line on stderr), 2
 for bad usage.
 """
@@ -27,6 +28,7 @@ from ..core.settings import GRANULARITIES, TRIM_SPANS
 from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
 from . import mushroom as cli_mushroom
+from . import shroom_visions as cli_shroom_visions
 from . import sweep as cli_sweep
 from . import report as cli_report
 from .evaluate import run_evaluate
@@ -79,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_evaluate(commands)
     cli_mushroom.add_parser(commands)
+    cli_shroom_visions.add_parser(commands)
     cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
                          thresholds=cli_sweep.parse_thresholds)
     cli_report.add_parser(commands)
