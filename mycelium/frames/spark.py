@@ -313,7 +313,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     a local JVM; ``tests/frames/spark`` runs this very example with its session and checks
     its output):
 
-    >>> from mycelium import spark as myspark
+    >>> from mycelium.frames import spark as myspark
     >>> sdf = spark.createDataFrame(  # doctest: +SKIP
     ...     [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
     ...     "model string, ref array<struct<start: bigint, end: bigint>>, "
