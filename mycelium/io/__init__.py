@@ -9,6 +9,8 @@
 - `read_ragtruth_pp`: RAGTruth++ (``hallucination_spans.csv`` + ``messages.csv``).
 - `read_lettucedetect`: LettuceDetect's RAGTruth-derived samples (HaluEval span sets);
   `read_lettucedetect_predictions`: its detectors' outputs (spans or tokens).
+- `read_shroom_visions`: SHROOM-Visions 2026 gold or prediction files (typed soft spans,
+  `VISIONS_SPAN_TYPE`; probabilities read as the task's scorer reads them).
 - `attach_dataset` / `dataset_of`: a loaded frame's provenance (file names and SHA-256),
   carried into every result's signature (`mycelium.io.provenance`).
 - `mycelium.io.float_parse`: JSON numbers read as the official Mu-SHROOM scorer's
@@ -26,6 +28,7 @@ from .psiloqa import read_psiloqa
 from .provenance import Dataset, attach_dataset, dataset_of, dataset_provenance
 from .ragtruth import RAGTRUTH_LABEL_TYPE, read_ragtruth
 from .ragtruth_pp import RAGTRUTH_PP_LABEL_TYPE, read_ragtruth_pp
+from .shroom_visions import VISIONS_SPAN_TYPE, read_shroom_visions
 
 __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "read_psiloqa", "read_fava", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE",
@@ -33,4 +36,4 @@ __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "read_ragtruth_pp", "read_lettucedetect", "read_lettucedetect_predictions",
            "RAGTRUTH_PP_LABEL_TYPE", "LETTUCEDETECT_PREDICTION_TYPE",
            "LETTUCEDETECT_LABEL_TYPE", "attach_dataset", "dataset_of", "dataset_provenance",
-           "Dataset"]
+           "Dataset", "read_shroom_visions", "VISIONS_SPAN_TYPE"]
