@@ -142,8 +142,19 @@ class GoldRule:
 
         Examples
         --------
-        >>> GoldRule().signature()  # doctest: +ELLIPSIS
-        'faithbench|source:companion|skip:paper|annotators:paper|pad:paper|pooling:worst|hallucinated:Unwanted+Questionable|benign:consistent|hhem:<0.5|missing:wrong|metrics:sklearn-balanced_accuracy+f1_macro|mycelium:...'
+        >>> for part in GoldRule().signature().split("|")[:11]:
+        ...     print(part)
+        faithbench
+        source:companion
+        skip:paper
+        annotators:paper
+        pad:paper
+        pooling:worst
+        hallucinated:Unwanted+Questionable
+        benign:consistent
+        hhem:<0.5
+        missing:wrong
+        metrics:sklearn-balanced_accuracy+f1_macro
         """
         benign = "hallucinated" if "Benign" in self.hallucinated else "consistent"
         return "|".join([
@@ -224,6 +235,14 @@ def read_items(path: str | Path, source: str = "companion") -> pd.DataFrame:
     -------
     pandas.DataFrame
         In batch and sample order.
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = os.environ.get("MYCELIUM_FAITHBENCH_DIR")  # needs the FaithBench data
+    >>> items = read_items(folder, "release") if folder else None
+    >>> items is None or (len(items), int(items["batch"].nunique())) == (750, 15)
+    True
     """
     rows = []
     for batch, samples in _batches(_folder(path), source):
@@ -261,6 +280,15 @@ def read_annotations(path: str | Path, source: str = "companion") -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = os.environ.get("MYCELIUM_FAITHBENCH_DIR")  # needs the FaithBench data
+    >>> notes = read_annotations(folder, "release") if folder else None
+    >>> notes is None or (len(notes), bool(notes["annotator"].str.startswith("ann-").all())
+    ...                   ) == (2189, True)
+    True
     """
     rows = []
     for batch, samples in _batches(_folder(path), source):
@@ -286,6 +314,14 @@ def read_labels_csv(path: str | Path) -> pd.DataFrame:
 
     Its labels pool all annotators of a batch (no selection, no skipping); they are not
     the paper's gold labels.
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = os.environ.get("MYCELIUM_FAITHBENCH_DIR")  # needs the FaithBench data
+    >>> labels = read_labels_csv(folder) if folder else None
+    >>> labels is None or int((labels["worst_label"] == "Unwanted").sum()) == 485
+    True
     """
     file = _folder(path) / "FaithBench.csv"
     df = pd.read_csv(file, keep_default_na=False)
@@ -351,6 +387,14 @@ def gold_labels(path: str | Path, rule: GoldRule | None = None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         ``attrs["signature"]`` is ``rule.signature()``.
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = os.environ.get("MYCELIUM_FAITHBENCH_DIR")  # needs the FaithBench data
+    >>> gold = gold_labels(folder) if folder else None
+    >>> gold is None or (len(gold), set(gold["gold"])) == (750, {0, 1})
+    True
     """
     rule = rule or GoldRule()
     folder = _folder(path)
@@ -401,7 +445,17 @@ def gold_labels(path: str | Path, rule: GoldRule | None = None) -> pd.DataFrame:
 
 def predictions(items: pd.DataFrame, detector: str, rule: GoldRule) -> np.ndarray:
     """A detector's 0/1 predictions on ``items`` (holding ``gold``): HHEM scores below
-    ``rule.threshold`` are 0; a missing or invalid value is ``1 - gold`` (wrong)."""
+    ``rule.threshold`` are 0; a missing or invalid value is ``1 - gold`` (wrong).
+
+    Examples
+    --------
+    >>> items = pd.DataFrame({"gold": [0, 1, 1], "hhemv1": [0.2, 0.7, float("nan")],
+    ...                       "true_nli": [1.0, float("nan"), 0.0]})
+    >>> predictions(items, "hhemv1", GoldRule()).tolist()
+    [0, 1, 0]
+    >>> predictions(items, "true_nli", GoldRule()).tolist()
+    [1, 0, 0]
+    """
     values = items[detector].to_numpy(dtype=np.float64)
     gold = items["gold"].to_numpy()
     if detector in SCORE_DETECTORS:
@@ -415,14 +469,26 @@ def predictions(items: pd.DataFrame, detector: str, rule: GoldRule) -> np.ndarra
 
 def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
     """The mean recall of the classes present in ``gold`` (sklearn's
-    ``balanced_accuracy_score``)."""
+    ``balanced_accuracy_score``).
+
+    Examples
+    --------
+    >>> balanced_accuracy(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1]))
+    0.75
+    """
     recalls = [float(np.mean(pred[gold == c] == c)) for c in np.unique(gold)]
     return float(np.mean(recalls))
 
 
 def f1_macro(gold: np.ndarray, pred: np.ndarray) -> float:
     """The mean F1 of the classes present in either side (sklearn's ``f1_score`` with
-    ``average="macro"``; a class without true or predicted items has F1 0)."""
+    ``average="macro"``; a class without true or predicted items has F1 0).
+
+    Examples
+    --------
+    >>> round(f1_macro(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 1])), 4)
+    0.7333
+    """
     scores = []
     for c in np.union1d(np.unique(gold), np.unique(pred)):
         tp = int(np.sum((pred == c) & (gold == c)))
@@ -524,6 +590,15 @@ def annotation_frame(path: str | Path, *, source: str = "companion",
     Returns
     -------
     pandas.DataFrame
+
+    Examples
+    --------
+    >>> import os
+    >>> folder = os.environ.get("MYCELIUM_FAITHBENCH_DIR")  # needs the FaithBench data
+    >>> frame = annotation_frame(folder, types=["Benign"]) if folder else None
+    >>> frame is None or {s["label"] for entries in frame["annotations"] for e in entries
+    ...                   for s in e["spans"]} == {"Benign"}
+    True
     """
     folder = _folder(path)
     items = read_items(folder, source)
