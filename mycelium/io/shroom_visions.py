@@ -17,16 +17,18 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import MyceliumError
 from ._records import json_objects, list_array, show, to_pandas
 from .float_parse import FloatParseError, key_value_starts, pandas_fast_values, parse_float_hook
 from .provenance import attach_dataset
+
+if TYPE_CHECKING:  # pandas is loaded only by read_shroom_visions (the scorer needs none)
+    import pandas as pd
 
 __all__ = ["VISIONS_LABELS", "VISIONS_SPAN_TYPE", "VisionsInputError", "VisionsSide",
            "read_visions_records", "read_visions_side", "visions_side", "read_shroom_visions"]

@@ -33,16 +33,20 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .._version import __version__
-from ..core.provenance import Dataset, signature_with_dataset
+from ..core.provenance import Dataset
+from ..core.signature import signature_with
 from ..io.provenance import dataset_provenance
 from ..io.shroom_visions import (VisionsInputError, VisionsSide, read_visions_side,
                                  visions_side)
 from ..metrics._typed_soft import TypedScores, typed_soft_scores
+
+if TYPE_CHECKING:  # pandas is loaded only by per_label
+    import pandas as pd
 
 __all__ = ["VisionsResult", "VisionsInputError", "RULES", "visions_signature",
            "score_files", "score_records"]
@@ -76,7 +80,7 @@ def visions_signature(*, labels_ignore_case: bool = False,
         rules["label_union"] = "ignore-case"
     fields = [f"mycelium:{__version__}", f"profile:{PROFILE}", f"metrics:{METRICS}"]
     fields += [f"{k}:{v}" for k, v in rules.items()]
-    return signature_with_dataset("|".join(fields), dataset) or ""
+    return signature_with("|".join(fields), dataset=dataset) or ""
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,8 @@ class VisionsResult:
             ``IoU`` (the same for IoU), ``items``, ``spans`` (gold spans of the label)
             and ``pred_spans``.
         """
+        import pandas as pd
+
         s = self.scores
         rows = []
         for code, name in enumerate(self.label_names):
