@@ -2,7 +2,8 @@
 
 ``mycelium evaluate`` (`mycelium.cli.evaluate`, writing with `mycelium.cli.output`)
 scores span columns of JSONL, CSV or Parquet files through the pandas accessor;
-``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer. Exit
+``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer,
+``mycelium shroom-visions`` (`mycelium.cli.shroom_visions`) the SHROOM-Visions kit's. Exit
 status: 0 on success, 1 for bad data (one ``mycelium: error: ...`` line on stderr), 2
 for bad usage.
 """
@@ -34,6 +35,8 @@ EXIT_OK, EXIT_DATA, EXIT_USAGE = 0, 1, 2
 COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("score span columns, overall or per group", "app:_add_evaluate"),
     "mushroom": ("the official Mu-SHROOM scorer (IoU and Cor)", "mushroom:add_parser"),
+    "shroom-visions": ("the SHROOM-Visions kit scorer (Cor, IoU, Cor lbl)",
+                       "shroom_visions:add_parser"),
     "sweep": ("span metrics of scores at many thresholds", "app:_add_sweep"),
     "report": ("write a self-contained HTML report", "report:add_parser"),
     "data": ("the benchmark registry and the local cache", "data:add_parser"),
