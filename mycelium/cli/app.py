@@ -25,7 +25,8 @@ from .._version import __version__
 from ..core.profiles import PROFILES
 from ..core.settings import GRANULARITIES, TRIM_SPANS
 from ..errors import MyceliumError, UndefinedMetricWarning
-from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
+from ..metrics import METRICS, SOFT_METRICS, unknown_name
+from ..metrics import names as metric_names
 from . import data as cli_data
 from . import mushroom as cli_mushroom
 from . import rank as cli_rank
@@ -169,7 +170,7 @@ def _add_evaluate(commands) -> None:
 
 def _metric_names(value: str) -> list[str]:
     names = _names(value)
-    valid = list(METRICS) + list(SOFT_METRICS) + list(SCORE_METRICS) + list(POOLED_METRICS)
+    valid = list(metric_names())
     for name in names:
         if name not in valid:
             raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))

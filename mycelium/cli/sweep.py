@@ -12,6 +12,8 @@ import argparse
 import pandas as pd
 
 from ..core.profiles import PROFILES
+# Private: `mycelium sweep` reads its files and writes its output as `mycelium evaluate`
+# does, by the same helpers of cli/evaluate (one reader for every subcommand).
 from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
                        _take, float_rule, score_columns)
 from ..errors import SpanValidationError
