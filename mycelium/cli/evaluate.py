@@ -24,7 +24,7 @@ from .args import options_of
 from ..core.columns import is_null
 from .output import EXIT_OK, write_result
 from .output import plain_value as _plain
-from .read import FileError, float_rule, read_frame
+from .read import FileError, float_rule, read_frame, recorded_rule
 from .stream import evaluate_streamed, streamable
 
 #: Output formats told by the --output extension (without --format).
@@ -57,16 +57,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.DataFrame:
-    """The result with ``float_parse:<rule>`` in its signature when the files were read
-    otherwise than the profile says (the profile's own rule is already there)."""
-    profile = get_profile(args.profile)
-    if rule == (profile.float_parse if profile is not None else "exact"):
+    """The result with ``float_parse:<rule>`` in its signature when a JSON file's numbers
+    were read by it (`recorded_rule`): a rule that did not apply is not recorded."""
+    applied = recorded_rule(args, [args.refs, args.preds])
+    if applied is None:
         return result
-    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=rule)
+    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=applied)
     result.attrs[SIGNATURE_ATTR] = signature
     if "signature" in result.columns:
         result["signature"] = result["signature"].map(
-            lambda s: signature_with(s, float_parse=rule) if isinstance(s, str) else s)
+            lambda s: signature_with(s, float_parse=applied) if isinstance(s, str) else s)
     return result
 
 
