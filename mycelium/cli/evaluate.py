@@ -22,7 +22,7 @@ from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
 from .args import options_of
 from .output import EXIT_OK, _is_null, _plain, write_result
-from .read import FileError, float_rule, read_frame
+from .read import FileError, float_rule, read_frame, recorded_rule
 from .stream import evaluate_streamed, streamable
 
 #: Output formats told by the --output extension (without --format).
@@ -55,16 +55,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.DataFrame:
-    """The result with ``float_parse:<rule>`` in its signature when the files were read
-    otherwise than the profile says (the profile's own rule is already there)."""
-    profile = get_profile(args.profile)
-    if rule == (profile.float_parse if profile is not None else "exact"):
+    """The result with ``float_parse:<rule>`` in its signature when a JSON file's numbers
+    were read by it (`recorded_rule`): a rule that did not apply is not recorded."""
+    applied = recorded_rule(args, [args.refs, args.preds])
+    if applied is None:
         return result
-    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=rule)
+    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=applied)
     result.attrs[SIGNATURE_ATTR] = signature
     if "signature" in result.columns:
         result["signature"] = result["signature"].map(
-            lambda s: signature_with(s, float_parse=rule) if isinstance(s, str) else s)
+            lambda s: signature_with(s, float_parse=applied) if isinstance(s, str) else s)
     return result
 
 

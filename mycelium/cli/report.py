@@ -19,7 +19,7 @@ from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, Report
 from ..errors import SpanValidationError
 from .evaluate import Source, _column, _located, _pairing, _spans, _take, float_rule
 from .output import EXIT_OK
-from .read import read_frame
+from .read import read_frame, recorded_rule
 from .args import names as _names
 
 __all__ = ["add_parser", "run_report", "report_frame"]
@@ -149,7 +149,8 @@ def run_report(args: argparse.Namespace) -> int:
     options = ReportOptions(title=args.title, ci=args.ci or None,
                             n_resamples=args.n_resamples, seed=args.seed,
                             examples=args.examples, profile=args.profile,
-                            progress=args.progress)
+                            progress=args.progress,
+                            float_parse=recorded_rule(args, [args.refs, *(args.preds or [])]))
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,
                         by=args.by or None, options=options,
