@@ -17,6 +17,8 @@ from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
 from ..errors import SpanValidationError
+# Private: `mycelium report` reads its files as `mycelium evaluate` does, by the same
+# helpers of cli/evaluate (one reader for every subcommand, not a copy each).
 from .evaluate import Source, _column, _located, _pairing, _spans, _take, float_rule
 from .output import EXIT_OK
 from .read import read_frame, recorded_rule

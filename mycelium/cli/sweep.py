@@ -13,6 +13,8 @@ import pandas as pd
 
 from ..core.profiles import PROFILES
 from ..core.signature import signature_with
+# Private: `mycelium sweep` reads its files and writes its output as `mycelium evaluate`
+# does, by the same helpers of cli/evaluate (one reader for every subcommand).
 from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
                        _take, float_rule, score_columns)
 from ..errors import SpanValidationError
