@@ -6,12 +6,12 @@ what the signature string records and what `parse_signature` gives back.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
 
+from ..errors import closest_name
 from ..metrics import METRICS, TOKEN_METRICS, recorded_params, resolve_metrics, resolve_params
 from .aggregate import resolve_zero_division, warns, zero_division_label
 from .profiles import Profile, get_profile
@@ -158,8 +158,8 @@ def resolve_settings(**options: Any) -> Settings:
     """
     for name in options:
         if name not in OPTIONS:
-            close = difflib.get_close_matches(name, list(OPTIONS), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = closest_name(name, list(OPTIONS))
+            hint = f" Did you mean {close!r}?" if close else ""
             raise TypeError(f"resolve_settings() got an unexpected option {name!r}.{hint}")
     o = {**OPTIONS, **options}
     prof = get_profile(o["profile"])
@@ -233,8 +233,8 @@ def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:
     """Raise ValueError for a value outside ``valid``, with a "did you mean"."""
     if isinstance(value, str) and value in valid:
         return
-    close = difflib.get_close_matches(value, valid, n=1) if isinstance(value, str) else []
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    close = closest_name(value, valid)
+    hint = f" Did you mean {close!r}?" if close else ""
     raise ValueError(f"{option}={value!r} is not supported; expected one of "
                      f"{', '.join(map(repr, valid))}.{hint}")
 
