@@ -12,10 +12,11 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import closest_name
 
-from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
+from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage, typed_span
 from ._base import Metric, Param, Workspace
 
-__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "Metric", "Param",
+__all__ = ["METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "TYPED_METRICS",
+           "STATISTIC_METRICS", "Metric", "Param",
            "Workspace",
            "resolve_metrics", "resolve_params", "recorded_params"]
 
@@ -25,6 +26,14 @@ METRICS: dict[str, Metric] = {
     for m in (exact_span.METRIC, iou.METRIC, character.METRIC, deteval_1d.METRIC,
               cleval_1d.METRIC, span_coverage.METRIC)
 }
+
+#: Metrics whose statistics need each span's type (``type_field=``): scored only when
+#: named, never in the default set (the untyped `Workspace` cannot compute them).
+TYPED_METRICS: dict[str, Metric] = {typed_span.METRIC.name: typed_span.METRIC}
+
+#: Every metric defined by per-example sufficient statistics that are summed for micro
+#: averages (what `mycelium.core.aggregate` and `mycelium.stats` look metrics up in).
+STATISTIC_METRICS: dict[str, Metric] = {**METRICS, **TYPED_METRICS}
 
 #: Metrics computed from soft labels (their values are never micro-averaged).
 SOFT_METRICS = ("soft_spearman",)
@@ -50,7 +59,7 @@ def unknown_name(kind: str, name: str, valid: Iterable[str]) -> ValueError:
 
 def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
     """Validate metric names (a name or a sequence of names; None = all that apply)."""
-    valid = list(METRICS) + list(SOFT_METRICS)
+    valid = list(METRICS) + list(TYPED_METRICS) + list(SOFT_METRICS)
     if metrics is None:
         return tuple(METRICS) + (SOFT_METRICS if soft else ())
     if isinstance(metrics, str):
@@ -76,7 +85,7 @@ def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
 
 def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """Merge parameter layers (later wins) over the defaults; validate names and values."""
-    known_metrics = {**METRICS, **POOLED_METRICS}
+    known_metrics = {**STATISTIC_METRICS, **POOLED_METRICS}
     out = {name: m.default_params() for name, m in known_metrics.items() if m.params}
     for layer in layers:
         if layer is None:
@@ -101,7 +110,7 @@ def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str,
 def recorded_params(metric: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A metric's resolved parameters as ``meta["params"]`` and signatures record them:
     without its quiet parameters while they have their default (`Param`)."""
-    known = {**METRICS, **POOLED_METRICS}
+    known = {**STATISTIC_METRICS, **POOLED_METRICS}
     if metric not in known:
         return dict(values)
     return known[metric].recorded(values)

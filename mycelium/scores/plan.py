@@ -54,9 +54,9 @@ def split_metrics(metrics) -> tuple[list[str] | None, list[str]]:
     if metrics is None:
         return None, []
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    from ..metrics import METRICS, SOFT_METRICS, unknown_name
+    from ..metrics import METRICS, SOFT_METRICS, TYPED_METRICS, unknown_name
 
-    valid = list(METRICS) + list(SOFT_METRICS) + list(EXTRA)
+    valid = list(METRICS) + list(TYPED_METRICS) + list(SOFT_METRICS) + list(EXTRA)
     for m in names:
         if m not in valid:
             raise unknown_name("metric", m, valid)
