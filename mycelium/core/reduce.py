@@ -24,7 +24,7 @@ from typing import Iterator, Mapping
 import numpy as np
 
 from ..metrics import METRICS
-from .aggregate import _measures, per_example
+from .aggregate import metric_measures, per_example
 from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings
 
@@ -137,7 +137,7 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
         if metric in METRICS and settings.average == "micro":
             st = {key: _as_exact(sums[f"{metric}{SEP}{key}"])
                   for key in METRICS[metric].statistics}
-            out[metric] = _measures(metric, st, settings.params.get(metric, {}),
+            out[metric] = metric_measures(metric, st, settings.params.get(metric, {}),
                                     settings.zero_division)
             continue
         measures = METRICS[metric].measures if metric in METRICS else ("score",)

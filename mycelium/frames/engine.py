@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.aggregate import aggregate, per_example, warn_undefined
+from ..core.columns import is_null
 from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
@@ -340,7 +341,7 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
     average ``"sum"``. ``examples`` counts the group's examples having the type. A
     group lists the types occurring in its own rows, as ``evaluate`` on those rows does.
     """
-    from ..views.typology import _sorted_types, typed_for
+    from ..views.typology import sorted_types, typed_for
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
@@ -359,7 +360,7 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
 
     for g in range(groups.n_groups):
         in_group = codes == g
-        for t in _sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
+        for t in sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
             present = typed.present[t] & in_group
             examples = int(present.sum())
             sub = {m: {k: v[present] for k, v in st.items()}
@@ -414,20 +415,7 @@ def column_values(col) -> list:
         return col.to_pylist()
     if isinstance(col, np.ndarray):
         col = col.tolist()
-    return [None if _is_null(v) else v for v in col]
-
-
-def _is_null(value) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return value != value
-    try:
-        import pandas as pd
-
-        return value is pd.NA or value is pd.NaT
-    except ImportError:  # pragma: no cover
-        return False
+    return [None if is_null(v) else v for v in col]
 
 
 def soft_lists(col, side: str) -> list:

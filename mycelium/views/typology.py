@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..core.columns import _is_null, arrow_or_python
+from ..core.columns import is_null, arrow_or_python
 from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, validate
@@ -148,7 +148,7 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
         preds = canonicalize(convert(predictions, "predictions").batch.take(kept))
         pred_types = None
         names = [m for m, _ in REFERENCE_SIDE if m in metrics]
-    types = _sorted_types(ref_types, pred_types)
+    types = sorted_types(ref_types, pred_types)
     out_stats, present, n_ref = {}, {}, {}
     for t in types:
         r = canonicalize(_only(refs, ref_types, t))
@@ -312,7 +312,7 @@ def _same(x, t) -> bool:
     return (x is None and t is None) or x == t
 
 
-def _sorted_types(ref_types, pred_types) -> list:
+def sorted_types(ref_types, pred_types) -> list:
     values = set(ref_types.tolist())
     if pred_types is not None:
         values |= set(pred_types.tolist())
@@ -361,7 +361,7 @@ def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
     for k, spans in enumerate(examples):
         if isinstance(spans, (str, bytes)):
             spans = json.loads(spans)
-        if spans is None or _is_null(spans):
+        if spans is None or is_null(spans):
             continue
         if isinstance(spans, np.ndarray):
             spans = list(spans)
