@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..metrics import METRICS, resolve_params
+from ..metrics import STATISTIC_METRICS, resolve_params
 from .exactsum import Parts, exact_mean, f1_of_counts, f1_ratio, parts
 from .types import AVERAGES, Average, ZeroDivision
 
@@ -164,10 +164,10 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
         warn_undefined(stats, average=average, params=full)
     out = {}
     for name, st in stats.items():
-        if average == "micro" and name in METRICS:
+        if average == "micro" and name in STATISTIC_METRICS:
             values = metric_measures(name, sum_statistics(st), full.get(name, {}), zd)
             out[name] = {m: float(v[0]) for m, v in values.items()}
-        elif name in METRICS:
+        elif name in STATISTIC_METRICS:
             out[name] = _macro_means(name, st, full.get(name, {}), zd)
         else:
             # Per-example scores outside the statistics registry (soft_spearman) keep
@@ -217,9 +217,9 @@ def undefined_counts(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: 
     full = resolve_params(params)
     out = {}
     for name, st in stats.items():
-        if name not in METRICS:
+        if name not in STATISTIC_METRICS:
             continue
-        metric = METRICS[name]
+        metric = STATISTIC_METRICS[name]
         pooled = st
         if average == "micro":
             pooled = sum_statistics(st) if codes is None else _by_group(st, codes, n_groups)
@@ -329,9 +329,9 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def metric_measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
     """Per-example (or per-sum) measures of metric ``name`` from its statistics ``st``:
     the one rule `per_example`, the reducer and the resampling all apply."""
-    if name not in METRICS:  # a metric that is already a per-example value
+    if name not in STATISTIC_METRICS:  # a metric that is already a per-example value
         return {key: np.asarray(v, dtype=np.float64) for key, v in st.items()}
-    metric = METRICS[name]
+    metric = STATISTIC_METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(st, params).items()}
     out = finalize_ratios(metric, ratios, zd, exact=False)
     prf = "precision" in ratios

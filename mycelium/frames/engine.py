@@ -62,7 +62,14 @@ def face_call(arguments) -> tuple[Inputs, Settings]:
     names = Inputs(**{field: arguments.get(role) for role, field in COLUMN_ROLES.items()})
     options = {k: v for k, v in arguments.items()
                if k not in COLUMN_ROLES and k not in FACE_ONLY}
-    return names, resolve_settings(**options, ids=names.ids is not None, plan=True)
+    settings = resolve_settings(**options, ids=names.ids is not None, plan=True)
+    if settings.asked is not None and "typed_span" in settings.asked:
+        # A frame's rows with type_field are per type, a breakdown typed_span does not
+        # define yet; the other frame engines (polars, Spark) have no typed statistics.
+        raise ValueError("Expected span metrics on a frame, got 'typed_span'; fix by "
+                         "scoring it with mycelium.evaluate(..., metrics=['typed_span'], "
+                         "type_field=...) on the columns' values.")
+    return names, settings
 
 
 def columns_of(names: Inputs, column) -> Inputs:

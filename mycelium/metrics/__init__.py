@@ -13,11 +13,12 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import closest_name
 
-from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
+from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage, typed_span
 from ._base import Metric, Param, Workspace
 
 __all__ = ["REGISTRY", "Entry", "names", "fixed_average",
-           "METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "Metric", "Param",
+           "METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "TYPED_METRICS",
+           "STATISTIC_METRICS", "Metric", "Param",
            "Workspace",
            "resolve_metrics", "resolve_params", "recorded_params"]
 
@@ -25,7 +26,8 @@ __all__ = ["REGISTRY", "Entry", "names", "fixed_average",
 class Entry:
     """One metric of the registry.
 
-    ``family``: ``"span"`` (statistics per example, micro or macro), ``"soft"`` (from soft
+    ``family``: ``"span"`` (statistics per example, micro or macro), ``"typed"`` (the same,
+    from typed spans: needs ``type_field=``, never in the default set), ``"soft"`` (from soft
     labels), ``"score"`` (threshold-free, from detector scores) or ``"pooled"`` (span
     metrics pooled over the examples). ``metric``: what computes it (a `Metric`, a score
     metric's module, or None for ``soft_spearman``, computed from soft labels).
@@ -48,6 +50,7 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in (
     *(Entry(m.name, "span", m) for m in (exact_span.METRIC, iou.METRIC, character.METRIC,
                                         deteval_1d.METRIC, cleval_1d.METRIC,
                                         span_coverage.METRIC)),
+    Entry(typed_span.METRIC.name, "typed", typed_span.METRIC),
     Entry("soft_spearman", "soft", average="macro"),
     Entry(char_auroc.NAME, "score", char_auroc),
     Entry(char_ap.NAME, "score", char_ap),
@@ -84,6 +87,12 @@ def fixed_average(name: str) -> str | None:
 
 #: Every span metric, in report order.
 METRICS: dict[str, Metric] = {n: REGISTRY[n].metric for n in names("span")}
+#: Metrics whose statistics need each span's type (``type_field=``): scored only when
+#: named (the untyped `Workspace` cannot compute them).
+TYPED_METRICS: dict[str, Metric] = {n: REGISTRY[n].metric for n in names("typed")}
+#: Every metric of per-example sufficient statistics, summed for micro averages: what
+#: `mycelium.core.aggregate` and `mycelium.stats` look metrics up in.
+STATISTIC_METRICS: dict[str, Metric] = {**METRICS, **TYPED_METRICS}
 #: Metrics computed from soft labels (their values are never micro-averaged).
 SOFT_METRICS = names("soft")
 #: Threshold-free metrics of detector scores (SPEC section 9), from weighted points; and
@@ -104,7 +113,7 @@ def unknown_name(kind: str, name: str, valid: Iterable[str]) -> ValueError:
 
 def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
     """Validate metric names (a name or a sequence of names; None = all that apply)."""
-    valid = list(METRICS) + list(SOFT_METRICS)
+    valid = list(METRICS) + list(TYPED_METRICS) + list(SOFT_METRICS)
     if metrics is None:
         return tuple(METRICS) + (SOFT_METRICS if soft else ())
     if isinstance(metrics, str):
@@ -130,7 +139,7 @@ def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
 
 def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """Merge parameter layers (later wins) over the defaults; validate names and values."""
-    known_metrics = {**METRICS, **POOLED_METRICS}
+    known_metrics = {**STATISTIC_METRICS, **POOLED_METRICS}
     out = {name: m.default_params() for name, m in known_metrics.items() if m.params}
     for layer in layers:
         if layer is None:
@@ -155,7 +164,7 @@ def resolve_params(*layers: Mapping[str, Mapping[str, Any]] | None) -> dict[str,
 def recorded_params(metric: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """A metric's resolved parameters as ``meta["params"]`` and signatures record them:
     without its quiet parameters while they have their default (`Param`)."""
-    known = {**METRICS, **POOLED_METRICS}
+    known = {**STATISTIC_METRICS, **POOLED_METRICS}
     if metric not in known:
         return dict(values)
     return known[metric].recorded(values)

@@ -32,7 +32,7 @@ from ..core.aggregate import metric_measures, resolve_zero_division
 from ..core.exactsum import (LIMB_COLUMNS, PRODUCT_BLOCK, Parts, combine_limbs, limb_matrix,
                               limbs, reweight, small_products)
 from ..core.types import Average, ZeroDivision
-from ..metrics import METRICS, resolve_params
+from ..metrics import STATISTIC_METRICS, resolve_params
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -247,10 +247,10 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
     per_ex = {m: metric_measures(m, st, full.get(m, {}), zd) for m, st in stats.items()}
-    summed = [(m, k) for m, st in stats.items() if average == "micro" and m in METRICS
-              for k in st]
+    summed = [(m, k) for m, st in stats.items()
+              if average == "micro" and m in STATISTIC_METRICS for k in st]
     averaged = [(m, k) for m, meas in per_ex.items()
-                if not (average == "micro" and m in METRICS) for k in meas]
+                if not (average == "micro" and m in STATISTIC_METRICS) for k in meas]
     # Column layout: total weight, then each summed statistic (one or more limbs), then
     # the limbs of each averaged value, then each averaged value's NaN flag.
     # Columns are kept once each as they come (limb columns repeat), so memory holds the
@@ -278,7 +278,8 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
         cols = total[:, base + width * i: base + width * (i + 1)]
         means = np.array([Parts(int(h), int(mm), int(lo), float(r), int(c)).mean()
                           for h, mm, lo, r, c in cols.tolist()])
-        if m not in METRICS:  # a NaN score propagates into every resample containing it
+        # a NaN score propagates into every resample containing it
+        if m not in STATISTIC_METRICS:
             means[total[:, base + width * n_avg + i] > 0] = np.nan
         out[m][k] = means
     out.n_empty = leave_out_empty(out, total[:, 0])

@@ -34,7 +34,7 @@ from ..core.signature import signature_with
 from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
-from ..metrics import METRICS
+from ..metrics import STATISTIC_METRICS
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from .bootstrap import (example_keys, mix64, percentile_interval, resample_chunks,
                         resampled_values)
@@ -190,7 +190,8 @@ def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
             else:
                 p = _permutation_p(nulls[metric][measure], diff)
             yield (a, b, metric, measure, value_a, value_b, diff, low, high, p, math.nan,
-                   test, R, n, "macro" if metric not in METRICS else settings.average,
+                   test, R, n,
+                   "macro" if metric not in STATISTIC_METRICS else settings.average,
                    profile)
 
 
@@ -253,12 +254,13 @@ class _SwapLayout:
     def __init__(self, sa, sb, settings: Settings) -> None:
         self.settings = settings
         zd, params = settings.zero_division, settings.params
-        self.summed = [(m, k) for m in sa if settings.average == "micro" and m in METRICS
+        micro = settings.average == "micro"
+        self.summed = [(m, k) for m in sa if micro and m in STATISTIC_METRICS
                        for k in sa[m]]
         pa_ = {m: metric_measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
         pb_ = {m: metric_measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
-        self.averaged = [(m, k) for m in sa if not (settings.average == "micro"
-                                                    and m in METRICS) for k in pa_[m]]
+        self.averaged = [(m, k) for m in sa if not (micro and m in STATISTIC_METRICS)
+                         for k in pa_[m]]
         n = len(next(iter(next(iter(sa.values())).values()))) if sa else 0
         # both detectors' statistics in one limb matrix: the same width for a and b
         both = [np.concatenate([np.asarray(sa[m][k]).astype(object),

@@ -243,6 +243,30 @@ def typed_span(references, predictions, *, type_field: str, scheme: str = "stric
     return measures(st, scheme, average=average, zero_division=zero_division)
 
 
+def typed_span_for(references, predictions, settings, prepared) -> dict[str, np.ndarray]:
+    """The ``typed_span`` statistics of a call's kept examples (`Prepared.kept`; the
+    examples ``missing="drop"`` left out are left out here too), under its
+    ``params["typed_span"]["scheme"]``, with the type read from its ``type_field``."""
+    from ..core.settings import TYPED_SPAN_NEEDS_FIELD
+    from ..metrics.typed_span import TypedSpans
+    from ..metrics.typed_span import typed_statistics as by_scheme
+
+    if settings.type_field is None:
+        raise ValueError(TYPED_SPAN_NEEDS_FIELD)
+    if settings.granularity != "char":
+        raise ValueError(f"Expected granularity='char' with typed_span, got "
+                         f"{settings.granularity!r}; fix by scoring typed_span in a "
+                         "separate call at character granularity.")
+    sides = [TypedSpans(*_offsets_spans(*_typed_side(obj, side, settings.type_field,
+                                                     prepared.kept, prepared.text_lengths)))
+             for obj, side in ((references, "references"), (predictions, "predictions"))]
+    return by_scheme(sides[0], sides[1], settings.params["typed_span"]["scheme"])
+
+
+def _offsets_spans(batch: SpanBatch, types) -> tuple:
+    return batch.offsets, batch.starts, batch.ends, types
+
+
 def typed_for(references, predictions, settings, prepared, *, type_field: str,
               typed_matching: bool) -> TypedStatistics:
     """`typed_statistics` under a call's settings (character granularity only)."""
