@@ -38,11 +38,6 @@ from .core.lazy import lazy_names
 from .errors import MyceliumError, SpanValidationError, UndefinedMetricWarning
 from .frames import _hooks
 
-# Nothing heavy is imported here: numpy, pyarrow and the scoring modules load with the
-# first name that needs them, so that ``mycelium --version`` and a bare ``import
-# mycelium`` stay fast. ``df.mycelium`` and ``pl.DataFrame.mycelium`` are registered as
-# soon as pandas or Polars is imported (mycelium.frames._hooks).
-_hooks.install()
 
 __all__ = [
     "evaluate", "statistics", "aggregate", "per_example", "Accumulator", "compare",
@@ -125,3 +120,13 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     """Every public name, the lazily loaded ones included (for completion in notebooks)."""
     return sorted(set(_public_dir()) - set(_EARLIER) | set(__all__))
+
+
+# Nothing heavy is imported here: numpy, pyarrow and the scoring modules load with the
+# first name that needs them, so that ``mycelium --version`` and a bare ``import
+# mycelium`` stay fast. ``df.mycelium`` and ``pl.DataFrame.mycelium`` are registered as
+# soon as pandas or Polars is imported (mycelium.frames._hooks).
+# Last, once the package's module type and __getattr__ are in place: when pandas is
+# already imported, install() registers the accessor at once, which imports the scoring
+# modules (mycelium.evaluate among them) while this package is still loading.
+_hooks.install()

@@ -68,3 +68,15 @@ def test_pandas_imported_inside_mycelium_registers_without_a_cycle():
     # graph while that module is half initialized.
     out = _run("import mycelium\nimport mycelium.core.groups\nimport pandas as pd\n" + USE)
     assert out == ["[0.6, 0.0]"]
+
+
+@pytest.mark.parametrize("first", ["pandas", "polars"])
+def test_mycelium_evaluate_stays_the_function_when_a_frame_library_came_first(first):
+    # With the library already imported, the hook registers the face while mycelium is
+    # still loading, which imports the module mycelium.evaluate: the name must still be
+    # the function (it was the module when Polars came first).
+    pytest.importorskip(first, reason=f"{first} is not installed")
+    out = _run(f"import {first}\nimport mycelium\n"
+               "print(callable(mycelium.evaluate), mycelium.evaluate.__module__)\n"
+               "print(mycelium.evaluate([[0, 10]], [[2, 8]], metrics='iou')['iou'])\n")
+    assert out == ["True mycelium.evaluate", "{'score': 0.6}"]
