@@ -36,7 +36,8 @@ from .core.lazy import lazy_names
 from .core.profiles import PROFILES, Profile, get_profile
 from .core.signature import parse_signature
 from .core.spans import SPAN_TYPE
-from .errors import MyceliumError, SpanValidationError, UndefinedMetricWarning
+from .errors import (EmptySpanWarning, MyceliumError, SpanValidationError,
+                     UndefinedMetricWarning)
 from .evaluate import evaluate, statistics
 from .frames import _polars_hook
 from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium)
@@ -54,6 +55,7 @@ __all__ = [
     "spans_at", "align_tokens",
     "to_spans", "SPAN_TYPE", "Profile", "PROFILES", "get_profile", "parse_signature",
     "METRICS", "MyceliumError", "SpanValidationError", "UndefinedMetricWarning",
+    "EmptySpanWarning",
     "__version__",
 ]
 

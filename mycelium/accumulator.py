@@ -57,6 +57,7 @@ class _Part:
     keys: np.ndarray | None = None  # their resampling keys (`example_keys`)
     pooled: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # response_level
     runs: ScoreRuns | None = None  # the kept examples' pieces of constant score and label
+    empty: tuple[int, int] = (0, 0)  # zero-length spans listed: references, predictions
 
 
 @dataclass
@@ -234,7 +235,8 @@ class Accumulator:
                                  "giving ids in the examples' order.")
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
-        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs))
+        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs,
+                                 prepared.empty_spans))
 
     def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""
@@ -310,7 +312,8 @@ class Accumulator:
         stats = {m: {k: _concat([p.stats[m][k] for p in self._parts]) for k in names[m]}
                  for m in names}
         kept = np.concatenate([p.kept for p in self._parts])
-        prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None)
+        prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None,
+                            empty_spans=self._empty())
         report = build_report(stats, settings, prepared, False)
         keys = self._keys()
         if settings.bootstrap is not None:
@@ -348,6 +351,10 @@ class Accumulator:
 
     # --------------------------------------------------------------- serialisation
 
+    def _empty(self) -> tuple[int, int]:
+        """Zero-length spans listed by every batch so far (references, predictions)."""
+        return (sum(p.empty[0] for p in self._parts), sum(p.empty[1] for p in self._parts))
+
     def to_bytes(self) -> bytes:
         """The accumulated statistics as an Arrow IPC stream (with the settings)."""
         columns: dict[str, pa.Array] = {"__kept": pa.array(
@@ -382,7 +389,7 @@ class Accumulator:
             schema_meta[_RUNS] = _ipc(pa.table({a: getattr(runs, a) for a in _PIECES}))
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
-                "plan": json.dumps(self._plan)}
+                "plan": json.dumps(self._plan), "empty_spans": json.dumps(self._empty())}
         table = pa.table(columns).replace_schema_metadata({_FORMAT: json.dumps(meta),
                                                            **schema_meta})
         return _ipc(table)
@@ -433,7 +440,9 @@ class Accumulator:
                                  *(t.column(a).to_numpy() for a in _PIECES[1:]),
                                  *(table.column(f"__{a}").to_numpy(zero_copy_only=False)[kept]
                                    for a in ("max_score", "gold")))
-            acc._parts.append(_Part(stats, kept, None, keys, pooled, runs))
+            empty = tuple(json.loads(info.get("empty_spans", "[0, 0]")))
+            acc._parts.append(_Part(stats, kept, None, keys, pooled, runs,
+                                    (int(empty[0]), int(empty[1]))))
         return acc
 
 

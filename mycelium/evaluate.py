@@ -260,8 +260,10 @@ def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
               zero_division, include_per_example, soft_references, soft_predictions,
               params, missing, ci, n_resamples, seed, progress, granularity, type_field,
               typed_matching, ids, trim_spans, token_offsets, token_scores, threshold):
+    from .core.inputs import zero_batch
     from .scores import spans as scoring
 
+    references, predictions = zero_batch(references, text), zero_batch(predictions, text)
     if metrics is None and predictions is not None and threshold is None \
             and not scoring.score_form_given(soft_references, soft_predictions,
                                              token_offsets, token_scores):
@@ -429,6 +431,8 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
         "signature": settings.signature(),
         "missing": settings.missing,
         "dropped": int((~prepared.kept).sum()),
+        "empty_spans": {"references": prepared.empty_spans[0],
+                        "predictions": prepared.empty_spans[1]},
         "granularity": settings.granularity,
     }
     if settings.trim_spans is not None:

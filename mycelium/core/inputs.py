@@ -16,7 +16,7 @@ import json
 import math
 from itertools import chain
 from operator import itemgetter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +31,7 @@ from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
 from .flat import flat_pairs
 from .spans import SpanBatch
 
-__all__ = ["Side", "convert", "from_python", "from_arrow", "to_spans"]
+__all__ = ["Side", "convert", "from_python", "from_arrow", "to_spans", "zero_batch"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,30 @@ def convert(obj, side: str) -> Side:
                         "[[start, end], ...] for one example, a list of such lists for a "
                         "batch, or a pyarrow/pandas/Polars column of span lists.")
     return _from_sequence(obj, side)
+
+
+def zero_batch(obj, text):
+    """``obj``, or an empty span column when ``obj`` is an empty Python sequence and
+    ``text`` an empty batch of texts.
+
+    ``[]`` alone is one example without spans (SPEC section 3); beside ``text=[]`` it is
+    a batch of zero examples, which scores as a 0-row frame does. The faces call this
+    before reading the spans, so every form (spans, scores, sweeps) sees a batch.
+
+    Examples
+    --------
+    >>> len(zero_batch([], text=[])), zero_batch([], text=None)
+    (0, [])
+    """
+    if not (isinstance(obj, (list, tuple)) and len(obj) == 0):
+        return obj
+    text = arrow_source(text)
+    if text is None or isinstance(text, (str, bytes)) or not hasattr(text, "__len__") \
+            or len(text) != 0:
+        return obj
+    from .spans import SPAN_TYPE
+
+    return pa.array([], type=SPAN_TYPE)
 
 
 def _batch_side(pair: tuple[SpanBatch, np.ndarray]) -> Side:
@@ -130,7 +154,8 @@ def _is_batch(obj: Sequence) -> bool:
         if len(first) == 0:
             return True
         inner = first[0]
-        return isinstance(inner, (Mapping, Sequence, np.ndarray)) and not isinstance(
+        # A set in a span's place is a (refused, unordered) span: a batch of them.
+        return isinstance(inner, (Mapping, Sequence, Set, np.ndarray)) and not isinstance(
             inner, (str, bytes))
     return False
 
@@ -190,6 +215,10 @@ _START, _END = itemgetter("start"), itemgetter("end")
 
 
 def _via_arrow(examples, side: str):
+    # Arrow reads a set as a list (its offsets in hash order) and a numpy bool among
+    # integers as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
+    if _has_set_span(examples):
+        return None
     try:
         arr = pa.array(examples)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
@@ -204,9 +233,35 @@ def _via_arrow(examples, side: str):
     if not ok:
         return None
     try:
-        return from_arrow(arr, side)
+        read = from_arrow(arr, side)
     except (SpanValidationError, TypeError):
         return None  # let the checked loop report it in the user's terms
+    return None if _has_numpy_bool(examples, read[0]) else read
+
+
+def _has_set_span(examples) -> bool:
+    """Whether a span of ``examples`` is a set (one pass over the span types)."""
+    if not isinstance(examples, (list, tuple)):
+        return False
+    rows = [e for e in examples if isinstance(e, (list, tuple))] \
+        if not set(map(type, examples)) <= _SEQ else examples
+    return any(issubclass(t, Set) for t in set(map(type, chain.from_iterable(rows))))
+
+
+def _has_numpy_bool(examples, batch: SpanBatch) -> bool:
+    """Whether a span Arrow read as 0 or 1 was written with a ``numpy.bool_``: only
+    those spans are looked at (a bool can only have become 0 or 1)."""
+    s, e = batch.starts, batch.ends
+    suspects = np.flatnonzero(((s >= 0) & (s <= 1)) | ((e >= 0) & (e <= 1)))
+    if not suspects.size:
+        return False
+    examples_of = np.searchsorted(batch.offsets, suspects, side="right") - 1
+    for i, k in zip(suspects.tolist(), examples_of.tolist()):
+        span = examples[k][i - int(batch.offsets[k])]
+        values = (span.get("start"), span.get("end")) if isinstance(span, Mapping) else span
+        if any(isinstance(v, np.bool_) for v in values):
+            return True
+    return False
 
 
 def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndarray]:
@@ -256,6 +311,11 @@ def _span_pair(span, side: str, k: int, j: int, single: bool) -> tuple[int, int]
                 f"{where}: expected a mapping with 'start' and 'end' keys, got keys "
                 f"{sorted(map(str, span))}.", side=side, example=k, span=j)
         pair = (span["start"], span["end"])
+    elif isinstance(span, Set):
+        raise SpanValidationError(
+            f"{where}: expected a span [start, end], got the set {_show(span)}; a set is "
+            "unordered, so which offset is the start would depend on hash order. Write "
+            "the span as a list or tuple [start, end].", side=side, example=k, span=j)
     elif isinstance(span, (Sequence, np.ndarray)) and not isinstance(span, (str, bytes)):
         if len(span) != 2:
             raise SpanValidationError(

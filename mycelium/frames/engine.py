@@ -153,7 +153,7 @@ def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
 
 def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings) -> pa.Table:
     """The tidy table from exact group sums of `mycelium.core.reduce.row_columns`."""
-    values = values_from_sums(sums, settings)
+    values = values_from_sums(sums, settings, examples=examples_per_group)
     pairs = [(metric, measure) for metric in settings.metrics for measure in values[metric]]
     n, k = groups.n_groups, len(pairs)
     profile = settings.profile.name if settings.profile else None

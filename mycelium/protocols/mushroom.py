@@ -45,7 +45,8 @@ from ..evaluate import evaluate
 from ..io._records import json_objects
 from ..io.float_parse import parse_float_hook, resolve_float_parse
 from .mushroom_checks import (MushroomInputError, _by_id, _check_references, _checked_hard,
-                              _checked_soft, _label_fields, _located, _namer, _same_ids)
+                              _checked_soft, _label_fields, _located, _namer, _same_ids,
+                              refuse_byte_order_mark)
 from .mushroom_fast import _hard_batch, _official_order, score_columnar
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
@@ -240,6 +241,8 @@ def score_files(ref_path: str | os.PathLike[str],
     Cor: 0.69337525
     """
     rule = resolve_float_parse(float_parse)
+    for path in (ref_path, pred_path):
+        refuse_byte_order_mark(path)
     fast = score_columnar(ref_path, pred_path, _official_order, float_parse=rule)
     if fast is not None:
         ids, iou, cor = fast
