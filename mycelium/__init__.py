@@ -16,6 +16,8 @@ first (README's "Where things live"):
   model's own signals;
 - `mycelium.evaluate` and `mycelium.accumulator`: the dict face;
 - `mycelium.frames`: pandas, Polars (eager and lazy) and Spark faces over one engine;
+- `mycelium.datasets`: benchmarks by name (files, hashes, licences, citations, the local
+  cache) and the published leaderboards ``mycelium rank`` places a submission on;
 - `mycelium.io`: Parquet and the benchmark loaders;
 - `mycelium.annotators`: many annotators as an input;
 - `mycelium.protocols`: benchmark procedures beyond a profile (the Mu-SHROOM scorer,
@@ -28,7 +30,6 @@ Names that used to be exported here (``mycelium.sweep``, ``mycelium.leave_one_ou
 still resolve, to the same objects as their subpackages'.
 """
 
-from . import _aliases
 from ._version import __version__
 from .core.aggregate import aggregate, per_example
 from .core.inputs import to_spans
@@ -44,7 +45,6 @@ from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium
 from .metrics import METRICS
 from .stats.comparison import compare
 
-_aliases.install()  # the module paths of earlier versions (mycelium.spark, mycelium.scoring, ...)
 _polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
 
 __all__ = [
@@ -83,8 +83,8 @@ _EARLIER = {
     "_frame_view": "report.frame",  # df.mycelium.show: the view layer sits above frames
 }
 #: Subpackages reachable as attributes without their own import (``mycelium.scores.sweep``).
-_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
-                "annotators", "protocols", "report", "integrations", "accumulator")
+_SUBPACKAGES = ("metrics", "core", "adapters", "views", "stats", "scores", "frames", "datasets",
+                "io", "annotators", "protocols", "report", "integrations", "accumulator")
 
 _public_getattr, _public_dir = lazy_names(
     __name__, {**_LAZY, **{m: m for m in _SUBPACKAGES}}, globals())

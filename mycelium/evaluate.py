@@ -75,12 +75,9 @@ def statistics(references: Any, predictions: Any, *, text: Any = None,
 
     Raises
     ------
-    SpanValidationError
-        Bad spans or nulls (message names side, example and span).
-    ValueError
-        Bad option values, or sides of different lengths.
-    TypeError
-        Inputs of the wrong type.
+    SpanValidationError, ValueError, TypeError
+        As for `evaluate`: bad spans or nulls (the message names side, example and
+        span), bad option values or sides of different lengths, inputs of the wrong type.
 
     Examples
     --------

@@ -9,6 +9,11 @@ from pathlib import Path
 #: The 187 real Mu-SHROOM system submissions (``mushroom_systems/``: SOURCE.md,
 #: MANIFEST.csv, OFFICIAL.csv); CI points it at the shared copy.
 SYSTEMS_ENV = "MYCELIUM_MUSHROOM_SYSTEMS_DIR"
+#: FaithBench's release and companion exports (``faithbench/``) and SHROOM-Visions' files
+#: (``shroom_visions/``): the copies the benchmark registry's hashes were taken from, and
+#: the files FaithBench's detector table is reproduced from.
+FAITHBENCH_ENV = "MYCELIUM_FAITHBENCH_DIR"
+SHROOM_VISIONS_ENV = "MYCELIUM_SHROOM_VISIONS_DIR"
 
 
 def data_folder(name: str) -> tuple[Path | None, str | None]:

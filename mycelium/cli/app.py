@@ -26,7 +26,9 @@ from ..core.profiles import PROFILES
 from ..core.settings import GRANULARITIES, TRIM_SPANS
 from ..errors import MyceliumError, UndefinedMetricWarning
 from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
+from . import data as cli_data
 from . import mushroom as cli_mushroom
+from . import rank as cli_rank
 from . import sweep as cli_sweep
 from . import report as cli_report
 from .evaluate import run_evaluate
@@ -82,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
                          thresholds=cli_sweep.parse_thresholds)
     cli_report.add_parser(commands)
+    cli_data.add_parser(commands)
+    cli_rank.add_parser(commands)
     return parser
 
 

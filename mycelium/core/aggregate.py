@@ -24,8 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..metrics import METRICS, resolve_params
-from .exactratio import f1_of_counts, f1_ratio
-from .exactsum import Parts, exact_mean, parts
+from .exactsum import Parts, exact_mean, f1_of_counts, f1_ratio, parts
 from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division",
@@ -394,7 +393,7 @@ def _exact_f1(ratios, big: np.ndarray, out, zd: float) -> np.ndarray | None:
     recall are single divisions, exact in float64 already); return the rows still
     needing Python numbers.
 
-    Shared numerators take one division, other rows `mycelium.core.exactratio`'s
+    Shared numerators take one division, other rows `mycelium.core.exactsum.f1_ratio`'s
     products. A row with an undefined ratio is already exact in ``out`` when ``zd`` is
     0 or 1: `_fill` puts ``zd / 1`` there, so every product is by 0, 1 or 2 (exact) and
     the float formula rounds once where Python numbers do, at the same operations.

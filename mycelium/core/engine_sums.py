@@ -243,7 +243,7 @@ def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
     Two rows, each its own partial sum (as if from two batches), in one group:
 
     >>> import numpy as np, mycelium
-    >>> from mycelium import reduce
+    >>> from mycelium.core import reduce
     >>> from mycelium.core.settings import resolve_settings
     >>> settings = resolve_settings(metrics="iou", average="macro")
     >>> stats = mycelium.statistics([[[0, 3]], [[0, 10]]], [[[0, 1]], [[2, 9]]],

@@ -1,4 +1,10 @@
-"""Exact, order-independent sums of per-example values, mergeable across batches.
+"""Exact arithmetic, in one place: order-independent sums of per-example values
+(mergeable across batches), correctly rounded F1 ratios of integer counts, and exact
+weighted sums of integer statistics for resampling.
+
+The three sections below: sums of values in [-1, 1] (limbs), ratios (`f1_of_counts`,
+`f1_ratio`), weighted sums (`reweight`, `limb_matrix`, `combine_limbs`).
+
 
 A macro average is a mean of per-example values. Summing floats depends on the order,
 so a mean computed in one pass, group by group, batch by batch on a streaming engine, or
@@ -29,8 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics._intervals import narrow  # the metrics' rule for arrays of exact integers
+
 __all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums",
-           "weighted_means"]
+           "weighted_means", "f1_of_counts", "f1_ratio", "reweight", "small_products",
+           "PRODUCT_BLOCK", "limb_matrix", "combine_limbs"]
 
 _B = 28
 _S1, _S2, _S3 = 2.0**_B, 2.0**(2 * _B), 2.0**(3 * _B)
@@ -264,3 +273,232 @@ def weighted_means(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
         weighted = w * lim[:, 3]
         residual = np.array([math.fsum(row) for row in weighted.tolist()])
     return means_of_sums(sums[:, 0], sums[:, 1], sums[:, 2], residual, count)
+
+
+# ------------------------------------------------------------------ ratios
+#
+# Correctly rounded ``2ac / (ad + bc)`` (F1 from two ratios) for integers below 2**53,
+# vectorised.
+#
+# Precision ``a / b`` and recall ``c / d`` are one IEEE division each, so correctly rounded
+# whenever the integers are exact in float64 (below 2**53). F1's products ``a·d`` are not
+# once the integers pass 2**26 (long spans: counts of characters). Instead of Python
+# integers per row, the products are formed exactly as float pairs (Dekker's
+# ``two_prod``), the quotient to about 2**-100 relative error, and rounded once; a row
+# whose quotient lies so close to a rounding boundary that this error could matter
+# (an exact midpoint, or within 2**-90 of one) is reported so the caller decides it in
+# exact integers. Rows with NaN or infinite inputs are reported as well.
+#
+# Most rows never need the products: when both ratios share their numerator (``a == c``,
+# every count metric but CLEval with a penalty), ``2a·a / (a·d + b·a)`` is exactly
+# ``2a / (b + d)``, and ``2a`` and ``b + d`` are exact in float64 whenever ``b + d`` is
+# below 2**53, so one IEEE division rounds the exact rational correctly (`f1_of_counts`).
+
+_WIDE = 2.0**53  # integers beyond are inexact in float64
+_SPLIT = 134217729.0  # 2**27 + 1 (Veltkamp split of a float64 into two 26-bit halves)
+
+
+def _two_prod(x, y):
+    """``x * y == p + e`` exactly (no fused multiply-add in numpy: Dekker's products)."""
+    p = x * y
+    t = _SPLIT * x
+    xh = t - (t - x)
+    xl = x - xh
+    t = _SPLIT * y
+    yh = t - (t - y)
+    yl = y - yh
+    e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    return p, e
+
+
+def _two_sum(x, y):
+    """``x + y == s + e`` exactly."""
+    s = x + y
+    bb = s - x
+    e = (x - (s - bb)) + (y - bb)
+    return s, e
+
+
+def f1_of_counts(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(f1, decided)``: ``2ac / (ad + bc)`` correctly rounded where ``decided``, for
+    float64 arrays of non-negative integers below 2**53; a row with ``b == 0`` or
+    ``d == 0`` (an undefined ratio, the caller's policy) is never decided.
+
+    A row with ``a == c`` and ``b + d < 2**53`` is one division of exact integers (the
+    ratio reduces by ``a``; ``a == 0`` gives 0.0, as ``2ac == 0`` does); the others take
+    `f1_ratio`, whose unsure rows stay undecided for the caller's exact integers.
+    """
+    defined = (b > 0) & (d > 0)
+    with np.errstate(all="ignore"):
+        s = b + d  # below 2**53 only when exact: float rounding is monotonic
+        same = (a == c) & (s < _WIDE) & defined
+        f1 = np.divide(2.0 * a, s, out=np.zeros_like(a), where=same)
+    decided = same
+    rest = np.flatnonzero(defined & ~same)
+    if rest.size:
+        f, unsure = f1_ratio(a[rest], b[rest], c[rest], d[rest])
+        f1[rest] = f
+        decided[rest] = ~unsure
+    return f1, decided
+
+
+def f1_ratio(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """``(f1, unsure)``: ``2ac / (ad + bc)`` correctly rounded (0.0 where ``ad + bc == 0``)
+    for float64 arrays of non-negative integers below 2**53, and the rows where that is
+    not certain (to be decided exactly by the caller)."""
+    with np.errstate(all="ignore"):
+        nh, nl = _two_prod(a, c)
+        nh, nl = 2.0 * nh, 2.0 * nl
+        p1, e1 = _two_prod(a, d)
+        p2, e2 = _two_prod(b, c)
+        s, t = _two_sum(p1, p2)
+        t = t + (e1 + e2)
+        dh = s + t
+        dl = t - (dh - s)
+        q1 = nh / dh
+        ph, pl = _two_prod(q1, dh)
+        r = (((nh - ph) - pl) + nl) - q1 * dl
+        q2 = r / dh
+        f1, err = _two_sum(q1, q2)
+        half_ulp = np.spacing(np.abs(f1)) * 0.5
+        # Below a power of two the spacing halves: the boundary there is a quarter ulp.
+        below_pow2 = (np.frexp(f1)[0] == 0.5) & (err < 0)
+        unsure = ~np.isfinite(f1) | ~np.isfinite(err) | below_pow2 | (
+            np.abs(np.abs(err) - half_ulp) <= np.abs(f1) * 2.0**-90)
+    zero = dh == 0
+    f1 = np.where(zero, 0.0, f1)
+    return f1, unsure & ~zero
+
+
+# ------------------------------------------------------------------ weighted sums
+#
+# Exact weighted sums ``w @ matrix`` of integer-valued columns (resampling): each summed
+# statistic as float64 limb columns (`limb_matrix`), their reweighted sums in small
+# products (`reweight`), put back together as integers (`combine_limbs`).
+#
+# Weights are small integers (Poisson counts or 0/1 coins) and the columns integer limbs
+# below 2**29, so float64 products over at most `PRODUCT_BLOCK` examples are exact. Each
+# product is kept small (``_INNER`` examples): OpenBLAS runs products under its threading
+# threshold on the calling thread, so a busy machine does not make its threads spin
+# against each other (a threaded product of these shapes gains little idle and loses up
+# to 15x loaded).
+
+PRODUCT_BLOCK = 1 << 20  # examples per exact float64 product (weights * limbs < 2**53)
+#: Examples per small matrix product: ``CHUNK x columns x _INNER`` stays
+#: below OpenBLAS's threading threshold (65536 * 4 multiply-adds), so each product runs
+#: on the calling thread. A threaded product of these shapes gains little on an idle
+#: machine and loses up to 15x on a loaded one (its threads spin against each other).
+_INNER = 32
+
+
+def reweight(w: np.ndarray, matrix: np.ndarray, integral: bool = False) -> np.ndarray:
+    """``w @ matrix`` exactly for integer-valued columns (each at most 2**29 in
+    magnitude, as `limb_matrix` and `limbs` make them, or their
+    differences): float64 products over blocks of examples (each exact: weights
+    < 2**5, or 0/1 coins), accumulated in int64 (other columns, such as limb
+    residuals, stay approximate). ``integral=True`` says every column is (as
+    `limb_matrix` makes integer statistics), sparing the check."""
+    exact = (np.ones(matrix.shape[1], dtype=bool) if integral
+             else np.all(matrix == np.trunc(matrix), axis=0))
+    return _reweight(w, matrix, exact)
+
+
+def _reweight(w: np.ndarray, matrix: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """`reweight` given which columns are integer-valued: int64 if all are, else float64
+    with the exact columns summed in int64 first (so adding blocks stays exact)."""
+    out = np.zeros((w.shape[0], matrix.shape[1]), dtype=np.int64)
+    if exact.all():
+        for start in range(0, matrix.shape[0], PRODUCT_BLOCK):
+            stop = start + PRODUCT_BLOCK
+            out += small_products(w[:, start:stop], matrix[start:stop])
+        return out
+    residual = np.zeros((w.shape[0], matrix.shape[1]))
+    for start in range(0, matrix.shape[0], PRODUCT_BLOCK):
+        stop = start + PRODUCT_BLOCK
+        part = small_products(w[:, start:stop], matrix[start:stop], as_int=False)
+        out[:, exact] += part[:, exact].astype(np.int64)
+        residual[:, ~exact] += part[:, ~exact]
+    return np.where(exact, out, residual)
+
+
+def small_products(w: np.ndarray, matrix: np.ndarray, as_int: bool = True) -> np.ndarray:
+    """``w @ matrix`` (at most `PRODUCT_BLOCK` examples) as a stack of products over
+    ``_INNER`` examples each, summed in float64 (exact for the integer columns: every
+    partial sum is below 2**53), each product single-threaded by its size."""
+    m, n = w.shape
+    k = max(1, min(_INNER, (1 << 18) // max(m * matrix.shape[1], 1)))
+    nb = n // k
+    cut = nb * k
+    total = np.zeros((m, matrix.shape[1]))
+    step = max(1, (1 << 20) // max(m * matrix.shape[1], 1))  # stacked products per call
+    for s in range(0, nb, step):
+        e = min(nb, s + step)
+        ww = w[:, s * k:e * k].reshape(m, e - s, k).transpose(1, 0, 2)
+        total += np.matmul(ww, matrix[s * k:e * k].reshape(e - s, k, -1)).sum(axis=0)
+    for s in range(cut, n, k):
+        total += w[:, s:s + k] @ matrix[s:s + k]
+    return total.astype(np.int64) if as_int else total
+
+
+_LIMB = _B  # bits per limb of a large integer statistic (as the value limbs above)
+
+
+def _stat_limbs(values) -> np.ndarray:
+    """A summed statistic as float64 columns whose weighted sums are exact: the values
+    themselves when at most 2**28 in magnitude (or not integers; 1.0's limb is 2**28),
+    else 28-bit limbs, least significant first (``v = Σ limb_j · 2**(28·j)``)."""
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" or arr.size == 0:
+        return arr.astype(np.float64)[:, None]
+    if arr.dtype != object:
+        peak = int(np.abs(arr).max())
+        if peak <= 2**_LIMB:
+            return arr.astype(np.float64)[:, None]
+        n = -(-peak.bit_length() // _LIMB)
+        x = arr.astype(np.int64)
+        mask = np.int64(2**_LIMB - 1)
+        cols = [(x >> np.int64(_LIMB * j)) & mask for j in range(n - 1)]
+        cols.append(x >> np.int64(_LIMB * (n - 1)))  # arithmetic shift keeps the sign
+        return np.stack(cols, axis=1).astype(np.float64)
+    ints = [int(v) for v in arr.tolist()]
+    n = max(1, -(-max(abs(v) for v in ints).bit_length() // _LIMB))
+    mask = 2**_LIMB - 1
+    rows = [[(v >> (_LIMB * j)) & mask for j in range(n - 1)] + [v >> (_LIMB * (n - 1))]
+            for v in ints]
+    return np.array(rows, dtype=np.float64)
+
+
+def _combine_limbs(sums: np.ndarray, values) -> np.ndarray:
+    """Exact resampled sums from the summed limb columns of `_stat_limbs`: int64 when
+    they fit, else Python ints; float sums (float statistics) as float64."""
+    if np.asarray(values).dtype.kind == "f":
+        return sums[:, 0].astype(np.float64)
+    if sums.shape[1] == 1:
+        return sums[:, 0].astype(np.int64)
+    scale = 2.0 ** (_LIMB * np.arange(sums.shape[1]))
+    if sums.size == 0 or float((np.abs(sums.astype(np.float64)) @ scale).max()) < 2.0**62:
+        # every term and partial sum is below 2**62 (a float bound): int64 is exact
+        return sum((sums[:, j].astype(np.int64) << np.int64(_LIMB * j)
+                    for j in range(sums.shape[1])), np.zeros(sums.shape[0], np.int64))
+    totals = [sum(int(x) << (_LIMB * j) for j, x in enumerate(row)) for row in sums.tolist()]
+    return narrow(np.array(totals + [None], dtype=object)[:-1])
+
+
+def limb_matrix(columns, n: int) -> tuple[np.ndarray, list[int]]:
+    """The `_stat_limbs` of each column side by side (``(n, Σ widths)`` float64) and
+    each column's width: weighted sums of the matrix (`reweight`) are exact."""
+    blocks = [_stat_limbs(c) for c in columns]
+    matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
+    return matrix, [b.shape[1] for b in blocks]
+
+
+def combine_limbs(sums: np.ndarray, widths: list[int], columns) -> list[np.ndarray]:
+    """Each column's exact weighted sums (`_combine_limbs`) from the summed matrix of
+    `limb_matrix`."""
+    out, col = [], 0
+    for width, values in zip(widths, columns):
+        out.append(_combine_limbs(sums[:, col:col + width], values))
+        col += width
+    return out

@@ -12,6 +12,7 @@ Arrow columns and the texts are read by `mycelium.core.columns`.
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 from itertools import chain
@@ -291,6 +292,40 @@ def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndar
     np.cumsum(counts, out=offsets[1:])
     return SpanBatch(offsets, np.array(starts, dtype=np.int64),
                      np.array(ends, dtype=np.int64)), nulls
+
+
+def list_literal(value: str):
+    """A list written as JSON or as a Python literal (the two ways data files write one).
+
+    Parameters
+    ----------
+    value : str
+        The text of a list: JSON (``[[0, 10]]``) or a Python literal (``[(0, 10)]``,
+        ``['a', 'b']``).
+
+    Returns
+    -------
+    object
+        The parsed value (JSON first; the Python literal only when it is not JSON).
+
+    Raises
+    ------
+    ValueError
+        ``value`` is neither; the caller says which field of which record it was.
+
+    Examples
+    --------
+    >>> list_literal("[[0, 10]]"), list_literal("[('a', 1.5)]")
+    ([[0, 10]], [('a', 1.5)])
+    """
+    try:
+        return json.loads(value)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(value)
+    except SyntaxError as exc:
+        raise ValueError(f"not a list literal: {exc}") from None
 
 
 def _parse_json(text, side: str, k: int):

@@ -77,22 +77,28 @@ def _numpy_rows(rows, ndim: int):
     return [r for r in rows if r.size]
 
 
-def _offsets(obj, single: bool):
-    """``(counts, starts, ends)`` int64, or None."""
+def _read(obj, single: bool, from_arrow, from_rows):
+    """``from_arrow(counts, child)`` of an Arrow list column (None for one with nulls or
+    of another type), else ``from_rows`` of its rows: the one dispatch of `_offsets` and
+    `_scores`."""
     arr = None if single else arrow_column(obj)
     if arr is not None:
         read = _arrow_list(arr)
-        if read is None:
-            return None
-        counts, child = read
-        offsets = np.zeros(counts.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        try:
-            starts, ends = child_pairs(child, "token_offsets", offsets)
-        except (SpanValidationError, TypeError):
-            return None
-        return counts, starts.astype(np.int64), ends.astype(np.int64)
-    rows = _rows(obj, single)
+        return None if read is None else from_arrow(*read)
+    return from_rows(_rows(obj, single))
+
+
+def _arrow_offsets(counts: np.ndarray, child: pa.Array):
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    try:
+        starts, ends = child_pairs(child, "token_offsets", offsets)
+    except (SpanValidationError, TypeError):
+        return None
+    return counts, starts.astype(np.int64), ends.astype(np.int64)
+
+
+def _row_offsets(rows):
     arrays = _numpy_rows(rows, 2)
     if arrays is not None:
         if not all(r.dtype.kind in "iu" and r.ndim == 2 and r.shape[1] == 2
@@ -110,6 +116,11 @@ def _offsets(obj, single: bool):
     return read[0], read[1][:, 0], read[1][:, 1]
 
 
+def _offsets(obj, single: bool):
+    """``(counts, starts, ends)`` int64, or None."""
+    return _read(obj, single, _arrow_offsets, _row_offsets)
+
+
 def offset_arrays(obj):
     """``(counts, starts, ends)`` int64 of a batch of token offsets in any form
     `token_arrays` reads, or None when they do not read as integer pairs (nothing about
@@ -120,19 +131,14 @@ def offset_arrays(obj):
         return None
 
 
-def _scores(obj, single: bool):
-    """``(counts, scores)`` with float64 scores, or None."""
-    arr = None if single else arrow_column(obj)
-    if arr is not None:
-        read = _arrow_list(arr)
-        if read is None:
-            return None
-        counts, child = read
-        t = child.type
-        if child.null_count or not (pa.types.is_floating(t) or pa.types.is_integer(t)):
-            return None
-        return counts, child.to_numpy(zero_copy_only=False).astype(np.float64)
-    rows = _rows(obj, single)
+def _arrow_scores(counts: np.ndarray, child: pa.Array):
+    t = child.type
+    if child.null_count or not (pa.types.is_floating(t) or pa.types.is_integer(t)):
+        return None
+    return counts, child.to_numpy(zero_copy_only=False).astype(np.float64)
+
+
+def _row_scores(rows):
     arrays = _numpy_rows(rows, 1)
     if arrays is not None:
         if not all(r.dtype.kind in "iuf" and r.ndim == 1 for r in arrays):
@@ -141,6 +147,11 @@ def _scores(obj, single: bool):
         values = np.concatenate(arrays) if arrays else np.empty(0)
         return counts, values.astype(np.float64)
     return flat_numbers(rows)
+
+
+def _scores(obj, single: bool):
+    """``(counts, scores)`` with float64 scores, or None."""
+    return _read(obj, single, _arrow_scores, _row_scores)
 
 
 def token_arrays(token_offsets, token_scores, lengths: np.ndarray, single: bool, *,

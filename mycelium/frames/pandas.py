@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pandas as pd
-import pyarrow as pa
 
 from ..core.groups import pandas_frame
 from ..core.provenance import dataset_of, signature_with_dataset
 from ..errors import SpanValidationError
 from . import engine as frames
+from .face import FrameFace
 from ._options import (
     Average,
     By,
@@ -37,7 +37,7 @@ _T = TypeVar("_T")
 
 
 @pd.api.extensions.register_dataframe_accessor("mycelium")
-class MyceliumAccessor:
+class MyceliumAccessor(FrameFace):
     """Score span columns of a DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
     ``.compare(...)``.
 
@@ -59,17 +59,7 @@ class MyceliumAccessor:
     2        0.0
     """
 
-    def __init__(self, df: pd.DataFrame) -> None:
-        self._df = df
-
-    def _column(self, name: object, role: str) -> pd.Series:
-        return self._df[frames.check_column(name, role, list(self._df.columns))]
-
-    def _keys(self, by: By) -> pa.Table | None:
-        names = frames.normalize_by(by)
-        if not names:
-            return None
-        return frames.key_table({name: self._column(name, "by") for name in names})
+    _df: pd.DataFrame
 
     def _key_dtypes(self, by: By) -> dict[str, Any]:
         return {name: self._df[name].dtype for name in frames.normalize_by(by)}
@@ -90,9 +80,6 @@ class MyceliumAccessor:
             attrs[SIGNATURE_ATTR] = signature_with_dataset(attrs[SIGNATURE_ATTR],
                                                            dataset_of(self._df))
         return out
-
-    def _optional(self, name: str | None, role: str) -> pd.Series | None:
-        return None if name is None else self._column(name, role)
 
     def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
                  by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
@@ -204,37 +191,14 @@ class MyceliumAccessor:
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
-        from . import scores
-
-        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                         token_scores_col, threshold, metrics, profile=profile):
-            table = self._labelled(scores.call, self._column, "evaluate", by,
-                ref_col=ref_col, pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
-                soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                token_scores_col=token_scores_col, id_col=id_col, threshold=threshold,
-                options=dict(profile=profile, metrics=metrics, average=average,
-                             zero_division=zero_division, params=params, missing=missing,
-                             granularity=granularity, ci=ci, n_resamples=n_resamples,
-                             seed=seed, progress=progress, type_field=type_field,
-                             typed_matching=typed_matching, trim_spans=trim_spans))
-            out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
-            return with_signature_column(out) if with_signature else out
-        if pred_col is None:
-            raise TypeError("pred_col is None; expected a span column name (or score "
-                            "columns with threshold=).")
-        keys = self._keys(by)
-        n = len(self._df)
-        table = self._labelled(frames.evaluate_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            groups=frames.group_codes(keys, n) if keys is not None else None,
+        table = self._evaluate_table(
+            ref_col, pred_col, by, text=text, soft_ref_col=soft_ref_col,
+            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+            token_scores_col=token_scores_col, threshold=threshold, id_col=id_col,
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
-            ids=self._optional(id_col, "id_col"), progress=progress,
-            type_field=type_field, typed_matching=typed_matching, trim_spans=trim_spans)
+            params=params, missing=missing, granularity=granularity, ci=ci,
+            n_resamples=n_resamples, seed=seed, progress=progress, type_field=type_field,
+            typed_matching=typed_matching, trim_spans=trim_spans)
         out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
         return with_signature_column(out) if with_signature else out
 
@@ -243,12 +207,9 @@ class MyceliumAccessor:
               by=None, **options) -> pd.DataFrame:
         """`mycelium.sweep` of the frame's columns: ``[*by, threshold, metric, measure,
         value, examples, average, profile]`` (``options`` as for `mycelium.sweep`)."""
-        from . import scores
-
-        curve = self._labelled(scores.call, self._column, "sweep", by, ref_col=ref_col,
-                               text=text, soft_pred_col=soft_pred_col,
-                               token_offsets_col=token_offsets_col,
-                               token_scores_col=token_scores_col, **options)
+        curve = self._scores("sweep", by, ref_col=ref_col, text=text,
+                             soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                             token_scores_col=token_scores_col, **options)
         out = pandas_frame(curve.table(), self._key_dtypes(by))
         out.attrs["signature"] = curve.signature
         return out
@@ -257,12 +218,9 @@ class MyceliumAccessor:
                        token_offsets_col: str | None = None,
                        token_scores_col: str | None = None, by=None, **options):
         """`mycelium.tune_threshold` of the frame's columns (one row per group with ``by``)."""
-        from . import scores
-
-        out = self._labelled(scores.call, self._column, "tune_threshold", by,
-                             ref_col=ref_col, text=text, soft_pred_col=soft_pred_col,
-                             token_offsets_col=token_offsets_col,
-                             token_scores_col=token_scores_col, **options)
+        out = self._scores("tune_threshold", by, ref_col=ref_col, text=text,
+                           soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                           token_scores_col=token_scores_col, **options)
         return out if isinstance(out, dict) else pandas_frame(out, self._key_dtypes(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
@@ -324,12 +282,10 @@ class MyceliumAccessor:
         >>> out["character_precision"].tolist()
         [1.0, 1.0, nan]
         """
-        table = self._labelled(frames.score_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            profile=profile, metrics=metrics, zero_division=zero_division, params=params,
-            missing=missing, soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+        table = self._score_table(
+            ref_col, pred_col, text=text, soft_ref_col=soft_ref_col,
+            soft_pred_col=soft_pred_col, profile=profile, metrics=metrics,
+            zero_division=zero_division, params=params, missing=missing,
             granularity=granularity, trim_spans=trim_spans)
         out = table.to_pandas()
         out.index = self._df.index
@@ -398,17 +354,12 @@ class MyceliumAccessor:
         >>> out[["detector_a", "detector_b", "difference"]].round(4).values.tolist()
         [['good', 'poor', 0.8444]]
         """
-        from .compare import compare_table
-
-        keys = self._keys(by)
-        table = self._labelled(compare_table,
-            self._column, ref_col, pred_cols, n_rows=len(self._df), keys=keys,
-            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
-            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params)
+        table = self._compare_table(
+            ref_col, pred_cols, by, detector_col=detector_col, id_col=id_col, text=text,
+            baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
+            seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
+            zero_division=zero_division, params=params)
         return self._stamped(_to_pandas(table, self._key_dtypes(by)))
-
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
              ascending: bool = True, n: int = 10, by=None, **options):
@@ -451,7 +402,5 @@ class MyceliumAccessor:
         >>> [ex.title for ex in view.examples]
         ['row 2 · iou_score 0.000', 'row 1 · iou_score 0.333']
         """
-        import mycelium  # the view layer sits above frames: reached through the package face
-
-        return mycelium._frame_view(self._df, ref_col, pred_col, text=text, sort_by=sort_by,
-                                    ascending=ascending, n=n, by=by, **options)
+        return self._show(ref_col, pred_col, text=text, sort_by=sort_by,
+                          ascending=ascending, n=n, by=by, **options)

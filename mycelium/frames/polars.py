@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import polars as pl
-import pyarrow as pa
 
 from . import engine as frames
+from .face import FrameFace
 from ._options import (
     Average,
     By,
@@ -39,7 +39,7 @@ __all__ = ["SPAN_DTYPE", "MyceliumFrame", "MyceliumExpr"]  # MyceliumLazyFrame: 
 # ------------------------------------------------------------------ DataFrame
 
 @pl.api.register_dataframe_namespace("mycelium")
-class MyceliumFrame:
+class MyceliumFrame(FrameFace):
     """Score span columns of a Polars DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
     ``.compare(...)``.
 
@@ -64,20 +64,7 @@ class MyceliumFrame:
     [0.6, 1.0, 0.0]
     """
 
-    def __init__(self, df: pl.DataFrame) -> None:
-        self._df = df
-
-    def _column(self, name: object, role: str) -> pl.Series:
-        """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
-        return self._df[frames.check_column(name, role, self._df.columns)]
-
-    def _optional(self, name: str | None, role: str) -> pl.Series | None:
-        return None if name is None else self._column(name, role)
-
-    def _keys(self, names: list[str]) -> pa.Table | None:
-        if not names:
-            return None
-        return frames.key_table({name: self._column(name, "by") for name in names})
+    _df: pl.DataFrame
 
     def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
         return out.cast({name: self._df.schema[name] for name in names})
@@ -155,60 +142,33 @@ class MyceliumFrame:
         >>> mycelium.parse_signature(out["signature"][0])["average"]
         'micro'
         """
-        from . import scores
-
-        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                         token_scores_col, threshold, metrics, profile=profile):
-            # Scores, a threshold or score metrics: `mycelium.frames.scores`, as on pandas.
-            table = scores.call(self._column, "evaluate", by, ref_col=ref_col,
-                                pred_col=pred_col, text=text, soft_ref_col=soft_ref_col,
-                                soft_pred_col=soft_pred_col,
-                                token_offsets_col=token_offsets_col,
-                                token_scores_col=token_scores_col, id_col=id_col,
-                                threshold=threshold, options=dict(
-                                    profile=profile, metrics=metrics, average=average,
-                                    zero_division=zero_division, params=params,
-                                    missing=missing, granularity=granularity, ci=ci,
-                                    n_resamples=n_resamples, seed=seed, progress=progress,
-                                    type_field=type_field, typed_matching=typed_matching,
-                                    trim_spans=trim_spans))
-            return self._with_key_types(_to_polars(table, with_signature),
-                                        frames.normalize_by(by))
-        names = frames.normalize_by(by)
-        keys = self._keys(names)
-        table = frames.evaluate_table(
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            groups=None if keys is None else frames.group_codes(keys, self._df.height),
+        table = self._evaluate_table(
+            ref_col, pred_col, by, text=text, soft_ref_col=soft_ref_col,
+            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+            token_scores_col=token_scores_col, threshold=threshold, id_col=id_col,
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            granularity=granularity, ci=ci, n_resamples=n_resamples, seed=seed,
-            ids=self._optional(id_col, "id_col"), progress=progress, type_field=type_field,
+            params=params, missing=missing, granularity=granularity, ci=ci,
+            n_resamples=n_resamples, seed=seed, progress=progress, type_field=type_field,
             typed_matching=typed_matching, trim_spans=trim_spans)
-        return self._with_key_types(_to_polars(table, with_signature), names)
+        return self._with_key_types(_to_polars(table, with_signature),
+                                    frames.normalize_by(by))
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
               token_offsets_col: str | None = None, token_scores_col: str | None = None,
               by=None, **options) -> pl.DataFrame:
         """`mycelium.sweep` of the frame's columns (as ``df.mycelium.sweep`` on pandas)."""
-        from . import scores
-
-        curve = scores.call(self._column, "sweep", by, ref_col=ref_col, text=text,
-                            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                            token_scores_col=token_scores_col, **options)
+        curve = self._scores("sweep", by, ref_col=ref_col, text=text,
+                             soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                             token_scores_col=token_scores_col, **options)
         return self._with_key_types(_frame(curve.table()), frames.normalize_by(by))
 
     def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
                        token_offsets_col: str | None = None,
                        token_scores_col: str | None = None, by=None, **options):
         """`mycelium.tune_threshold` of the frame's columns (a frame per group with ``by``)."""
-        from . import scores
-
-        out = scores.call(self._column, "tune_threshold", by, ref_col=ref_col, text=text,
-                          soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                          token_scores_col=token_scores_col, **options)
+        out = self._scores("tune_threshold", by, ref_col=ref_col, text=text,
+                           soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
+                           token_scores_col=token_scores_col, **options)
         if isinstance(out, dict):
             return out
         return self._with_key_types(_frame(out), frames.normalize_by(by))
@@ -223,10 +183,8 @@ class MyceliumFrame:
 
         Parameters
         ----------
-        ref_col, pred_col : str
-            Span columns.
-        text : str, optional
-            Column of output texts; spans must end within them.
+        ref_col, pred_col, text : str
+            Span columns and the column of output texts, as in `evaluate`.
         profile, metrics, zero_division, params, missing
             As in `mycelium.evaluate` (there is no ``average``: every row is one example).
         soft_ref_col, soft_pred_col : str, optional
@@ -249,7 +207,7 @@ class MyceliumFrame:
         Raises
         ------
         KeyError, TypeError, ValueError, mycelium.SpanValidationError
-            As for `evaluate`.
+            As for `evaluate` (a bad span is named by its row position).
 
         Notes
         -----
@@ -266,12 +224,10 @@ class MyceliumFrame:
         >>> out.rows()
         [(1.0, 0.6, 0.75), (None, None, None), (nan, nan, nan)]
         """
-        table = frames.score_table(
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"), profile=profile, metrics=metrics,
+        table = self._score_table(
+            ref_col, pred_col, text=text, soft_ref_col=soft_ref_col,
+            soft_pred_col=soft_pred_col, profile=profile, metrics=metrics,
             zero_division=zero_division, params=params, missing=missing,
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
             granularity=granularity, trim_spans=trim_spans)
         return _to_polars(table, with_signature)
 
@@ -287,14 +243,9 @@ class MyceliumFrame:
 
         Parameters
         ----------
-        ref_col : str
-            Reference span column.
-        pred_cols : list of str, or str with ``detector_col``
-            Wide format: one prediction column per detector (named by the column).
-            Long format: the one prediction column, with ``detector_col`` naming each
-            row's detector; rows of different detectors are paired by ``id_col``.
-        by, id_col, detector_col, baseline, test, n_resamples, seed, ci
-            As in the pandas accessor's ``compare``
+        ref_col, pred_cols, by, id_col, detector_col, baseline, test, n_resamples, seed, ci
+            As in the pandas accessor's ``compare`` (wide format: one prediction column
+            per detector; long format: one column and ``detector_col``)
             (`mycelium.frames.pandas.MyceliumAccessor.compare`).
         text, profile, metrics, average, zero_division, params, missing
             As in `evaluate`.
@@ -310,9 +261,8 @@ class MyceliumFrame:
         Raises
         ------
         ValueError
-            In long format, when rows do not pair: a detector lacks an id another has,
-            an id occurs twice for one detector, or references (or texts) differ
-            between detectors for one id.
+            In long format, when rows do not pair (as in the pandas accessor's
+            ``compare``).
 
         Examples
         --------
@@ -325,16 +275,13 @@ class MyceliumFrame:
         >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
         [('a', 'b', 1.0, 0.1111111111111111)]
         """
-        from .compare import compare_table
-
-        names = frames.normalize_by(by)
-        table = compare_table(
-            self._column, ref_col, pred_cols, n_rows=self._df.height, keys=self._keys(names),
-            detector_col=detector_col, id_col=id_col, text=text, baseline=baseline,
-            missing=missing, test=test, n_resamples=n_resamples, seed=seed, ci=ci,
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params)
-        return self._with_key_types(_to_polars(table, with_signature), names)
+        table = self._compare_table(
+            ref_col, pred_cols, by, detector_col=detector_col, id_col=id_col, text=text,
+            baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
+            seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
+            zero_division=zero_division, params=params)
+        return self._with_key_types(_to_polars(table, with_signature),
+                                    frames.normalize_by(by))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
              ascending: bool = True, n: int = 10, by=None, **options):
@@ -360,14 +307,12 @@ class MyceliumFrame:
         >>> df = pl.DataFrame({"text": ["abcd", "efgh", "ijkl"],
         ...                    "ref": [[[0, 2]], [[1, 3]], []],
         ...                    "pred": [[[0, 2]], [[2, 4]], [[0, 1]]]})
-        >>> view = df.mycelium.show("ref", "pred", text="text", n=2)
-        >>> [ex.title for ex in view.examples]
-        ['row 2 · iou_score 0.000', 'row 1 · iou_score 0.333']
+        >>> view = df.mycelium.show("ref", "pred", text="text", n=1, ascending=False)
+        >>> [ex.title for ex in view.examples]  # the best row first
+        ['row 0 · iou_score 1.000']
         """
-        import mycelium  # the view layer sits above frames: reached through the package face
-
-        return mycelium._frame_view(self._df, ref_col, pred_col, text=text, sort_by=sort_by,
-                                    ascending=ascending, n=n, by=by, **options)
+        return self._show(ref_col, pred_col, text=text, sort_by=sort_by,
+                          ascending=ascending, n=n, by=by, **options)
 
 
 # ------------------------------------------------------------------ LazyFrame

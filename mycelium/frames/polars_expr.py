@@ -119,10 +119,8 @@ class MyceliumExpr:
 
         Parameters
         ----------
-        predictions : str or polars.Expr
-            The predicted spans (this expression holds the references).
-        metric : str
-            A span metric name.
+        predictions, metric : str or polars.Expr, str
+            As in `statistics`: the predicted spans and a span metric name.
         measure : str
             One of the metric's measures (``"score"``, ``"precision"``, ...).
         text, profile, zero_division, params, missing

@@ -228,10 +228,8 @@ class MyceliumLazyFrame:
 
         Parameters
         ----------
-        ref_col, pred_col : str
-            Span columns of the plan.
-        text : str, optional
-            Column of output texts; spans must end within them.
+        ref_col, pred_col, text : str
+            Span columns of the plan and the column of output texts, as in `evaluate`.
         profile, metrics, zero_division, params, missing, granularity, trim_spans
             As in `mycelium.evaluate` (no ``average``: every row is one example).
 

@@ -23,8 +23,9 @@ from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
 from ..core.settings import Settings, resolve_settings
 from ..errors import SpanValidationError
-from ..stats.bootstrap import (CHUNK, combine_limbs, example_keys, leave_out_empty,
-                               limb_matrix, percentile_interval, poisson_weights, reweight)
+from ..core.exactsum import combine_limbs, limb_matrix, reweight
+from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
+                               poisson_weights)
 from . import engine as frames
 from ..evaluate import prepare
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
@@ -127,7 +128,7 @@ def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
 def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None, boot):
     """Rows ``(group, resample, column sums)``: resample -1 holds the plain sums (the
     only rows without ``boot``), then the sums weighted by each resample's weights.
-    Integer sums are exact, the weighted ones by `mycelium.stats.bootstrap.limb_matrix`."""
+    Integer sums are exact, the weighted ones by `mycelium.core.exactsum.limb_matrix`."""
     order = np.argsort(groups.codes, kind="stable")
     bounds = np.searchsorted(groups.codes[order], np.arange(groups.n_groups + 1))
     is_int = [a.dtype.kind == "i" for a in columns]
@@ -172,7 +173,7 @@ def _exact_dot(w: np.ndarray | None, m: np.ndarray, starts: np.ndarray | None = 
                limbs=None) -> np.ndarray:
     """``w @ m`` for an int64 ``m``, exactly, as int64 (the Spark columns' type): plain
     sums per group of rows beginning at ``starts`` (no ``w``), else the weighted sums
-    of ``limbs``, `mycelium.stats.bootstrap.limb_matrix` of ``m``'s columns (computed here if
+    of ``limbs``, `mycelium.core.exactsum.limb_matrix` of ``m``'s columns (computed here if
     not given). A sum beyond
     int64 (more than 2**94 characters in a batch's group) is an error, never a wrapped
     value."""
@@ -313,7 +314,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     a local JVM; ``tests/frames/spark`` runs this very example with its session and checks
     its output):
 
-    >>> from mycelium import spark as myspark
+    >>> from mycelium.frames import spark as myspark
     >>> sdf = spark.createDataFrame(  # doctest: +SKIP
     ...     [("a", [(0, 10)], [(2, 8)]), ("a", [(4, 7)], [(4, 7)]), ("b", [(0, 5)], [])],
     ...     "model string, ref array<struct<start: bigint, end: bigint>>, "

@@ -9,8 +9,6 @@ and ``soft_labels`` (``[{"start", "prob", "end"}, ...]``); val v2 and test files
 
 from __future__ import annotations
 
-import ast
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -20,7 +18,9 @@ from typing import Union
 import pandas as pd
 import pyarrow as pa
 
+from ..core.inputs import list_literal
 from ..core.spans import SPAN_TYPE
+from ..datasets import is_data_name, resolve
 from ..errors import SpanValidationError
 from . import _records as rec
 from .float_parse import parse_float_hook, resolve_float_parse
@@ -83,9 +83,11 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
 
     Parameters
     ----------
-    paths : str, path, list of them, or a directory
-        One file, several files (read in the order given), or a directory: every
-        ``*.jsonl`` below it, sorted by path.
+    paths : str, path, list of them, a directory, or a data name
+        One file, several files (read in the order given), a directory (every
+        ``*.jsonl`` below it, sorted by path), or a registered benchmark's data name
+        ``"mu_shroom[:SPLIT[:LANG]]"``, e.g. ``"mu_shroom:test:en"``: the files of the copy
+        registered with ``mycelium data add mu_shroom PATH`` (`mycelium.datasets`).
     keep_extra : bool, default False
         Also keep ``model_output_tokens`` (``list<string>``), ``model_output_logits``
         (``list<double>``) and any field this loader does not know (Arrow-inferred).
@@ -127,7 +129,9 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
     Raises
     ------
     FileNotFoundError
-        A path does not exist, or a directory holds no ``*.jsonl``.
+        A path does not exist, or a directory holds no ``*.jsonl``; for a data name
+        (`mycelium.datasets.DataNotFoundError`), no copy is registered, and the message
+        says how to add one.
     ValueError
         A line is not a JSON object, ``id`` is missing, a record has neither
         ``hard_labels`` nor ``soft_labels``, or a field has the wrong type; the message
@@ -176,6 +180,8 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
     """
     rule = resolve_float_parse(float_parse)
     hook = parse_float_hook(rule)
+    if is_data_name(paths):
+        paths = _mushroom_files(str(paths))
     files = rec.jsonl_files(paths)
     rows = _Columns(keep_extra)
     for path in files:
@@ -184,6 +190,15 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
             rows.add(record, where, path.name, info)
     return attach_dataset(rec.to_pandas(rows.table()), "mu_shroom", files,
                           float_parse=rule)
+
+
+def _mushroom_files(name: str) -> list[Path]:
+    """The registered files of a data name, which must name Mu-SHROOM."""
+    if name.split(":", 1)[0] != "mu_shroom":
+        raise ValueError(f"Expected a Mu-SHROOM data name ('mu_shroom:SPLIT:LANG'), got "
+                         f"{name!r}, at read_mushroom; fix by using that benchmark's loader "
+                         "(`mycelium data info NAME` names it).")
+    return resolve(name)
 
 
 def _name_info(path: Path) -> tuple[str | None, str | None]:
@@ -354,10 +369,6 @@ def _annotations_array(items: list) -> pa.Array:
 
 def _parse_literal(value: str, field: str, where):
     try:
-        return json.loads(value)
+        return list_literal(value)
     except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
         where.fail(field, f"is a string that is not a list literal: {rec.show(value)}.")

@@ -16,20 +16,11 @@ from pathlib import Path
 from typing import Iterable, TypeVar
 
 from ..core.provenance import DATASET_ATTR, Dataset, dataset_of
+from ..datasets.cache import file_sha256  # the one home of file hashing (the registry's)
 
 __all__ = ["attach_dataset", "dataset_provenance", "dataset_of", "file_sha256", "Dataset"]
 
 _F = TypeVar("_F")
-_CHUNK = 1 << 20
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """The SHA-256 of a file's bytes, as ``sha256sum`` prints it (read in 1 MiB chunks)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def dataset_provenance(name: str, paths: Iterable[str | os.PathLike[str] | None], *,

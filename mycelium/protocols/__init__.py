@@ -7,7 +7,9 @@ own procedure end to end, over its files and rules, using the profiles in
   fast path in ``mushroom_fast``;
 - ``psiloqa``: PsiloQA's protocol (`score_psiloqa`: a threshold tuned on validation,
   applied to test);
-- ``fava``: FAVA's sentence-level protocol (`score_fava`).
+- ``fava``: FAVA's sentence-level protocol (`score_fava`);
+- ``faithbench``: FaithBench's files, gold rules and response-level detector table
+  (``mycelium.protocols.faithbench.detector_table``).
 
 Sits above ``io`` and ``annotators``, below ``report``.
 """

@@ -9,8 +9,6 @@ model run. Imports ``adapters`` and ``errors`` only.
 
 from __future__ import annotations
 
-import ast
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..adapters.tokens import align_tokens
+from ..core.inputs import list_literal
 
 __all__ = ["token_logit_scores"]
 
@@ -143,12 +142,8 @@ def _min_max(values: np.ndarray) -> np.ndarray:
 
 def _literal(value: str, field: str, where: str):
     try:
-        return json.loads(value)
+        return list_literal(value)
     except ValueError:
-        pass
-    try:
-        return ast.literal_eval(value)
-    except (ValueError, SyntaxError):
         raise ValueError(f"Expected {field!r} to be a list or a list literal, got the "
                          f"string {value[:40]!r}, at {where}; fix the file.") from None
 

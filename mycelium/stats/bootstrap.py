@@ -29,11 +29,10 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..core.aggregate import _measures, resolve_zero_division
-from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
+from ..core.exactsum import (LIMB_COLUMNS, PRODUCT_BLOCK, Parts, combine_limbs, limb_matrix,
+                              limbs, reweight, small_products)
 from ..core.types import Average, ZeroDivision
 from ..metrics import METRICS, resolve_params
-from ._products import _BLOCK, _small_products, reweight  # noqa: F401  (reweight: re-exported)
-from .limbs import _combine_limbs, _stat_limbs, combine_limbs, limb_matrix  # noqa: F401
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -340,7 +339,7 @@ def _sums(columns: _DistinctColumns, keys: np.ndarray, seed: int, n_resamples: i
     exact = np.all(core == np.trunc(core), axis=0)
     step = example_block or EXAMPLE_BLOCK
     if not exact.all():
-        step = _BLOCK  # float sums in reweight's block order, for identical rounding
+        step = PRODUCT_BLOCK  # float sums in reweight's block order, for identical rounding
     n = keys.size
     base = _key_base(keys, seed)
     ints = np.zeros((n_resamples, core.shape[1]), dtype=np.int64)
@@ -349,9 +348,9 @@ def _sums(columns: _DistinctColumns, keys: np.ndarray, seed: int, n_resamples: i
         rows = slice(chunk.start, chunk.stop)
         for start in range(0, n, step):
             stop = min(n, start + step)
-            # small single-threaded products (`mycelium.stats._products`)
-            part = _small_products(_weights(base[start:stop], chunk), core[start:stop],
-                                   as_int=False)
+            # small single-threaded products (`mycelium.core.exactsum.small_products`)
+            part = small_products(_weights(base[start:stop], chunk), core[start:stop],
+                                  as_int=False)
             if floats is None:
                 ints[rows] += part.astype(np.int64)
             else:

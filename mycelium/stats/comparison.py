@@ -34,8 +34,8 @@ from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
 from ..metrics import METRICS
-from .bootstrap import (_chunks, _mix, combine_limbs, example_keys, limb_matrix,
-                        percentile_interval, resampled_values, reweight)
+from ..core.exactsum import combine_limbs, limb_matrix, reweight
+from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
 
 __all__ = ["compare", "holm"]
 
@@ -240,10 +240,10 @@ class _SwapLayout:
     """The columns of two detectors whose swap, example by example, is one product.
 
     Every swapped sum is exact, as in `mycelium.stats.bootstrap`: summed (micro) statistics
-    as the 28-bit limbs of `mycelium.stats.bootstrap.limb_matrix` (one width for both
+    as the 28-bit limbs of `mycelium.core.exactsum.limb_matrix` (one width for both
     detectors), averaged values as `mycelium.core.exactsum` limbs. A swap adds ``b - a`` of
     the swapped examples to detector a's sums (and takes it from b's): limb
-    differences stay below 2**29, so the coin products (`mycelium.stats.bootstrap.reweight`)
+    differences stay below 2**29, so the coin products (`mycelium.core.exactsum.reweight`)
     are exact, and each resample's sums — hence its values — equal the core's on the
     swapped examples.
     """
@@ -302,7 +302,7 @@ class _SwapLayout:
 
 def _wide(a, b) -> bool:
     """Whether two integer statistics must be joined as Python ints (one is beyond
-    int64), so that `mycelium.stats.bootstrap.limb_matrix` splits both the same way."""
+    int64), so that `mycelium.core.exactsum.limb_matrix` splits both the same way."""
     return np.asarray(a).dtype == object or np.asarray(b).dtype == object
 
 

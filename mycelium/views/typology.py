@@ -35,7 +35,8 @@ from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, validate
 
-__all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field"]
+__all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field",
+           "typed_span", "typed_span_statistics"]
 
 #: Marks a span that has no type field at all (as opposed to a null type).
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -156,6 +157,90 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
         n_ref[t] = r.counts
         present[t] = (r.counts > 0) | ((p.counts > 0) if typed_matching else False)
     return TypedStatistics(types, out_stats, present, n_ref, typed_matching)
+
+
+def typed_span_statistics(references, predictions, *, type_field: str,
+                          scheme: str = "strict") -> dict[str, np.ndarray]:
+    """Per-example statistics of the ``typed_span`` metric (`mycelium.metrics.typed_span`).
+
+    Both sides carry the type in ``type_field``; a span without the field (or with a
+    null) has the type None, which matches only None.
+
+    Parameters
+    ----------
+    references, predictions : span sets
+        As given to `mycelium.evaluate`, spans as dicts or structs with ``type_field``.
+    type_field : str
+        The span field holding the type, e.g. ``"label"``.
+    scheme : {"strict", "exact", "partial", "type"}
+
+    Returns
+    -------
+    dict
+        ``{statistic: int64 array over examples}``: correct, incorrect, partial, missed,
+        spurious.
+
+    Raises
+    ------
+    KeyError
+        No span of a side has ``type_field``.
+    SpanValidationError
+        Bad spans.
+
+    Examples
+    --------
+    >>> refs = [[{"start": 0, "end": 5, "label": "U"}]]
+    >>> preds = [[{"start": 0, "end": 5, "label": "Q"}]]
+    >>> st = typed_span_statistics(refs, preds, type_field="label", scheme="exact")
+    >>> int(st["correct"][0]), int(st["incorrect"][0])
+    (1, 0)
+    """
+    from ..metrics.typed_span import TypedSpans, typed_statistics
+
+    sides = []
+    for obj, side in ((references, "references"), (predictions, "predictions")):
+        n = convert(obj, side).batch.n_examples
+        batch, types = _typed_side(obj, side, type_field, np.ones(n, dtype=bool), None)
+        sides.append(TypedSpans(batch.offsets, batch.starts, batch.ends, types))
+    return typed_statistics(sides[0], sides[1], scheme)
+
+
+def typed_span(references, predictions, *, type_field: str, scheme: str = "strict",
+               average: str = "micro", zero_division: float = 0.0) -> dict[str, float]:
+    """Precision, recall and F1 of typed spans under one of the four NER schemes.
+
+    Parameters
+    ----------
+    references, predictions : span sets
+        Spans as dicts or structs carrying ``type_field``.
+    type_field : str
+        The span field holding the type.
+    scheme : {"strict", "exact", "partial", "type"}
+        See `mycelium.metrics.typed_span`.
+    average : {"micro", "macro"}
+        Micro: the measures of the summed counts; macro: the mean of each example's.
+    zero_division : float
+        The value of an undefined precision or recall.
+
+    Returns
+    -------
+    dict
+        ``{"precision", "recall", "f1"}``.
+
+    Examples
+    --------
+    >>> refs = [[{"start": 0, "end": 10, "label": "U"}]]
+    >>> preds = [[{"start": 0, "end": 6, "label": "U"}]]
+    >>> typed_span(refs, preds, type_field="label", scheme="partial")
+    {'precision': 0.5, 'recall': 0.5, 'f1': 0.5}
+    >>> typed_span(refs, preds, type_field="label", scheme="type")
+    {'precision': 1.0, 'recall': 1.0, 'f1': 1.0}
+    """
+    from ..metrics.typed_span import measures
+
+    st = typed_span_statistics(references, predictions, type_field=type_field,
+                               scheme=scheme)
+    return measures(st, scheme, average=average, zero_division=zero_division)
 
 
 def typed_for(references, predictions, settings, prepared, *, type_field: str,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mycelium.core import aggregate
-from mycelium.core.exactratio import f1_of_counts, f1_ratio
+from mycelium.core.exactsum import f1_of_counts, f1_ratio
 from mycelium.metrics import METRICS
 
 magnitude = st.sampled_from([2**10, 2**26, 2**30, 2**40, 2**52, 2**53 - 1])

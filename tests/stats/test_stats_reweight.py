@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mycelium.stats._products as products
+import mycelium.core.exactsum as products
 import mycelium.stats.bootstrap as boot
 
 

@@ -1,0 +1,106 @@
+"""What the pandas accessor and the Polars namespace share: finding a frame's columns and
+handing them to `mycelium.frames.engine`, `mycelium.frames.scores` and
+`mycelium.frames.compare`.
+
+Both faces take the same options and must give the same numbers, so the one way from
+column names to an Arrow result table lives here; each face keeps only its signatures,
+its docstrings and the conversion of that table into its own frame type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import pyarrow as pa
+
+from . import engine as frames
+
+__all__ = ["FrameFace"]
+
+_T = TypeVar("_T")
+
+
+class FrameFace:
+    """The column plumbing of a frame face over ``df`` (a pandas or Polars DataFrame:
+    anything with ``df[name]``, ``df.columns`` and ``len(df)``)."""
+
+    def __init__(self, df: Any) -> None:
+        self._df = df
+
+    def _column(self, name: object, role: str) -> Any:
+        """The column ``name``; KeyError (listing the columns) or TypeError otherwise."""
+        return self._df[frames.check_column(name, role, list(self._df.columns))]
+
+    def _optional(self, name: str | None, role: str) -> Any:
+        return None if name is None else self._column(name, role)
+
+    def _keys(self, names: list[str]) -> pa.Table | None:
+        if not names:
+            return None
+        return frames.key_table({name: self._column(name, "by") for name in names})
+
+    def _labelled(self, run: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``run(*args, **kwargs)``; a face whose rows have labels adds them to a span
+        error here (the pandas accessor does)."""
+        return run(*args, **kwargs)
+
+    def _evaluate_table(self, ref_col: str, pred_col: str | None, by: Any, *,
+                        text: str | None, soft_ref_col: str | None,
+                        soft_pred_col: str | None, token_offsets_col: str | None,
+                        token_scores_col: str | None, threshold: float | None,
+                        id_col: str | None, **options: Any) -> pa.Table:
+        """The result table of ``evaluate``: span columns through the engine; scores, a
+        threshold or score metrics through `mycelium.frames.scores` (which also takes a
+        missing ``pred_col``). ``options``: the face's remaining keywords, as given."""
+        from . import scores
+
+        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
+                         token_scores_col, threshold, options["metrics"],
+                         profile=options["profile"]):
+            return self._labelled(scores.call, self._column, "evaluate", by,
+                                  ref_col=ref_col, pred_col=pred_col, text=text,
+                                  soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
+                                  token_offsets_col=token_offsets_col,
+                                  token_scores_col=token_scores_col, id_col=id_col,
+                                  threshold=threshold, options=options)
+        keys = self._keys(frames.normalize_by(by))
+        return self._labelled(frames.evaluate_table,
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            groups=None if keys is None else frames.group_codes(keys, len(self._df)),
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
+            ids=self._optional(id_col, "id_col"), **options)
+
+    def _score_table(self, ref_col: str, pred_col: str, *, text: str | None,
+                     soft_ref_col: str | None, soft_pred_col: str | None,
+                     **options: Any) -> pa.Table:
+        """The per-row table of ``score`` (`mycelium.frames.engine.score_table`)."""
+        return self._labelled(frames.score_table,
+            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
+            text=self._optional(text, "text"),
+            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
+            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"), **options)
+
+    def _scores(self, kind: str, by: Any, **kwargs: Any) -> Any:
+        """``sweep`` or ``tune_threshold`` of the frame's columns
+        (`mycelium.frames.scores.call`)."""
+        from . import scores
+
+        return self._labelled(scores.call, self._column, kind, by, **kwargs)
+
+    def _compare_table(self, ref_col: str, pred_cols: str | Sequence[str], by: Any,
+                       **options: Any) -> pa.Table:
+        """The result table of ``compare`` (`mycelium.frames.compare.compare_table`)."""
+        from .compare import compare_table
+
+        return self._labelled(compare_table, self._column, ref_col, pred_cols,
+                              n_rows=len(self._df), keys=self._keys(frames.normalize_by(by)),
+                              **options)
+
+    def _show(self, ref_col: str, pred_col: Any, **options: Any) -> Any:
+        """The `mycelium.show` view of the frame's rows (``show``)."""
+        import mycelium  # the view layer sits above frames: reached through the package face
+
+        return mycelium._frame_view(self._df, ref_col, pred_col, **options)

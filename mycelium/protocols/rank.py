@@ -1,0 +1,191 @@
+"""Where a submission would have placed on a published leaderboard: `rank_mushroom`.
+
+The submission is scored by the benchmark's official protocol (for Mu-SHROOM,
+`mycelium.protocols.mushroom.score_files`), and its value is placed among the published
+rows (`mycelium.datasets.leaderboard`):
+
+- ``rank = 1 +`` the number of ranked published rows whose value is strictly greater
+  than the submission's value rounded to that row's printed precision (so a submission
+  that reproduces a row to the printed digits ties with it, and takes its rank);
+- baselines are shown, never ranked;
+- the rank's bootstrap interval resamples the items (`mycelium.stats.bootstrap`'s
+  Poisson weights, keyed by item id, so it depends on the seed alone): each resample's
+  mean is ranked the same way, and the interval is the ``(1 - ci)/2`` and
+  ``(1 + ci)/2`` empirical quantiles of those ranks. Only the submission is resampled:
+  the published rows are fixed numbers (their per-item scores are not public).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._version import __version__
+from ..core.provenance import signature_with_dataset
+from ..datasets import ReferenceRow, is_data_name, leaderboard, resolve, round_printed
+from ..io.provenance import dataset_provenance
+from ..stats.bootstrap import example_keys, poisson_weights
+from .mushroom import score_files
+
+__all__ = ["RankResult", "rank_value", "rank_mushroom", "RESAMPLES"]
+
+#: Default number of bootstrap resamples of the rank.
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class RankResult:
+    """A submission placed on a published leaderboard.
+
+    Attributes
+    ----------
+    rank : int
+        1 + the ranked published rows strictly better than the submission.
+    of : int
+        The ranked published rows, plus the submission.
+    value : float
+        The submission's score under the official protocol (unrounded).
+    interval : tuple of int
+        The bootstrap interval of the rank (best, worst).
+    above, below : ReferenceRow or None
+        The ranked rows just above and just below the submission.
+    rows : list of ReferenceRow
+        The published table, in its order.
+    signature : str
+        How the number and the rank were obtained.
+    """
+
+    rank: int
+    of: int
+    value: float
+    interval: tuple[int, int]
+    above: ReferenceRow | None
+    below: ReferenceRow | None
+    rows: list[ReferenceRow] = field(repr=False)
+    signature: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``rank``, ``of``, ``value``, ``interval``, ``above``, ``below``,
+        ``signature`` (``above``/``below`` as ``{team, value, printed}`` or null)."""
+        def row(r: ReferenceRow | None) -> dict | None:
+            return None if r is None else {"team": r.team, "value": r.value,
+                                           "printed": r.printed,
+                                           "published_rank": r.published_rank}
+        return {"rank": self.rank, "of": self.of, "value": self.value,
+                "interval": list(self.interval), "above": row(self.above),
+                "below": row(self.below), "signature": self.signature}
+
+
+def _better(value: float, rows: Sequence[ReferenceRow]) -> int:
+    return sum(1 for r in rows if r.value > round_printed(value, r.precision))
+
+
+def rank_value(value: float, rows: Sequence[ReferenceRow]
+               ) -> tuple[int, int, ReferenceRow | None, ReferenceRow | None]:
+    """``(rank, of, above, below)`` of ``value`` among the ranked rows of a table.
+
+    Examples
+    --------
+    >>> from mycelium.datasets import leaderboard
+    >>> rows = leaderboard("mu_shroom", "en", "iou")
+    >>> rank, of, above, below = rank_value(0.6146007, rows)  # UCSC's 0.614601
+    >>> rank, of, above.team, below.team
+    (2, 42, 'iai_MSU', 'UCSC')
+    >>> rank_value(0.99, rows)[:3]
+    (1, 42, None)
+    """
+    ranked = sorted((r for r in rows if not r.baseline), key=lambda r: -r.value)
+    rank = 1 + _better(value, ranked)
+    above = ranked[rank - 2] if rank >= 2 else None
+    below = ranked[rank - 1] if rank - 1 < len(ranked) else None
+    return rank, len(ranked) + 1, above, below
+
+
+def _rank_interval(scores: np.ndarray, ids: Sequence[Any], rows: Sequence[ReferenceRow], *,
+                   ci: float, n_resamples: int, seed: int) -> tuple[int, int]:
+    """The bootstrap interval of the rank of the mean of ``scores`` (see the module)."""
+    ranked = [r for r in rows if not r.baseline]
+    if n_resamples <= 0 or not ranked or scores.size == 0:
+        return (0, 0)
+    weights = poisson_weights(example_keys(len(ids), list(ids)), seed, range(n_resamples))
+    totals = weights.sum(axis=1)
+    defined = totals > 0  # a resample that draws no item has no mean: left out
+    means = (weights[defined] @ scores) / totals[defined]
+    ranks = np.array([1 + _better(float(m), ranked) for m in means])
+    low, high = np.quantile(ranks, [(1 - ci) / 2, (1 + ci) / 2], method="inverted_cdf")
+    return int(low), int(high)
+
+
+def rank_mushroom(predictions: str | os.PathLike[str], lang: str, *, by: str = "iou",
+                  reference: str | os.PathLike[str] | None = None, ci: float = 0.95,
+                  n_resamples: int = RESAMPLES, seed: int = 0,
+                  float_parse: str | None = None) -> RankResult:
+    """Score a Mu-SHROOM test submission officially and place it on the published board.
+
+    Parameters
+    ----------
+    predictions : path
+        The submission: official-format JSON lines for one language's test set.
+    lang : str
+        Its language, e.g. ``"en"`` (the leaderboard compared against).
+    by : {"iou", "cor"}
+        The leaderboard: IoU of hard labels, or Cor (Spearman of soft labels).
+    reference : path or data name, optional
+        The labelled test file; default the registered copy ``"mu_shroom:test:<lang>"``
+        (``mycelium data add mu_shroom PATH``).
+    ci : float
+        Level of the rank's bootstrap interval.
+    n_resamples, seed : int
+        The bootstrap's resamples and seed (recorded in the signature).
+    float_parse : {"pandas-fast", "exact"}, optional
+        As `mycelium.protocols.mushroom.score_files` (default: the official reading).
+
+    Returns
+    -------
+    RankResult
+
+    Examples
+    --------
+    >>> import json, pathlib, tempfile
+    >>> ref = {"id": "a", "model_output_text": "Paris is in Italy.",
+    ...        "hard_labels": [[12, 17]],
+    ...        "soft_labels": [{"start": 12, "end": 17, "prob": 1.0}]}
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     ref_path, pred_path = pathlib.Path(tmp, "ref.jsonl"), pathlib.Path(tmp, "p.jsonl")
+    ...     _ = ref_path.write_text(json.dumps(ref) + "\\n")
+    ...     _ = pred_path.write_text(json.dumps({"id": "a", "hard_labels": [[12, 17]]}) + "\\n")
+    ...     result = rank_mushroom(pred_path, "en", reference=ref_path, n_resamples=10)
+    >>> result.rank, result.of, result.value, result.below.team
+    (1, 42, 1.0, 'iai_MSU')
+    """
+    if by not in ("iou", "cor"):
+        raise ValueError(f"Expected by='iou' or 'cor', got {by!r}, at rank_mushroom; fix by "
+                         "choosing one of them.")
+    lang = lang.lower()
+    rows = leaderboard("mu_shroom", lang, by)
+    if reference is None:
+        reference = f"mu_shroom:test:{lang}"
+    ref_path = Path(resolve(str(reference))[0]) if is_data_name(reference) else Path(reference)
+    result = score_files(ref_path, predictions, float_parse=float_parse)
+    scores = np.asarray(result.iou if by == "iou" else result.cor, dtype=float)
+    value = result.iou_mean if by == "iou" else result.cor_mean
+    rank, of, above, below = rank_value(value, rows)
+    interval = _rank_interval(scores, result.ids, rows, ci=ci, n_resamples=n_resamples,
+                              seed=seed)
+    source = rows[0].source if rows else ""
+    fields = [f"mycelium:{__version__}", "protocol:mu_shroom", f"metric:{by}",
+              f"float_parse:{float_parse or 'pandas-fast'}", "split:test", f"lang:{lang}",
+              "rank:strictly-greater-at-printed-precision",
+              f"reference_results:{source}", f"ci:{ci}", "bootstrap:poisson-percentile",
+              f"n_resamples:{n_resamples}", f"seed:{seed}"]
+    signature = signature_with_dataset("|".join(fields),
+                                       dataset_provenance("mu_shroom", [ref_path]))
+    if math.isnan(value):
+        raise ValueError(f"Expected a defined {by} for the submission, got NaN, at "
+                         f"{predictions}; fix the submission's labels.")
+    return RankResult(rank, of, value, interval, above, below, rows, signature or "")
