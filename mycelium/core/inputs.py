@@ -29,7 +29,7 @@ from .arrow_sources import arrow_source
 from .columns import _I64_MAX, _I64_MIN, _is_null, _show, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
-from .flat import flat_pairs
+from .flat import flat_pairs, numpy_bool_in, set_in_spans
 from .spans import SpanBatch
 
 __all__ = ["Side", "convert", "from_python", "from_arrow", "to_spans", "zero_batch"]
@@ -218,7 +218,7 @@ _START, _END = itemgetter("start"), itemgetter("end")
 def _via_arrow(examples, side: str):
     # Arrow reads a set as a list (its offsets in hash order) and a numpy bool among
     # integers as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
-    if _has_set_span(examples):
+    if set_in_spans(examples):
         return None
     try:
         arr = pa.array(examples)
@@ -237,32 +237,8 @@ def _via_arrow(examples, side: str):
         read = from_arrow(arr, side)
     except (SpanValidationError, TypeError):
         return None  # let the checked loop report it in the user's terms
-    return None if _has_numpy_bool(examples, read[0]) else read
-
-
-def _has_set_span(examples) -> bool:
-    """Whether a span of ``examples`` is a set (one pass over the span types)."""
-    if not isinstance(examples, (list, tuple)):
-        return False
-    rows = [e for e in examples if isinstance(e, (list, tuple))] \
-        if not set(map(type, examples)) <= _SEQ else examples
-    return any(issubclass(t, Set) for t in set(map(type, chain.from_iterable(rows))))
-
-
-def _has_numpy_bool(examples, batch: SpanBatch) -> bool:
-    """Whether a span Arrow read as 0 or 1 was written with a ``numpy.bool_``: only
-    those spans are looked at (a bool can only have become 0 or 1)."""
-    s, e = batch.starts, batch.ends
-    suspects = np.flatnonzero(((s >= 0) & (s <= 1)) | ((e >= 0) & (e <= 1)))
-    if not suspects.size:
-        return False
-    examples_of = np.searchsorted(batch.offsets, suspects, side="right") - 1
-    for i, k in zip(suspects.tolist(), examples_of.tolist()):
-        span = examples[k][i - int(batch.offsets[k])]
-        values = (span.get("start"), span.get("end")) if isinstance(span, Mapping) else span
-        if any(isinstance(v, np.bool_) for v in values):
-            return True
-    return False
+    b = read[0]
+    return None if numpy_bool_in(examples, b.offsets, b.starts, b.ends) else read
 
 
 def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndarray]:
