@@ -3,7 +3,7 @@
 The names here are the ones most calls need: `evaluate` (and `Accumulator`, the same in
 a loop), `compare`, the benchmark loaders, `show` / `explain` to look at examples, the
 span type and profiles. Everything else lives in the subpackage its layer names, lowest
-first (README's "Where things live"):
+first (docs/architecture.md, "Where things live"):
 
 - `mycelium.metrics`: one module per metric, the kernels over span arrays;
 - `mycelium.core`: spans, inputs, settings, profiles, signature, the statistics pipeline,

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / "mycelium" / "datasets"
 MUSHROOM_COMMIT = "7fea78a0e5af887d196931721147ace5b4c4d9a8"
 SHROOM_COMMIT = "6698b8b16b7300f9f234a024141365311221a6cd"
 FAITHBENCH_COMMIT = "cf89797d82812c23b5d5e5c121f1d9b8983bbbce"
+COMPANION_COMMIT = "0497b6db9c3c52bc9aabb0cd046e8ac815edbd13"
 VISIONS_COMMIT = "7d190c253cbeaec753467dc8048c671688368756"
 TEST_LANGS = ["ar", "ca", "cs", "de", "en", "es", "eu", "fa", "fi", "fr", "hi", "it", "sv",
               "zh"]
@@ -155,6 +156,14 @@ def faithbench(data: Path) -> dict:
     for batch in [*range(1, 13), 14, 15, 16]:
         rel = f"data_for_release/batch_{batch}.json"
         files.append(local(root, rel, raw + rel, split="all", lang="en"))
+    companion = f"https://raw.githubusercontent.com/forrestbao/FaithBench/{COMPANION_COMMIT}/"
+    for batch in range(1, 17):
+        rel = f"companion/assign/batch_5_src_no_sports/results/batch_{batch}_annotation.json"
+        files.append(local(root, rel, companion + rel[len("companion/"):], split="companion",
+                           lang="en"))
+    # derived: the values of the companion's assign/annotation_config.py, as data (SOURCE.md)
+    files.append(local(root, "companion/assign/annotation_config.json", None,
+                       split="companion", lang="en"))
     files.append(local(root, "LICENSE", raw + "LICENSE", split=None, lang=None))
     return {
         "name": "faithbench", "title": "FaithBench (NAACL 2025)",
@@ -162,14 +171,19 @@ def faithbench(data: Path) -> dict:
         "homepage": "https://github.com/vectara/FaithBench",
         "source": f"https://github.com/vectara/FaithBench/tree/{FAITHBENCH_COMMIT}",
         "splits": {"all": "the released 15 annotated batches (750 summaries; batch 13 is "
-                          "not released)"},
+                          "not released)",
+                   "companion": "the authors' annotation exports, batches 1-16 "
+                                f"(forrestbao/FaithBench@{COMPANION_COMMIT[:7]}), from which the "
+                                "paper's detector table is computed, and annotation_config.json "
+                                "(the paper's skipped samples and annotator selection, derived "
+                                "from assign/annotation_config.py)"},
         "languages": ["en"],
         "licence": ("Attribution-NonCommercial-ShareAlike 4.0 International (the repository's "
                     "LICENSE, first line); an earlier README: 'CC BY-NC-SA ... This dataset "
                     "can only be used for research purpose.'"),
         "citation": FAITHBENCH_BIB,
-        "loader": None,
-        "loader_note": "no mycelium loader yet; the files are JSON (one FaithBenchBatch each)",
+        "loader": "mycelium.protocols.faithbench.read_items",
+        "protocol": "mycelium.protocols.faithbench.detector_table",
         "files": files,
     }
 
@@ -330,10 +344,67 @@ def tabled(rows: list[dict]) -> list[dict]:
         shared = {k: row[k] for k in SHARED}
         key = json.dumps(shared, sort_keys=True)
         table = tables.setdefault(key, {**shared, "rows": []})
-        table["rows"].append({"team": row["team"], "printed": row["printed"],
-                              "published_rank": row["published_rank"],
-                              "baseline": row["baseline"]})
+        kept = {"team": row["team"], "printed": row["printed"],
+                "published_rank": row["published_rank"], "baseline": row["baseline"]}
+        if row.get("detector"):
+            kept["detector"] = row["detector"]
+        table["rows"].append(kept)
     return list(tables.values())
+
+
+#: FaithBench's detector table as printed by forrestbao/FaithBench@0497b6d
+#: eval/eval_detectors.ipynb (`git show 0497b6d:eval/eval_detectors.ipynb`): execution 7,
+#: ``detector_eval-worst.compute_performance()`` (worst pooling, the paper's table), and
+#: execution 8 (best pooling); balanced accuracy and macro F1, x100, 2 decimals.
+FAITHBENCH_TABLE = """\
+detector                worst_ba worst_f1 best_ba best_f1 key
+HHEM-1                  48.70    42.37    52.91   52.18   hhemv1
+HHEM-2.1-Tri            55.27    40.30    47.12   45.97   hhem-2.1
+HHEM-2.1-English        53.28    35.21    47.73   45.19   hhem-2.1-english
+HHEM-2.1-Open           51.98    33.03    52.40   51.03   -
+AlignScore-BS           51.31    44.92    52.09   51.37   -
+AlignScore-LG           51.96    36.77    48.02   46.85   -
+True-Teacher            52.87    37.60    51.82   51.39   trueteacher
+True-NLI                50.99    28.52    49.54   45.00   true_nli
+GPT-4-Turbo,_zero-shot  55.96    42.16    56.01   56.40   gpt-4-turbo
+GPT-4-Turbo,_FACTS      53.59    32.56    54.12   52.73   -
+GPT-4o,_zero-shot       56.18    39.93    57.16   57.77   gpt_4o
+GPT-4o,_FACTS           52.19    30.35    51.77   48.80   -
+O1-Mini,_zero-shot      61.17    48.22    59.32   59.85   -
+O1-Mini,_FACTS          58.67    45.27    56.37   56.77   -
+O3-Mini,_zero-shot      58.87    44.52    57.88   58.53   -
+O3-Mini,_FACTS          58.18    42.44    56.09   56.49   -
+Minicheck-Roberta-LG    52.04    51.21    48.45   43.25   -
+Minicheck-Deberta-LG    55.21    55.19    53.47   42.78   -
+Minicheck-Flan-T5-LG    50.14    49.17    49.45   44.64   -
+Ragas-GPT-4o            62.31    57.06    57.54   54.65   -
+Trulens-GPT-4o          61.14    51.94    56.55   56.03   -
+"""
+
+
+def faithbench_table() -> list[dict]:
+    source = (f"https://github.com/forrestbao/FaithBench/blob/{COMPANION_COMMIT}/eval/"
+              "eval_detectors.ipynb")
+    lines = FAITHBENCH_TABLE.splitlines()
+    head = lines[0].split()
+    rows = []
+    for line in lines[1:]:
+        cells = dict(zip(head, line.split()))
+        for pooling, metric in (("worst", "balanced_accuracy"), ("worst", "f1_macro"),
+                                ("best", "balanced_accuracy"), ("best", "f1_macro")):
+            column = f"{pooling}_{'ba' if metric == 'balanced_accuracy' else 'f1'}"
+            rows.append({"benchmark": "faithbench", "split": f"paper_{pooling}", "lang": "en",
+                         "metric": metric, "team": cells["detector"].replace("_", " "),
+                         "value": float(cells[column]) / 100, "printed": cells[column],
+                         "precision": {"decimals": 2, "scale": 100},
+                         # the notebook prints no rank: `mycelium rank` ranks by value
+                         "published_rank": None, "baseline": False, "source": source,
+                         "detector": None if cells["key"] == "-" else cells["key"],
+                         "convention": f"mycelium.protocols.faithbench.detector_table(path, "
+                                       f"convention='paper', pooling='{pooling}'): response "
+                                       "level, 750 items (companion exports), x100",
+                         "signature": None})
+    return rows
 
 
 def main() -> int:
@@ -347,7 +418,7 @@ def main() -> int:
     (ROOT / "registry.json").write_text(json.dumps(registry, indent=1, ensure_ascii=False)
                                         + "\n", encoding="utf-8")
     rows = [*mushroom_leaderboard(data, "iou"), *mushroom_leaderboard(data, "cor"),
-            *visions_leaderboard(data)]
+            *visions_leaderboard(data), *faithbench_table()]
     tables = tabled(rows)
     with open(ROOT / "references.json", "w", encoding="utf-8") as fh:
         fh.write('{"format": 1, "tables": [\n')

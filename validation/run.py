@@ -317,7 +317,9 @@ def _systems_manifest(sys_root: Path | None) -> dict | None:
     if sys_root is None:
         return None
     lists = ("SOURCE.md", "MANIFEST.csv", "variants/VARIANTS.csv", "OFFICIAL.csv")
-    return {"files": len(list(sys_root.rglob("*.jsonl"))),
+    # more/ (other teams' files, with lists of their own) is not part of the study's systems.
+    files = [p for p in sys_root.rglob("*.jsonl") if p.relative_to(sys_root).parts[0] != "more"]
+    return {"files": len(files),
             "lists": {name: hashlib.sha256((sys_root / name).read_bytes()).hexdigest()
                       for name in lists}}
 

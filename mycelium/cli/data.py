@@ -12,7 +12,7 @@ import json
 import sys
 
 from ..datasets import (DATA_DIR_ENV, add, benchmarks, data_dir, fetch, get_benchmark,
-                        is_data_name, registered, resolve, verify)
+                        is_data_name, registered, resolve, root, verify)
 
 DESCRIPTION = f"""\
 Benchmarks by name: what each is (version, splits, languages, files with their
@@ -121,17 +121,17 @@ def run_path(args: argparse.Namespace) -> int:
         for path in resolve(args.name):
             print(path)
         return 0
-    b = get_benchmark(args.name)
-    if registered(b.name) is None:
-        resolve(b.name)  # raises, saying how to add it
-    print(data_dir() / b.name)
+    print(root(get_benchmark(args.name).name))  # raises, saying how to add it, if none
     return 0
 
 
 def run_add(args: argparse.Namespace) -> int:
     reg = add(args.name, args.path, link=args.link)
-    how = "linked" if reg.linked else "copied"
-    print(f"{reg.name}: {len(reg.files)} files checked and {how} into {reg.folder}")
+    if reg.linked:
+        print(f"{reg.name}: {len(reg.files)} files checked and registered where they are "
+              f"({args.path}); the registration is in {reg.folder}")
+    else:
+        print(f"{reg.name}: {len(reg.files)} files checked and copied into {reg.folder}")
     if reg.missing:
         print(f"not found in {args.path} ({len(reg.missing)}): {', '.join(reg.missing)}")
     return 0

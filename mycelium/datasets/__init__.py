@@ -13,11 +13,12 @@ The command line is ``mycelium data list|info|verify|path|add|fetch``.
 """
 
 from .cache import (DATA_DIR_ENV, DataFetchError, DataHashError, DataNotFoundError, Problem,
-                    Registration, add, data_dir, fetch, file_sha256, registered, resolve, verify)
+                    Registration, add, data_dir, fetch, file_sha256, registered, resolve, root,
+                    verify)
 from .references import ReferenceRow, leaderboard, round_printed
 from .registry import Benchmark, DataFile, benchmarks, get_benchmark, is_data_name, parse_name
 
 __all__ = ["benchmarks", "get_benchmark", "parse_name", "is_data_name", "Benchmark",
            "DataFile", "data_dir", "DATA_DIR_ENV", "add", "verify", "resolve", "fetch",
-           "registered", "file_sha256", "Registration", "Problem", "DataNotFoundError",
+           "registered", "root", "file_sha256", "Registration", "Problem", "DataNotFoundError",
            "DataHashError", "DataFetchError", "leaderboard", "ReferenceRow", "round_printed"]

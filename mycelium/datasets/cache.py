@@ -37,7 +37,7 @@ from typing import Any
 from ..errors import MyceliumError
 from .registry import Benchmark, DataFile, get_benchmark, parse_name
 
-__all__ = ["DATA_DIR_ENV", "data_dir", "file_sha256", "add", "verify", "resolve",
+__all__ = ["DATA_DIR_ENV", "data_dir", "file_sha256", "add", "verify", "resolve", "root",
            "registered", "fetch", "DataNotFoundError", "DataHashError", "DataFetchError",
            "Registration", "Problem"]
 
@@ -291,7 +291,7 @@ def resolve(name: str, *, folder: str | os.PathLike[str] | None = None) -> list[
     ...     resolve("mu_shroom:test:en", folder=tmp)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    mycelium.datasets.cache.DataNotFoundError: Expected a registered copy of mu_shroom:test:en in ...
+    mycelium.datasets.cache.DataNotFoundError: Expected a registered copy of ...
     """
     bench, split, lang = parse_name(name)
     root = Path(folder) if folder is not None else data_dir()
@@ -306,6 +306,23 @@ def resolve(name: str, *, folder: str | os.PathLike[str] | None = None) -> list[
             raise _not_added(bench, root, f"{name} (file {f.path})")
         paths.append(_location(bench.name, f.path, entry, root))
     return paths
+
+
+def root(name: str, *, folder: str | os.PathLike[str] | None = None) -> Path:
+    """The folder holding benchmark ``name``'s registered files at their registry paths:
+    its cache folder for a copy, the folder it was added from for a link.
+
+    Raises
+    ------
+    DataNotFoundError
+        No copy is registered; the message says how to add one.
+    """
+    bench = get_benchmark(name)
+    base = Path(folder) if folder is not None else data_dir()
+    manifest = registered(bench.name, folder=base)
+    if manifest is None:
+        raise _not_added(bench, base, bench.name)
+    return Path(manifest["source"]) if manifest.get("linked") else base / bench.name
 
 
 def verify(name: str, *, folder: str | os.PathLike[str] | None = None) -> list[Problem]:

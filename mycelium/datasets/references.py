@@ -4,7 +4,10 @@
 sources (built by ``validation/build_datasets.py`` from copies of the published files):
 the Mu-SHROOM test leaderboards (IoU and Cor, 14 languages; Helsinki-NLP/shroom
 ``2025/iou_rankings.md`` and ``cor_rankings.md``) and the SHROOM-Visions final
-leaderboard (``2026.md``; Cor+Lbl, Cor and IoU, 4 languages). Each row keeps the value
+leaderboard (``2026.md``; Cor+Lbl, Cor and IoU, 4 languages) and FaithBench's detector
+table (21 detector configurations, balanced accuracy and macro F1 x100, worst and best
+pooling, as forrestbao/FaithBench@0497b6d ``eval/eval_detectors.ipynb`` prints them;
+splits ``paper_worst`` and ``paper_best``). Each row keeps the value
 exactly as printed, the printed precision, its published rank, whether it is a baseline,
 the source, and the convention (the protocol that computes it).
 """
@@ -30,11 +33,13 @@ class ReferenceRow:
     team : str
         As printed (baselines without the table's italics markers).
     value : float
-        The printed number (``float(printed)``).
+        The printed number in the metric's own units (``float(printed)``, divided by
+        the precision's ``scale`` where the source prints x100).
     printed : str
         The number exactly as the source prints it.
     precision : dict
-        ``{"significant": n}`` or ``{"decimals": n}``: how the source rounds.
+        ``{"significant": n}`` or ``{"decimals": n}``, with ``"scale": 100`` where the
+        source prints percentages: how the source rounds.
     published_rank : int or None
         The rank the source prints (None for unranked baselines).
     baseline : bool
@@ -43,6 +48,9 @@ class ReferenceRow:
         Where the row is from and how its number was computed.
     signature : str or None
         The mycelium signature fields that reproduce the convention, where stated.
+    detector : str or None
+        FaithBench: the detector's key in `mycelium.protocols.faithbench.DETECTORS` when
+        the data carries its predictions.
     """
 
     team: str
@@ -58,6 +66,7 @@ class ReferenceRow:
     source: str
     convention: str
     signature: str | None
+    detector: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -102,7 +111,8 @@ def leaderboard(benchmark: str, lang: str, metric: str, *,
         if (table["benchmark"], table["lang"], table["metric"], table["split"]) == \
                 (benchmark, lang, metric, split):
             shared = {k: v for k, v in table.items() if k != "rows"}
-            return [ReferenceRow(value=float(row["printed"]), **row, **shared)
+            scale = float(table["precision"].get("scale", 1))
+            return [ReferenceRow(value=float(row["printed"]) / scale, **row, **shared)
                     for row in table["rows"]]
     known = sorted({(t["benchmark"], t["metric"]) for t in reference_tables()})
     langs = sorted({t["lang"] for t in reference_tables() if t["benchmark"] == benchmark})
@@ -112,10 +122,12 @@ def leaderboard(benchmark: str, lang: str, metric: str, *,
 
 
 def round_printed(value: float, precision: dict) -> float:
-    """``value`` rounded as a row with ``precision`` was printed.
+    """The number a source with ``precision`` prints for ``value``, in its printed units.
 
     ``{"significant": 6}`` is ``%.6g`` (pandas' ``to_markdown`` of the Mu-SHROOM
-    leaderboards), ``{"decimals": 4}`` is ``%.4f``.
+    leaderboards), ``{"decimals": 4}`` is ``%.4f``; with ``"scale": 100`` the value is
+    printed as a percentage (x100). Comparing it with ``float(row.printed)`` compares two
+    printed numbers exactly.
 
     Examples
     --------
@@ -125,9 +137,12 @@ def round_printed(value: float, precision: dict) -> float:
     0.0466667
     >>> round_printed(0.15494, {"decimals": 4})
     0.1549
+    >>> round_printed(0.48703, {"decimals": 2, "scale": 100})
+    48.7
     """
     if math.isnan(value):
         return value
+    scaled = value * float(precision.get("scale", 1))
     if "significant" in precision:
-        return float(f"{value:.{int(precision['significant'])}g}")
-    return float(f"{value:.{int(precision['decimals'])}f}")
+        return float(f"{scaled:.{int(precision['significant'])}g}")
+    return float(f"{scaled:.{int(precision['decimals'])}f}")

@@ -19,20 +19,34 @@ def _register() -> None:
 
 
 class _AfterPolars(importlib.abc.MetaPathFinder):
-    """Wraps the loader of the top-level ``polars`` module to register afterwards."""
+    """Wraps the loader of the top-level ``polars`` module to register afterwards.
+
+    It stays on the meta path until Polars has actually loaded: a bare
+    ``importlib.util.find_spec("polars")`` (how libraries check for an optional
+    dependency) asks the finders without importing, and must not use up the hook.
+    """
+
+    def __init__(self) -> None:
+        self._finding = False
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != "polars":
+        if fullname != "polars" or self._finding:
             return None
-        sys.meta_path.remove(self)  # one shot: find the real spec without us
-        spec = importlib.util.find_spec("polars")
+        self._finding = True  # find the real spec without us
+        try:
+            spec = importlib.util.find_spec("polars")
+        finally:
+            self._finding = False
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
         original = loader.exec_module
+        finder = self
 
         def exec_module(module):
             original(module)
+            if finder in sys.meta_path:
+                sys.meta_path.remove(finder)
             _register()
 
         loader.exec_module = exec_module

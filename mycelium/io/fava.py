@@ -25,7 +25,7 @@ import pyarrow as pa
 from ..adapters.phrases import parse_tagged
 from ..errors import SpanValidationError
 from . import _records as rec
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_fava", "fava_spans", "FAVA_ERROR_TYPES", "FAVA_SPAN_TYPE",
            "FAVA_EDIT_TYPE"]
@@ -113,7 +113,8 @@ def read_fava(path: str | os.PathLike[str], *, types=FAVA_ERROR_TYPES) -> pd.Dat
     Parameters
     ----------
     path : str or path
-        ``annotations.json`` (a JSON array of objects) or a ``.jsonl`` file of them.
+        ``annotations.json`` (a JSON array of objects) or a ``.jsonl`` file of them, or
+        the data name ``"fava"`` of a registered copy (`mycelium.datasets`).
     types : sequence of str, default `FAVA_ERROR_TYPES`
         Error-type tag names. Pass e.g. ``FAVA_ERROR_TYPES + ("sentence",)`` when a
         release names a type otherwise; a tag not listed stays in the text as written.
@@ -157,7 +158,8 @@ def read_fava(path: str | os.PathLike[str], *, types=FAVA_ERROR_TYPES) -> pd.Dat
     >>> df.loc[0, "labels"], bool(df.loc[0, "text_matches_output"])
     ([{'start': 12, 'end': 20, 'type': 'entity'}], True)
     """
-    path = Path(path)
+    named = registered_files(path, "fava", "read_fava")
+    path = named[0] if named else Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{str(path)!r} does not exist; expected FAVA's "
                                 "annotations.json (or a .jsonl of the same records).")

@@ -31,7 +31,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _records as rec
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_lettucedetect", "LETTUCEDETECT_LABEL_TYPE"]
 
@@ -51,7 +51,8 @@ def read_lettucedetect(paths, *, name: str | None = None) -> pd.DataFrame:
     ----------
     paths : str, path, or a list of them, or a directory
         ``.json`` files holding a JSON array of samples, or ``.jsonl`` files with one
-        sample per line; a directory means every ``*.json`` and ``*.jsonl`` below it.
+        sample per line; a directory means every ``*.json`` and ``*.jsonl`` below it;
+        or the data name ``"lettucedetect"`` of a registered copy (`mycelium.datasets`).
     name : str, optional
         The dataset name recorded in the provenance (default: the samples' ``dataset``
         field when they all share one, else ``"lettucedetect"``).
@@ -93,7 +94,7 @@ def read_lettucedetect(paths, *, name: str | None = None) -> pd.DataFrame:
     >>> df.attrs["mycelium_dataset"]["name"]
     'halueval'
     """
-    files = _files(paths)
+    files = _files(registered_files(paths, "lettucedetect", "read_lettucedetect") or paths)
     columns: dict[str, list] = {k: [] for k in ("answer", *_STRINGS, "metadata", "file")}
     labels = rec.StructLists(LETTUCEDETECT_LABEL_TYPE)
     for path in files:

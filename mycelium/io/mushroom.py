@@ -20,11 +20,10 @@ import pyarrow as pa
 
 from ..core.inputs import list_literal
 from ..core.spans import SPAN_TYPE
-from ..datasets import is_data_name, resolve
 from ..errors import SpanValidationError
 from . import _records as rec
 from .float_parse import parse_float_hook, resolve_float_parse
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "checker_rule"]
 
@@ -180,9 +179,7 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
     """
     rule = resolve_float_parse(float_parse)
     hook = parse_float_hook(rule)
-    if is_data_name(paths):
-        paths = _mushroom_files(str(paths))
-    files = rec.jsonl_files(paths)
+    files = rec.jsonl_files(registered_files(paths, "mu_shroom", "read_mushroom") or paths)
     rows = _Columns(keep_extra)
     for path in files:
         info = _name_info(path)
@@ -190,15 +187,6 @@ def read_mushroom(paths: Paths, *, keep_extra: bool = False,
             rows.add(record, where, path.name, info)
     return attach_dataset(rec.to_pandas(rows.table()), "mu_shroom", files,
                           float_parse=rule)
-
-
-def _mushroom_files(name: str) -> list[Path]:
-    """The registered files of a data name, which must name Mu-SHROOM."""
-    if name.split(":", 1)[0] != "mu_shroom":
-        raise ValueError(f"Expected a Mu-SHROOM data name ('mu_shroom:SPLIT:LANG'), got "
-                         f"{name!r}, at read_mushroom; fix by using that benchmark's loader "
-                         "(`mycelium data info NAME` names it).")
-    return resolve(name)
 
 
 def _name_info(path: Path) -> tuple[str | None, str | None]:

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, Union
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..core.inputs import to_spans
 from ..core.spans import SPAN_TYPE
+from ..errors import SpanValidationError
 from ..frames.engine import SIGNATURE_KEY
 from ..frames.to_pandas import SIGNATURE_ATTR
 
@@ -192,6 +195,7 @@ def is_span_type(t: pa.DataType) -> bool:
 
 def read_parquet(path: PathOrFile, *,
                  dtype_backend: Literal["numpy_nullable", "pyarrow"] | None = None,
+                 spans: str | Sequence[str] | None = None,
                  **kwargs: Any) -> pd.DataFrame:
     """Read a Parquet file into pandas, restoring mycelium's span columns and signature.
 
@@ -201,6 +205,12 @@ def read_parquet(path: PathOrFile, *,
         A file written by `write_parquet`, pandas or Polars.
     dtype_backend : {None, "numpy_nullable", "pyarrow"}
         As in ``pd.read_parquet``, for the columns mycelium does not restore.
+    spans : str or list of str, optional
+        Columns to read as ``pd.ArrowDtype(SPAN_TYPE)`` whatever their stored type:
+        lists of ``[start, end]`` pairs, of ``{"start", "end"}`` dicts, or JSON strings,
+        converted by `mycelium.to_spans` (a column of pairs is not recognised as spans by
+        its type alone, since token offsets are stored the same way). A null cell stays
+        null; an invalid span is a `SpanValidationError` naming the column.
     **kwargs
         Passed to ``pyarrow.parquet.read_table`` (``columns``, ``filters``,
         ``filesystem``...).
@@ -237,6 +247,17 @@ def read_parquet(path: PathOrFile, *,
     True
     >>> back.equals(result)
     True
+
+    Spans stored as ``[start, end]`` pairs are typed when named:
+
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "pairs.parquet")
+    ...     mycelium.write_parquet(df, path)
+    ...     pairs = mycelium.read_parquet(path, spans=["ref", "pred"])
+    >>> pairs["ref"].dtype == pd.ArrowDtype(mycelium.SPAN_TYPE)
+    True
+    >>> pairs["ref"].tolist()
+    [[{'start': 0, 'end': 10}], [{'start': 4, 'end': 7}]]
     """
     if dtype_backend not in (None, "numpy_nullable", "pyarrow"):
         raise ValueError(f"dtype_backend={dtype_backend!r}; expected None, "
@@ -250,6 +271,17 @@ def read_parquet(path: PathOrFile, *,
         df.attrs = json.loads(meta[b"PANDAS_ATTRS"])
     if SIGNATURE_KEY in meta:
         df.attrs[SIGNATURE_ATTR] = meta[SIGNATURE_KEY].decode()
+    for name in [spans] if isinstance(spans, str) else (spans or ()):
+        if name not in table.column_names:
+            raise KeyError(f"spans={name!r} is not a column of the file; expected one of "
+                           f"{table.column_names}.")
+        try:
+            typed = to_spans(table.column(name))
+        except SpanValidationError as exc:
+            message = str(exc).replace("spans example", f"span column {name!r} (spans=), row", 1)
+            raise SpanValidationError(message, side=exc.side,
+                                      example=exc.example, span=exc.span) from None
+        df[name] = pd.Series(typed, index=df.index, dtype=pd.ArrowDtype(SPAN_TYPE), name=name)
     return df
 
 

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Iterable, TypeVar
 
 from ..core.provenance import DATASET_ATTR, Dataset, dataset_of
+from ..datasets import is_data_name, resolve
 from ..datasets.cache import file_sha256  # the one home of file hashing (the registry's)
 
-__all__ = ["attach_dataset", "dataset_provenance", "dataset_of", "file_sha256", "Dataset"]
+__all__ = ["attach_dataset", "dataset_provenance", "dataset_of", "file_sha256", "Dataset",
+           "registered_files"]
 
 _F = TypeVar("_F")
 
@@ -97,3 +99,29 @@ def attach_dataset(frame: _F, name: str,
     dataset = dataset_provenance(name, paths, float_parse=float_parse)
     frame.attrs[DATASET_ATTR] = dataset.to_attrs()  # type: ignore[attr-defined]
     return frame
+
+
+def registered_files(value: object, benchmark: str, loader: str) -> list[Path] | None:
+    """The registered files of ``value`` when it is a data name of ``benchmark``
+    (``"NAME[:SPLIT[:LANG]]"``, `mycelium.datasets`), else None (a path: read as given).
+
+    Raises
+    ------
+    ValueError
+        ``value`` names another registered benchmark.
+    mycelium.datasets.DataNotFoundError
+        No copy is registered; the message says how to add one.
+
+    Examples
+    --------
+    >>> registered_files("data/response.jsonl", "ragtruth", "read_ragtruth") is None
+    True
+    """
+    if not is_data_name(value):
+        return None
+    name = str(value)
+    if name.split(":", 1)[0] != benchmark:
+        raise ValueError(f"Expected a data name of {benchmark} ('{benchmark}[:SPLIT[:LANG]]'), "
+                         f"got {name!r}, at {loader}; fix by using that benchmark's loader "
+                         "(`mycelium data info NAME` names it).")
+    return resolve(name)

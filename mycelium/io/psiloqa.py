@@ -23,7 +23,7 @@ from ..adapters.phrases import parse_tagged
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
 from . import _records as rec
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_psiloqa", "PSILOQA_STRINGS", "hal_chunk_spans"]
 
@@ -41,7 +41,8 @@ def read_psiloqa(paths, *, unplaced: str = "error") -> pd.DataFrame:
     ----------
     paths : str, path, list of them, or a directory
         ``.parquet`` files (the published format) or ``.jsonl`` files of the same
-        records; a directory is searched for both (sorted).
+        records; a directory is searched for both (sorted); or a data name
+        ``"psiloqa[:SPLIT]"`` of a registered copy (`mycelium.datasets`).
     unplaced : {"error", "drop"}, default "error"
         A ``[HAL]`` chunk absent from ``llm_answer``: an error naming file, row and
         field, or (``"drop"``, what the published evaluator does) left out, the number
@@ -96,7 +97,7 @@ def read_psiloqa(paths, *, unplaced: str = "error") -> pd.DataFrame:
     cols: dict[str, list] = {k: [] for k in ("split", *PSILOQA_STRINGS)}
     labels, hal = rec.StructLists(SPAN_TYPE), rec.StructLists(SPAN_TYPE)
     dropped = 0
-    files = list(_files(paths))
+    files = list(_files(registered_files(paths, "psiloqa", "read_psiloqa") or paths))
     for path in files:
         split = next((s for s in _SPLITS if path.name.startswith(s + "-")
                       or path.stem == s), None)

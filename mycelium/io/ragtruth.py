@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _records as rec
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_ragtruth", "RAGTRUTH_LABEL_TYPE"]
 
@@ -37,7 +37,9 @@ def read_ragtruth(response_path: str | os.PathLike[str],
     Parameters
     ----------
     response_path : str or path
-        ``response.jsonl``.
+        ``response.jsonl``, or the data name ``"ragtruth"`` of a copy registered with
+        ``mycelium data add ragtruth PATH`` (its ``source_info.jsonl`` is then joined in
+        too; `mycelium.datasets`).
     source_info_path : str or path, optional
         ``source_info.jsonl``; when given, ``task_type`` and ``source`` are joined in
         through ``source_id``.
@@ -102,6 +104,12 @@ def read_ragtruth(response_path: str | os.PathLike[str],
     ...                   metrics="character")["character"]
     {'precision': 0.4444444444444444, 'recall': 1.0, 'f1': 0.6153846153846154}
     """
+    named = registered_files(response_path, "ragtruth", "read_ragtruth")
+    if named is not None:  # the registered response.jsonl, and source_info.jsonl if added
+        by_name = {p.name: p for p in named}
+        response_path = by_name["response.jsonl"]
+        if source_info_path is None:
+            source_info_path = by_name.get("source_info.jsonl")
     columns = _read_responses(Path(response_path))
     if source_info_path is not None:
         sources = _read_sources(Path(source_info_path))

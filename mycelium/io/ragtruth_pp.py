@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _records as rec
-from .provenance import attach_dataset
+from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_ragtruth_pp", "RAGTRUTH_PP_LABEL_TYPE"]
 
@@ -49,16 +49,17 @@ _MESSAGE_FIELDS = ("stable_id", "meta", "role", "position", "text",
 
 
 def read_ragtruth_pp(spans_path: str | os.PathLike[str],
-                     messages_path: str | os.PathLike[str], *,
+                     messages_path: str | os.PathLike[str] | None = None, *,
                      end: Literal["exclusive", "inclusive"] = "exclusive") -> pd.DataFrame:
     """Read RAGTruth++ into a pandas DataFrame, one row per assistant response.
 
     Parameters
     ----------
     spans_path : str or path
-        ``hallucination_spans.csv``.
+        ``hallucination_spans.csv``, or the data name ``"ragtruth_pp"`` of a registered
+        copy (``mycelium data add ragtruth_pp PATH``; both files are then read).
     messages_path : str or path
-        ``messages.csv``.
+        ``messages.csv`` (required with a path).
     end : {"exclusive", "inclusive"}
         How ``end_pos`` is read: exclusive (the default; ``text[start_pos:end_pos]`` is
         the span) or inclusive (``end_pos`` is the span's last character). Either way
@@ -116,6 +117,15 @@ def read_ragtruth_pp(spans_path: str | os.PathLike[str],
     if end not in ("exclusive", "inclusive"):
         raise ValueError(f"Expected end='exclusive' or 'inclusive', got {end!r}, at "
                          "read_ragtruth_pp(end=...); fix by saying how end_pos is read.")
+    named = registered_files(spans_path, "ragtruth_pp", "read_ragtruth_pp")
+    if named is not None:
+        by_name = {p.name: p for p in named}
+        spans_path = by_name["hallucination_spans.csv"]
+        messages_path = messages_path or by_name["messages.csv"]
+    if messages_path is None:
+        raise TypeError("Expected messages_path (messages.csv) beside spans_path, got None, at "
+                        "read_ragtruth_pp; fix by passing both files, or the data name "
+                        "'ragtruth_pp' of a registered copy.")
     spans_path, messages_path = Path(spans_path), Path(messages_path)
     messages = _read_messages(messages_path)
     labels: dict[str, list[tuple]] = {m["id"]: [] for m in messages if m["assistant"]}

@@ -1,7 +1,9 @@
-"""Where a submission would have placed on a published leaderboard: `rank_mushroom`.
+"""Where a submission would have placed on a published leaderboard: `rank_mushroom`,
+`rank_faithbench`.
 
 The submission is scored by the benchmark's official protocol (for Mu-SHROOM,
-`mycelium.protocols.mushroom.score_files`), and its value is placed among the published
+`mycelium.protocols.mushroom.score_files`; for FaithBench, the paper's gold rule and
+metrics of `mycelium.protocols.faithbench`), and its value is placed among the published
 rows (`mycelium.datasets.leaderboard`):
 
 - ``rank = 1 +`` the number of ranked published rows whose value is strictly greater
@@ -24,15 +26,19 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import pandas as pd
 
 from .._version import __version__
 from ..core.provenance import signature_with_dataset
-from ..datasets import ReferenceRow, is_data_name, leaderboard, resolve, round_printed
+from ..datasets import (ReferenceRow, is_data_name, leaderboard, resolve, root,
+                        round_printed)
 from ..io.provenance import dataset_provenance
 from ..stats.bootstrap import example_keys, poisson_weights
+from . import faithbench as fb
 from .mushroom import score_files
 
-__all__ = ["RankResult", "rank_value", "rank_mushroom", "RESAMPLES"]
+__all__ = ["RankResult", "rank_value", "rank_mushroom", "rank_faithbench",
+           "read_response_predictions", "RESAMPLES"]
 
 #: Default number of bootstrap resamples of the rank.
 RESAMPLES = 1000
@@ -82,7 +88,19 @@ class RankResult:
 
 
 def _better(value: float, rows: Sequence[ReferenceRow]) -> int:
-    return sum(1 for r in rows if r.value > round_printed(value, r.precision))
+    return sum(1 for r in rows if float(r.printed) > round_printed(value, r.precision))
+
+
+def _ranks_of(values: np.ndarray, rows: Sequence[ReferenceRow], ci: float
+              ) -> tuple[int, int]:
+    """The ``ci`` interval of the ranks of resampled ``values`` (NaN ones left out)."""
+    ranked = [r for r in rows if not r.baseline]
+    values = values[~np.isnan(values)]
+    if not ranked or values.size == 0:
+        return (0, 0)
+    ranks = np.array([1 + _better(float(v), ranked) for v in values])
+    low, high = np.quantile(ranks, [(1 - ci) / 2, (1 + ci) / 2], method="inverted_cdf")
+    return int(low), int(high)
 
 
 def rank_value(value: float, rows: Sequence[ReferenceRow]
@@ -109,16 +127,13 @@ def rank_value(value: float, rows: Sequence[ReferenceRow]
 def _rank_interval(scores: np.ndarray, ids: Sequence[Any], rows: Sequence[ReferenceRow], *,
                    ci: float, n_resamples: int, seed: int) -> tuple[int, int]:
     """The bootstrap interval of the rank of the mean of ``scores`` (see the module)."""
-    ranked = [r for r in rows if not r.baseline]
-    if n_resamples <= 0 or not ranked or scores.size == 0:
+    if n_resamples <= 0 or scores.size == 0:
         return (0, 0)
     weights = poisson_weights(example_keys(len(ids), list(ids)), seed, range(n_resamples))
     totals = weights.sum(axis=1)
-    defined = totals > 0  # a resample that draws no item has no mean: left out
-    means = (weights[defined] @ scores) / totals[defined]
-    ranks = np.array([1 + _better(float(m), ranked) for m in means])
-    low, high = np.quantile(ranks, [(1 - ci) / 2, (1 + ci) / 2], method="inverted_cdf")
-    return int(low), int(high)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (weights @ scores) / totals  # a resample that draws no item: NaN, left out
+    return _ranks_of(means, rows, ci)
 
 
 def rank_mushroom(predictions: str | os.PathLike[str], lang: str, *, by: str = "iou",
@@ -189,3 +204,128 @@ def rank_mushroom(predictions: str | os.PathLike[str], lang: str, *, by: str = "
         raise ValueError(f"Expected a defined {by} for the submission, got NaN, at "
                          f"{predictions}; fix the submission's labels.")
     return RankResult(rank, of, value, interval, above, below, rows, signature or "")
+
+
+def read_response_predictions(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Response-level FaithBench predictions: ``batch``, ``sample_id`` and ``prediction``
+    (1 consistent, 0 hallucinated, FaithBench's coding) or ``score`` (a consistency score
+    in [0, 1], hallucinated below 0.5 as the paper binarises HHEM), from JSON lines
+    (``.jsonl``) or CSV (``.csv``).
+
+    Raises
+    ------
+    ValueError
+        A column is missing, a key repeats, or a value is not 0/1 (or a score in [0, 1]);
+        the message names the file and the row.
+    """
+    path = Path(path)
+    frame = pd.read_csv(path) if path.suffix == ".csv" else pd.read_json(path, lines=True)
+    if not {"batch", "sample_id"} <= set(frame.columns) or \
+            not ({"prediction", "score"} & set(frame.columns)):
+        raise ValueError(f"Expected columns batch, sample_id and prediction (or score), got "
+                         f"{list(frame.columns)}, at {path}; fix by writing one row per "
+                         "FaithBench item with those fields.")
+    column = "prediction" if "prediction" in frame.columns else "score"
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~((values == 0) | (values == 1)) if column == "prediction" else \
+        ~((values >= 0) & (values <= 1))
+    if bad.any():
+        at = int(np.flatnonzero(bad)[0])
+        wanted = "0 or 1" if column == "prediction" else "in [0, 1]"
+        raise ValueError(f"Expected {column} {wanted}, got {frame[column].iloc[at]}, at "
+                         f"{path} row {at + 1}; fix that value (1 = consistent, 0 = "
+                         "hallucinated).")
+    keys = list(zip(frame["batch"].astype(int), frame["sample_id"].astype(int)))
+    if len(set(keys)) != len(keys):
+        seen: set = set()
+        dup = next(k for k in keys if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"Expected one prediction per item, got batch {dup[0]} sample_id "
+                         f"{dup[1]} twice, at {path}; fix by keeping one row per item.")
+    consistent = values >= 0.5 if column == "score" else values == 1
+    return pd.DataFrame({"batch": [k[0] for k in keys], "sample_id": [k[1] for k in keys],
+                         "pred": consistent.astype(np.int64)})
+
+
+def _weighted_metric(metric: str, gold: np.ndarray, pred: np.ndarray,
+                     weights: np.ndarray) -> np.ndarray:
+    """`fb.balanced_accuracy` or `fb.f1_macro` of each row of ``weights`` (an item drawn
+    k times counts k times)."""
+    out = []
+    classes = np.unique(gold) if metric == "balanced_accuracy" else \
+        np.union1d(np.unique(gold), np.unique(pred))
+    for c in classes:
+        hit = weights @ ((pred == c) & (gold == c)).astype(np.float64)
+        in_gold = weights @ (gold == c).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if metric == "balanced_accuracy":
+                out.append(hit / in_gold)
+            else:
+                den = weights @ (pred == c).astype(np.float64) + in_gold
+                out.append(np.where(den > 0, 2 * hit / np.where(den > 0, den, 1), 0.0))
+    return np.mean(out, axis=0)
+
+
+def rank_faithbench(predictions: str | os.PathLike[str], *,
+                    by: str = "balanced_accuracy", pooling: str = "worst",
+                    reference: str | os.PathLike[str] | None = None, ci: float = 0.95,
+                    n_resamples: int = RESAMPLES, seed: int = 0) -> RankResult:
+    """Score response-level predictions as FaithBench's paper does and place them on its
+    detector table.
+
+    The gold label of each of the paper's 750 items is `mycelium.protocols.faithbench`'s
+    ``convention="paper"`` rule (the companion exports); an item without a prediction is
+    scored as wrong, as the paper scores a missing prediction; predictions for the items
+    the paper skipped are not scored (as in the paper). The published rows are the 21
+    detector configurations of the table (no baselines).
+
+    Parameters
+    ----------
+    predictions : path
+        `read_response_predictions`' format.
+    by : {"balanced_accuracy", "f1_macro"}
+    pooling : {"worst", "best"}
+        Worst is the paper's main table.
+    reference : path, optional
+        The FaithBench data folder (``companion/`` and ``data_for_release/``); default the
+        registered copy (``mycelium data add faithbench PATH``).
+    ci, n_resamples, seed
+        As `rank_mushroom`.
+
+    Returns
+    -------
+    RankResult
+    """
+    if by not in ("balanced_accuracy", "f1_macro"):
+        raise ValueError(f"Expected by='balanced_accuracy' or 'f1_macro', got {by!r}, at "
+                         "rank_faithbench; fix by choosing one of them.")
+    rows = leaderboard("faithbench", "en", by, split=f"paper_{pooling}")
+    folder = Path(reference) if reference is not None else root("faithbench")
+    rule = fb.GoldRule(pooling=pooling)
+    items = fb.gold_labels(folder, rule)
+    every = fb.read_items(folder, rule.source)
+    known = set(zip(every["batch"].astype(int), every["sample_id"].astype(int)))
+    preds = read_response_predictions(predictions)
+    unknown = [k for k in zip(preds["batch"], preds["sample_id"]) if k not in known]
+    if unknown:
+        raise ValueError(f"Expected FaithBench items, got batch {unknown[0][0]} sample_id "
+                         f"{unknown[0][1]} ({len(unknown)} unknown), at {predictions}; fix by "
+                         "keying each row by its batch and sample_id (within the batch).")
+    by_key = dict(zip(zip(preds["batch"], preds["sample_id"]), preds["pred"]))
+    keys = list(zip(items["batch"].astype(int), items["sample_id"].astype(int)))
+    gold = items["gold"].to_numpy()
+    pred = np.array([by_key.get(k, 1 - g) for k, g in zip(keys, gold)], dtype=np.int64)
+    score = fb.balanced_accuracy if by == "balanced_accuracy" else fb.f1_macro
+    value = float(score(gold, pred))
+    rank, of, above, below = rank_value(value, rows)
+    interval = (0, 0)
+    if n_resamples > 0:
+        ids = [f"{b}:{s}" for b, s in keys]
+        weights = poisson_weights(example_keys(len(ids), ids), seed, range(n_resamples))
+        interval = _ranks_of(_weighted_metric(by, gold, pred, weights), rows, ci)
+    missing = sum(1 for k in keys if k not in by_key)
+    fields = [f"mycelium:{__version__}", "protocol:faithbench", f"metric:{by}",
+              f"missing_predictions:{missing}", "rank:strictly-greater-at-printed-precision",
+              f"reference_results:{rows[0].source}", f"ci:{ci}",
+              "bootstrap:poisson-percentile", f"n_resamples:{n_resamples}", f"seed:{seed}",
+              "gold:" + rule.signature().replace("|", ";")]
+    return RankResult(rank, of, value, interval, above, below, rows, "|".join(fields))

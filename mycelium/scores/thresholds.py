@@ -298,9 +298,7 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
         The candidates, as for `sweep` (None: every distinct score, the exact optimum;
         with ``by``, each group's own).
     progress : bool, optional
-        The sweep's progress bar (see `sweep`).
-    Other parameters
-        As for `sweep`.
+        The sweep's progress bar (see `sweep`). The other parameters are as for `sweep`.
 
     Returns
     -------

@@ -23,8 +23,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mycelium"
 
-#: The layers, lowest first (README's "Where things live"), and the rooms in each. A room
-#: is a top-level module or subpackage of mycelium; it may import its own layer and below.
+#: The layers, lowest first (docs/architecture.md, "Where things live"), and the rooms in
+#: each. A room is a top-level module or subpackage of mycelium; it may import its own
+#: layer and below.
 LAYERS: list[tuple[str, set[str]]] = [
     ("shared", {"_version", "errors"}),
     ("metrics", {"metrics"}),
@@ -180,7 +181,7 @@ def violations(package: Path) -> list[str]:
     placed = [r for _, rs in LAYERS for r in rs]
     for room in sorted(rooms - set(placed) - FACE - ALONE):
         out.append(f"mycelium.{room} has no layer; fix by giving it a place in LAYERS "
-                   f"(tests/core/test_layers.py) and in README's \"Where things live\"")
+                   f"(tests/core/test_layers.py) and in docs/architecture.md")
     for room in sorted({r for r in placed if placed.count(r) > 1}):
         out.append(f"mycelium.{room} is in more than one layer")
     for name in sorted(graph):

@@ -136,7 +136,7 @@ def test_read_mushroom_by_name_is_the_registered_copy(mushroom_dir, cache):
                                     metrics="iou").attrs["mycelium_signature"]
     assert "dataset:mu_shroom@sha256:758df17a159b" in sig
     assert len(mycelium.read_mushroom("mu_shroom:test")) == 1902
-    with pytest.raises(ValueError, match="Expected a Mu-SHROOM data name"):
+    with pytest.raises(ValueError, match="Expected a data name of mu_shroom"):
         mycelium.read_mushroom("faithbench")
 
 
@@ -148,3 +148,105 @@ def test_verify_fails_on_one_changed_byte_of_the_real_copy(mushroom_dir, cache):
     target.write_bytes(bytes(data))
     assert [p.path for p in verify("mu_shroom")] == ["splits/val/v2/mushroom.fi-val.v2.extra.jsonl"]
     assert json.loads((cache / "mu_shroom" / "registered.json").read_text())["linked"] is False
+
+
+# ------------------------------------------------------- every loader takes a name
+
+RAGTRUTH_RESPONSE = {"id": "1", "source_id": "7", "model": "m", "temperature": 0.7,
+                     "labels": [{"start": 0, "end": 5, "text": "Paris",
+                                 "label_type": "Evident Conflict"}],
+                     "split": "test", "quality": "good", "response": "Paris is nice."}
+RAGTRUTH_SOURCE = {"source_id": "7", "task_type": "QA", "source": "MARCO",
+                   "source_info": "x", "prompt": "p"}
+
+
+def test_read_ragtruth_by_name_joins_the_registered_source_info(tmp_path):
+    src = tmp_path / "rt"
+    src.mkdir()
+    (src / "response.jsonl").write_text(json.dumps(RAGTRUTH_RESPONSE) + "\n")
+    (src / "source_info.jsonl").write_text(json.dumps(RAGTRUTH_SOURCE) + "\n")
+    add("ragtruth", src)
+    by_name = mycelium.read_ragtruth("ragtruth")
+    by_path = mycelium.read_ragtruth(src / "response.jsonl", src / "source_info.jsonl")
+    assert by_name.equals(by_path) and by_name.loc[0, "task_type"] == "QA"
+    assert dataset_of(by_name) == dataset_of(by_path)
+    with pytest.raises(ValueError, match=r"Expected a data name of ragtruth .* got "
+                                         r"'mu_shroom:test', at read_ragtruth"):
+        mycelium.read_ragtruth("mu_shroom:test")
+
+
+def test_read_fava_and_lettucedetect_by_name(tmp_path):
+    fava = tmp_path / "fava"
+    fava.mkdir()
+    (fava / "annotations.json").write_text(json.dumps([{
+        "output": "Messi is an American player.", "model": "chatgpt", "prompt": "p",
+        "annotated": "Messi is an <entity><mark>Argentine</mark><delete>American</delete>"
+                     "</entity> player."}]))
+    add("fava", fava)
+    assert mycelium.read_fava("fava").equals(mycelium.read_fava(fava / "annotations.json"))
+    lettuce = tmp_path / "lettuce"
+    lettuce.mkdir()
+    (lettuce / "halueval_llm_spans.json").write_text(json.dumps([{
+        "prompt": "p", "answer": "He ran home.", "labels": [], "split": "test",
+        "task_type": "qa", "dataset": "halueval", "language": "en"}]))
+    add("lettucedetect", lettuce)
+    assert len(mycelium.read_lettucedetect("lettucedetect")) == 1
+    with pytest.raises(DataNotFoundError, match="mycelium data add psiloqa PATH"):
+        mycelium.read_psiloqa("psiloqa:test")
+    with pytest.raises(DataNotFoundError, match="mycelium data add ragtruth_pp PATH"):
+        mycelium.read_ragtruth_pp("ragtruth_pp")
+
+
+# --------------------------------------------- fetch from a local server (no network)
+
+@pytest.fixture
+def server(tmp_path):
+    """An HTTP server on 127.0.0.1 serving ``tmp_path / "site"`` (stopped after)."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep the test output clean
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=site))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield site, f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _entry(url: str, sha256: str | None) -> Benchmark:
+    return Benchmark("served", "v1",
+                     (DataFile("sub/a.jsonl", "all", "en", url + "a.jsonl", sha256, None),
+                      DataFile("b.jsonl", "all", "en", None, None, None)),
+                     {"name": "served", "version": "v1"})
+
+
+def test_fetch_downloads_checks_and_registers(server, cache):
+    pytest.importorskip("pooch")
+    site, url = server
+    (site / "a.jsonl").write_text('{"id": 1}\n', encoding="utf-8")
+    reg = fetch(_entry(url, file_sha256(site / "a.jsonl")))
+    assert reg.files == ("sub/a.jsonl",) and reg.missing == ("b.jsonl",)  # b has no URL
+    assert (cache / "served" / "sub" / "a.jsonl").read_text() == '{"id": 1}\n'
+    assert registered("served")["files"]["sub/a.jsonl"]["sha256"] == \
+        file_sha256(site / "a.jsonl")
+    assert _leftovers(cache) == ["served"]
+
+
+def test_a_download_with_another_hash_leaves_nothing(server, cache):
+    pytest.importorskip("pooch")
+    site, url = server
+    (site / "a.jsonl").write_text('{"id": 2}\n', encoding="utf-8")
+    with pytest.raises(DataFetchError, match=r"Expected to download sub/a\.jsonl of served"):
+        fetch(_entry(url, "0" * 64))
+    assert _leftovers(cache) == []
+    with pytest.raises(DataFetchError, match="404|Not Found"):
+        fetch(_entry(url + "missing/", None))
+    assert _leftovers(cache) == []

@@ -78,7 +78,7 @@ def test_mu_shroom_hashes_are_the_shared_copy(mushroom_dir):
     assert _check_hashes("mu_shroom", mushroom_dir) == 34
 
 
-@pytest.mark.parametrize("name, env, count", [("faithbench", FAITHBENCH_ENV, 17),
+@pytest.mark.parametrize("name, env, count", [("faithbench", FAITHBENCH_ENV, 34),
                                               ("shroom_visions", SHROOM_VISIONS_ENV, 4)])
 def test_other_hashes_are_the_shared_copy(name, env, count):
     folder, why = data_folder(env)

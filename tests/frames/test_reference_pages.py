@@ -1,10 +1,10 @@
-"""The API reference renders the faces: ``docs/build_reference.py`` (warnings are errors)
-writes a page per public face module, and the accessor and namespace pages document
-every method a user reaches as ``df.mycelium.<method>``."""
+"""The docs site builds with warnings as errors (``mkdocs build --strict``), and its API
+reference renders the faces: a page per layer, the accessor and namespace methods a user
+reaches as ``df.mycelium.<method>``, and no page for the modules only the package uses."""
 
 from __future__ import annotations
 
-import importlib.util
+import html as html_module
 import re
 import subprocess
 import sys
@@ -16,52 +16,63 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> Path:
-    pytest.importorskip("pdoc", reason="pdoc is not installed (the 'docs' extra)")
-    out = tmp_path_factory.mktemp("reference")
-    done = subprocess.run([sys.executable, str(ROOT / "docs" / "build_reference.py"),
-                           str(out)], capture_output=True, text=True, cwd=ROOT)
+def site(tmp_path_factory) -> Path:
+    pytest.importorskip("mkdocs", reason="mkdocs is not installed (the 'docs' extra)")
+    pytest.importorskip("mkdocstrings", reason="mkdocstrings is not installed (the 'docs' extra)")
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
+                           "--site-dir", str(out)], capture_output=True, text=True, cwd=ROOT,
+                          env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     return out
 
 
-def test_face_modules_have_pages_and_internal_ones_do_not(reference):
-    pages = {p.relative_to(reference).as_posix() for p in reference.rglob("*.html")}
-    expected = {"mycelium/frames.html", "mycelium/frames/pandas.html", "mycelium/io.html",
-                "mycelium/protocols/mushroom.html", "mycelium/cli.html",
-                "mycelium/legacy/span_coverage.html"}
-    # one page per subpackage, saying what lives there
-    expected |= {f"mycelium/{p}.html" for p in (
-        "metrics", "core", "adapters", "views", "stats", "scores", "frames", "io",
-        "annotators", "protocols", "report", "integrations", "cli", "legacy")}
-    if importlib.util.find_spec("polars") is not None:
-        expected |= {"mycelium/frames/polars.html", "mycelium/frames/polars_lazy.html"}
-    if importlib.util.find_spec("pyspark") is not None:
-        expected.add("mycelium/frames/spark.html")
-    assert expected <= pages
-    internal = {f"mycelium/frames/{m}.html" for m in
-                ("engine", "groups", "compare", "polars_batches", "spark_checks",
-                 "_options", "_polars_hook")}
-    assert internal & pages == set()
+def _ids(site: Path, page: str) -> set[str]:
+    html = (site / "reference" / page / "index.html").read_text(encoding="utf-8")
+    return set(re.findall(r'id="(mycelium[^"]*)"', html))
 
 
-def test_accessor_methods_are_documented(reference):
-    page = (reference / "mycelium" / "frames" / "pandas.html").read_text(encoding="utf-8")
-    for method in ("evaluate", "score", "compare"):
-        assert f'id="MyceliumAccessor.{method}"' in page
-    signatures = re.sub(r"<[^>]+>", "", page)  # the highlighted signatures as text
-    assert "average: Optional[Literal['macro', 'micro']] = None" in signatures
-    io_page = (reference / "mycelium" / "io.html").read_text(encoding="utf-8")
+def test_every_layer_has_a_reference_page(site):
+    for layer in ("evaluate", "metrics", "core", "adapters", "views", "stats", "scores",
+                  "frames", "io", "annotators", "protocols", "report", "integrations",
+                  "cli", "legacy"):
+        assert (site / "reference" / layer / "index.html").is_file(), layer
+
+
+def test_accessor_and_namespace_methods_are_documented(site):
+    ids = _ids(site, "frames")
+    for name in ("pandas.MyceliumAccessor.evaluate", "pandas.MyceliumAccessor.score",
+                 "pandas.MyceliumAccessor.compare", "polars.MyceliumFrame.evaluate",
+                 "polars.MyceliumFrame.score", "polars.MyceliumFrame.compare",
+                 "polars.MyceliumExpr.statistics", "polars.MyceliumExpr.score",
+                 "polars_lazy.MyceliumLazyFrame.evaluate",
+                 "polars_lazy.MyceliumLazyFrame.score", "spark.evaluate"):
+        assert f"mycelium.frames.{name}" in ids, name
+    internal = {f"mycelium.frames.{m}" for m in
+                ("engine", "compare", "polars_batches", "spark_checks", "_options",
+                 "_polars_hook")}
+    assert internal & ids == set()
+
+
+def test_loaders_the_scorer_and_the_command_are_documented(site):
+    ids = _ids(site, "io")
     for name in ("read_parquet", "write_parquet", "read_mushroom", "read_ragtruth"):
-        assert f'id="{name}"' in io_page
-    assert 'id="main"' in (reference / "mycelium" / "cli.html").read_text(encoding="utf-8")
+        assert f"mycelium.io.{name}" in ids, name
+    assert "mycelium.protocols.mushroom" in _ids(site, "protocols")
+    assert "mycelium.legacy.span_coverage" in _ids(site, "legacy")
 
 
-def test_polars_namespace_methods_are_documented(reference):
-    pytest.importorskip("polars")
-    page = (reference / "mycelium" / "frames" / "polars.html").read_text(encoding="utf-8")
-    for name in ("MyceliumFrame.evaluate", "MyceliumFrame.score", "MyceliumFrame.compare",
-                 "MyceliumExpr.statistics", "MyceliumExpr.score"):
-        assert f'id="{name}"' in page
-    lazy = (reference / "mycelium" / "frames" / "polars_lazy.html").read_text("utf-8")
-    assert 'id="MyceliumLazyFrame.evaluate"' in lazy and 'id="MyceliumLazyFrame.score"' in lazy
+def test_signatures_are_rendered(site):
+    html = (site / "reference" / "frames" / "index.html").read_text(encoding="utf-8")
+    text = html_module.unescape(re.sub(r"<[^>]+>", "", html))
+    assert "evaluate(ref_col: str, pred_col: str | None = None, *, text: str | None" in text
+
+
+def test_every_page_of_the_nav_is_built(site):
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = re.findall(r"^\s*-\s+(?:[^:\n]+:\s+)?([\w/.-]+\.md)\s*$", config, flags=re.M)
+    assert len(pages) > 30
+    for page in pages:
+        built = site / (page[:-3] + "/index.html" if not page.endswith("index.md")
+                        else page[:-3] + ".html")
+        assert built.is_file(), page

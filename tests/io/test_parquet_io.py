@@ -326,3 +326,36 @@ def test_numpy_nullable_backend(written):
     back = mycelium.read_parquet(written, dtype_backend="numpy_nullable")
     assert back["n"].dtype == pd.Int64Dtype() and back["ref"].dtype == SPAN
     assert back["x"].isna().tolist() == [False, True, False, False]
+
+
+# ------------------------------------------------------------ spans= : pairs typed by name
+
+def test_spans_names_columns_of_pairs_dicts_and_json(tmp_path):
+    path = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"pairs": [[[0, 10]], None, []],
+                             "dicts": [[{"start": 1, "end": 2}], [], None],
+                             "json": ['[[4, 7], [9, 12]]', "[]", None],
+                             "offsets": [[[0, 1], [1, 2]], [], []]}), path)
+    df = mycelium.read_parquet(path, spans=["pairs", "dicts", "json"])
+    for name in ("pairs", "dicts", "json"):
+        assert df[name].dtype == pd.ArrowDtype(mycelium.SPAN_TYPE), name
+    assert df["pairs"].tolist()[0] == [{"start": 0, "end": 10}]
+    assert df["pairs"].isna().tolist() == [False, True, False]
+    assert df["json"].tolist()[0] == [{"start": 4, "end": 7}, {"start": 9, "end": 12}]
+    assert df["offsets"].dtype == object            # not named: left as pandas reads it
+    assert list(df.columns) == ["pairs", "dicts", "json", "offsets"]
+    # the typed column scores as the untyped one does
+    assert mycelium.evaluate(df["pairs"], df["json"], missing="empty")["iou"] == \
+        mycelium.evaluate([[[0, 10]], [], []], [[[4, 7], [9, 12]], [], []])["iou"]
+    assert mycelium.read_parquet(path, spans="pairs")["pairs"].dtype == \
+        pd.ArrowDtype(mycelium.SPAN_TYPE)
+
+
+def test_spans_refuses_an_unknown_column_and_names_a_bad_span(tmp_path):
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"ref": [[[0, 5]], [[3, 1]]]}), path)
+    with pytest.raises(KeyError, match="spans='reff' is not a column"):
+        mycelium.read_parquet(path, spans="reff")
+    with pytest.raises(mycelium.SpanValidationError,
+                       match=r"span column 'ref' \(spans=\), row 1, span 0: start 3 > end 1"):
+        mycelium.read_parquet(path, spans="ref")

@@ -9,14 +9,16 @@ import json
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import mycelium.cli.app as app
 from mycelium.datasets import add, leaderboard, round_printed
 from mycelium.datasets.references import reference_tables
-from mycelium.protocols.rank import rank_mushroom, rank_value
-from tests._data_dirs import SYSTEMS_ENV, data_folder
+from mycelium.protocols import faithbench as fb
+from mycelium.protocols.rank import rank_faithbench, rank_mushroom, rank_value
+from tests._data_dirs import FAITHBENCH_ENV, SYSTEMS_ENV, data_folder
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
@@ -78,9 +80,9 @@ def test_rank_matches_the_slow_reference_and_is_monotone(table, value):
     assert of == sum(not r.baseline for r in rows) + 1
     assert rank_value(value + 0.01, rows)[0] <= rank
     if above is not None:
-        assert above.value > round_printed(value, above.precision)
+        assert float(above.printed) > round_printed(value, above.precision)
     if below is not None:
-        assert not below.value > round_printed(value, below.precision)
+        assert not float(below.printed) > round_printed(value, below.precision)
 
 
 def _systems():
@@ -100,7 +102,8 @@ def test_the_33_published_iou_submissions_get_their_published_rank(mushroom_dir,
         published = {r.team: r for r in leaderboard("mu_shroom", row["lang"], "iou")}
         result = rank_mushroom(folder / row["file"], row["lang"], n_resamples=50)
         assert result.rank == published[row["team"]].published_rank, row["file"]
-        assert round_printed(result.value, {"significant": 6}) == published[row["team"]].value
+        printed = float(published[row["team"]].printed)
+        assert round_printed(result.value, {"significant": 6}) == printed
 
 
 def test_the_cli_prints_each_published_rank(mushroom_dir, cache, capsys):
@@ -145,3 +148,85 @@ def test_rank_without_a_registered_copy_says_how_to_add_it(tmp_path, cache, caps
     pred.write_text('{"id": "a", "hard_labels": []}\n', encoding="utf-8")
     assert app.main(["rank", str(pred), "--lang", "en"]) == 1
     assert "mycelium data add mu_shroom PATH" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------ FaithBench
+
+def _faithbench():
+    folder, why = data_folder(FAITHBENCH_ENV)
+    if folder is None:
+        pytest.skip(why)
+    return folder
+
+
+def _write_predictions(path, items, detector):
+    """The detector's own predictions as a user would submit them (scores for HHEM)."""
+    column = "score" if detector in fb.SCORE_DETECTORS else "prediction"
+    with open(path, "w", encoding="utf-8") as fh:
+        for b, s, v in zip(items["batch"], items["sample_id"], items[detector]):
+            if np.isnan(v) or (column == "prediction" and v not in (0, 1)):
+                continue  # no prediction: the paper scores the item as wrong
+            value = float(v) if column == "score" else int(v)
+            fh.write(json.dumps({"batch": int(b), "sample_id": int(s), column: value}) + "\n")
+
+
+def test_faithbench_table_is_bundled_with_its_source():
+    rows = leaderboard("faithbench", "en", "balanced_accuracy", split="paper_worst")
+    assert len(rows) == 21 and not any(r.baseline for r in rows)
+    best = max(rows, key=lambda r: r.value)
+    assert (best.team, best.printed) == ("Ragas-GPT-4o", "62.31")
+    assert {r.detector for r in rows if r.detector} == set(fb.DETECTORS) - {"gpt-3.5-turbo"}
+    assert rows[0].source.endswith("/0497b6db9c3c52bc9aabb0cd046e8ac815edbd13/eval/"
+                                   "eval_detectors.ipynb")
+
+
+@pytest.mark.parametrize("pooling", ["worst", "best"])
+@pytest.mark.parametrize("by", ["balanced_accuracy", "f1_macro"])
+def test_each_published_detector_ranks_where_its_number_puts_it(tmp_path, by, pooling):
+    folder = _faithbench()
+    items = fb.read_items(folder, "companion")
+    rows = leaderboard("faithbench", "en", by, split=f"paper_{pooling}")
+    for row in (r for r in rows if r.detector):
+        path = tmp_path / f"{row.detector}.jsonl"
+        _write_predictions(path, items, row.detector)
+        result = rank_faithbench(path, by=by, pooling=pooling, reference=folder,
+                                 n_resamples=0)
+        assert f"{result.value * 100:.2f}" == row.printed, row.team
+        assert result.rank == 1 + sum(float(r.printed) > float(row.printed) for r in rows)
+        assert result.of == 22
+
+
+def test_faithbench_cli_and_a_registered_copy(tmp_path, cache, capsys):
+    folder = _faithbench()
+    add("faithbench", folder, link=True)
+    path = tmp_path / "gpt4o.jsonl"
+    _write_predictions(path, fb.read_items(folder, "companion"), "gpt_4o")
+    assert app.main(["rank", str(path), "--benchmark", "faithbench", "--format", "json",
+                     "--n-resamples", "200"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["rank"], got["of"]) == (7, 22)
+    assert got["above"]["team"] == "O3-Mini, FACTS"
+    assert got["below"]["team"] == "GPT-4o, zero-shot"
+    low, high = got["interval"]
+    assert 1 <= low <= 7 <= high <= 22
+    assert "missing_predictions:0" in got["signature"] and "pooling:worst" in got["signature"]
+    # a prediction file with half the items: the rest is scored wrong, and says so
+    half = tmp_path / "half.jsonl"
+    half.write_text("".join(path.read_text().splitlines(keepends=True)[::2]))
+    assert app.main(["rank", str(half), "--benchmark", "faithbench", "--format", "json",
+                     "--n-resamples", "0"]) == 0
+    assert "missing_predictions:3" in json.loads(capsys.readouterr().out)["signature"]
+
+
+def test_faithbench_predictions_are_checked(tmp_path):
+    folder = _faithbench()
+    bad = tmp_path / "bad.csv"
+    bad.write_text("batch,sample_id,prediction\n1,0,2\n")
+    with pytest.raises(ValueError, match=r"Expected prediction 0 or 1, got 2.*row 1"):
+        rank_faithbench(bad, reference=folder)
+    bad.write_text("batch,sample_id,prediction\n1,0,1\n1,0,0\n")
+    with pytest.raises(ValueError, match="batch 1 sample_id 0 twice"):
+        rank_faithbench(bad, reference=folder)
+    bad.write_text("batch,sample_id,prediction\n99,0,1\n")
+    with pytest.raises(ValueError, match="batch 99 sample_id 0"):
+        rank_faithbench(bad, reference=folder)

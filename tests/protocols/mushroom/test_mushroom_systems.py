@@ -137,7 +137,9 @@ def test_the_folder():
     assert len(ROWS) == 187 and {r["status"] for r in ROWS} == {"ok"}
     main = [r for r in ROWS if not r["file"].startswith("variants/")]
     assert len(main) == 46 and set(MANIFEST) == {r["file"] for r in main}
-    files = {str(p.relative_to(SYSTEMS)) for p in SYSTEMS.rglob("*.jsonl")}
+    # more/ holds other teams' files with an OFFICIAL.csv of its own (test_more_file below).
+    files = {str(p.relative_to(SYSTEMS)) for p in SYSTEMS.rglob("*.jsonl")
+             if p.relative_to(SYSTEMS).parts[0] != "more"}
     assert files == {r["file"] for r in ROWS}
     # 16 of the 46 print another Cor when read exactly (all NCL-UoR), IoU on none
     moved = [f for f, m in MANIFEST.items() if m["cor_mine"] != m["cor_mine_python_json"]]

@@ -1,4 +1,4 @@
-"""README's LettuceDetect comparison, computed from the files: one real Mu-SHROOM submission
+"""The LettuceDetect page's comparison, computed from the files: one real Mu-SHROOM submission
 scored under ``ragtruth`` and ``lettucedetect`` side by side, and the count of real
 submissions whose numbers the pairwise character rule moves.
 
@@ -16,7 +16,7 @@ import pytest
 
 import mycelium
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "lettucedetect.md"
 SUBMISSION = "MSA/sv.cor_best.jsonl"
 
 
@@ -51,9 +51,9 @@ def _scores(both, profile):
 
 
 def _section() -> str:
-    text = README.read_text(encoding="utf-8")
-    start = text.index("#### LettuceDetect")
-    return text[start:text.index("A `mycelium.Profile` is a frozen", start)]
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index("## Compared with `ragtruth`")
+    return text[start:text.index("\n## ", start + 1)]
 
 
 def test_the_side_by_side_table(mushroom_dir, systems):

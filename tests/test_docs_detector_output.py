@@ -1,5 +1,5 @@
-"""README's "From detector output" and "Looking at the examples" code runs, and its
-commented results are what it says."""
+"""The detector-scores page's code and the reports page's span view run, and their
+commented results are what they say."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def _blocks(section: str) -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"## {section}")
-    end = text.index("\n## ", start + 1)
-    return re.findall(r"```python\n(.*?)```", text[start:end], flags=re.S)
+def _blocks(page: str) -> list[str]:
+    text = (DOCS / page).read_text(encoding="utf-8")
+    return [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S)
+            if "plot_sweep" not in b]  # the figure needs matplotlib (tests/test_doc_snippets.py)
 
 
 def test_scores_and_adapters_snippets_give_the_commented_values():
     scope: dict = {}
-    for block in _blocks("From detector output"):
+    for block in _blocks("scores.md"):
         exec(block, scope)  # noqa: S102  (the README's own code)
     r, best = scope["r"], scope["best"]
     assert r["iou"]["score"] == pytest.approx((1 + 5 / 11 + 0) / 3, rel=1e-15)
@@ -39,8 +38,8 @@ def test_scores_and_adapters_snippets_give_the_commented_values():
 def test_show_snippet_prints_the_commented_rows():
     import mycelium
 
-    scope: dict = {"mycelium": mycelium}  # the section goes on from the one before
-    (block,) = _blocks("Looking at the examples")
+    scope: dict = {"mycelium": mycelium}
+    block = _blocks("reports.md")[0]
     exec(block, scope)  # noqa: S102
     lines = repr(scope["v"]).splitlines()
     assert lines[2].rstrip() == "reference                                      ^^^^        ^^^^^^^^^^"
