@@ -66,7 +66,7 @@ class Accumulator:
 
     Parameters
     ----------
-    profile, metrics, average, zero_division, params, missing, granularity, trim_spans
+    profile, metrics, average, zero_division, params, missing, granularity, trim_spans, offsets
         As in `mycelium.evaluate`: the settings every batch is scored with (``metrics``
         may name the score metrics and ``response_level``).
     ci, n_resamples, seed
@@ -121,6 +121,7 @@ class Accumulator:
     n_resamples: int = 1000
     seed: int = 0
     trim_spans: str | None = None
+    offsets: str = "half-open"
     _parts: list[_Part] = field(default_factory=list, repr=False)
     _soft: bool | None = field(default=None, repr=False)
     _keyed: bool | None = field(default=None, repr=False)
@@ -138,7 +139,7 @@ class Accumulator:
                     zero_division=self.zero_division, params=self.params,
                     missing=self.missing, granularity=self.granularity, ci=self.ci,
                     n_resamples=self.n_resamples, seed=self.seed,
-                    trim_spans=self.trim_spans)
+                    trim_spans=self.trim_spans, offsets=self.offsets)
 
     def _settings(self, *, soft: bool, ids: bool, names: Any = ...) -> Settings:
         """The settings of the span metrics (``names``: those of the score plan)."""
@@ -188,6 +189,11 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
+            if self.offsets != "half-open":
+                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
+                                 f"got offsets={self.offsets!r}; the score forms read "
+                                 "half-open offsets only. Fix by converting the spans to "
+                                 "[start, end + 1) first, or by scoring the spans alone.")
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -206,7 +212,8 @@ class Accumulator:
                 plan, references, predictions, text=text,
                 rules=rules_of(settings.profile))
         prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                           granularity=settings.granularity, trim_spans=settings.trim_spans)
+                           granularity=settings.granularity, trim_spans=settings.trim_spans,
+                           offsets=settings.offsets)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
         pooled: dict = {}

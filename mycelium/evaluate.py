@@ -29,11 +29,12 @@ OFFSET_CONVENTION = "half-open [start, end)"
 
 def prepare(references: Any, predictions: Any, *, text: Any = None,
             missing: Missing = "error", granularity: Granularity = "char",
-            trim_spans: str | None = None) -> Prepared:
+            trim_spans: str | None = None, offsets: str = "half-open") -> Prepared:
     """`mycelium.core.pipeline.prepare`, the span edges trimmed when ``trim_spans`` is
     set (`mycelium.adapters.trim`), then the units of ``granularity``
     (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
-    prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    prepared = pipeline.prepare(references, predictions, text=text, missing=missing,
+                                offsets=offsets)
     if trim_spans is not None:
         from .adapters.trim import trim_prepared
 
@@ -111,7 +112,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
              type_field: str | None = None, typed_matching: bool = False,
              ids: Sequence[Any] | None = None, trim_spans: str | None = None,
              token_offsets: Any = None, token_scores: Any = None,
-             threshold: float | None = None) -> dict[str, Any]:
+             threshold: float | None = None, offsets: str = "half-open") -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -190,6 +191,13 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         White_Space, or White_Space and punctuation (P*), from both ends of every span
         of both sides before scoring; a span of nothing else is dropped. Recorded in
         the signature (``trim_spans:<mode>``). Not combined with ``type_field``.
+    offsets : {"half-open", "inclusive"}, default "half-open"
+        How the spans' offsets are read: half-open ``[start, end)``, or inclusive
+        ``[start, end]`` (a one-character span written ``[7, 7]``), read as
+        ``[start, end + 1)`` before anything is checked. Recorded in the signature
+        (``offsets:inclusive``). Zero-length spans are valid but carry no characters:
+        they are counted in ``meta["empty_spans"]`` and one `mycelium.EmptySpanWarning`
+        names the first. Not combined with the score forms or ``type_field`` yet.
 
     Returns
     -------
@@ -238,7 +246,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
                      seed=seed, progress=progress, granularity=granularity,
                      type_field=type_field, typed_matching=typed_matching, ids=ids,
                      trim_spans=trim_spans, token_offsets=token_offsets,
-                     token_scores=token_scores, threshold=threshold)
+                     token_scores=token_scores, threshold=threshold, offsets=offsets)
 
 
 def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -256,7 +264,8 @@ def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
 def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
               zero_division, include_per_example, soft_references, soft_predictions,
               params, missing, ci, n_resamples, seed, progress, granularity, type_field,
-              typed_matching, ids, trim_spans, token_offsets, token_scores, threshold):
+              typed_matching, ids, trim_spans, token_offsets, token_scores, threshold,
+              offsets="half-open"):
     from .core.inputs import zero_batch
     from .scores import spans as scoring
 
@@ -269,6 +278,12 @@ def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
             profile, soft=soft_given(soft_references, soft_predictions))
     if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
                       token_scores, threshold, predictions):
+        if offsets != "half-open":
+            raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
+                             f"offsets={offsets!r}; the score forms read half-open offsets "
+                             "only. Fix by converting the spans to [start, end + 1) first "
+                             "(mycelium.core.spans.inclusive_to_half_open), or by scoring "
+                             "the spans alone.")
         report = scoring.evaluate_scores(
             _evaluate_spans, references, predictions, text=text, metrics=metrics,
             soft_references=soft_references, soft_predictions=soft_predictions,
@@ -287,7 +302,7 @@ def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
             soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
             n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
             type_field=type_field, typed_matching=typed_matching, ids=ids,
-            trim_spans=trim_spans, keys=keys)[0]
+            trim_spans=trim_spans, keys=keys, offsets=offsets)[0]
     return with_dataset(report, dataset_of(references, predictions))
 
 
@@ -304,7 +319,7 @@ def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
                     zero_division, include_per_example, soft_references,
                     soft_predictions, params, missing, ci, n_resamples, seed, progress,
                     granularity, type_field, typed_matching, ids, trim_spans=None,
-                    keys=None):
+                    keys=None, offsets="half-open"):
     """`evaluate` of spans: (report, prepared, settings); ``keys`` (one per input
     example) key the resamples instead of the positions or ids (`evaluate_keyed`)."""
     soft = soft_given(soft_references, soft_predictions)
@@ -312,13 +327,18 @@ def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
                                 zero_division=zero_division, params=params,
                                 missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
                                 seed=seed, granularity=granularity, ids=ids is not None,
-                                trim_spans=trim_spans)
+                                trim_spans=trim_spans, offsets=offsets)
+    if offsets != "half-open" and type_field is not None:
+        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
+                         "per-type breakdown reads half-open spans); fix by converting the "
+                         "spans to [start, end + 1) first.")
     if trim_spans is not None and type_field is not None:
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "
                          "breakdown in a separate call without trim_spans.")
     prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans)
+                       granularity=settings.granularity, trim_spans=settings.trim_spans,
+                       offsets=settings.offsets)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if soft:
@@ -420,7 +440,8 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "examples": int(prepared.kept.sum()),
         "average": settings.average,
-        "offset_convention": OFFSET_CONVENTION,
+        "offset_convention": OFFSET_CONVENTION if settings.offsets == "half-open"
+        else "inclusive [start, end], read as [start, end + 1)",
         "profile": settings.profile.name if settings.profile else None,
         "zero_division": settings.zero_division_label,
         "params": settings.used_params(),

@@ -86,7 +86,8 @@ def _evaluate_in_memory(args: argparse.Namespace, rule: str = "exact") -> pd.Dat
             token_offsets_col=names.get("token_offsets"),
             token_scores_col=names.get("token_scores"), threshold=args.threshold,
             granularity=args.granularity, ci=args.ci, n_resamples=args.n_resamples,
-            seed=args.seed, id_col=names.get("id"), trim_spans=args.trim_spans)
+            seed=args.seed, id_col=names.get("id"), trim_spans=args.trim_spans,
+            offsets=args.offsets)
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
     return result

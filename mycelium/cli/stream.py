@@ -87,7 +87,8 @@ def _evaluate(args: argparse.Namespace) -> pd.DataFrame:
     settings = resolve_settings(profile=args.profile, metrics=args.metrics,
                                 average=args.average, zero_division=args.zero_division,
                                 params=args.params, missing=args.missing,
-                                granularity=args.granularity, trim_spans=args.trim_spans)
+                                granularity=args.granularity, trim_spans=args.trim_spans,
+                                offsets=getattr(args, "offsets", "half-open"))
     path = Path(args.refs)
     reader = open_jsonl_blocks(path)
     names = reader.schema.names
@@ -139,7 +140,7 @@ def _score(blocks: list[pa.RecordBatch], args, settings: Settings, stats: list[d
             raise _Refused  # the in-memory path names the row and its value
     prepared = prepare(spans(args.ref_col), spans(args.pred_col), text=text,
                        missing=settings.missing, granularity=settings.granularity,
-                       trim_spans=settings.trim_spans)
+                       trim_spans=settings.trim_spans, offsets=settings.offsets)
     stats.append(compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                     settings.params))
     kept.append(prepared.kept)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..metrics import METRICS, TOKEN_METRICS, recorded_params, resolve_metrics, resolve_params
 from .aggregate import resolve_zero_division, warns, zero_division_label
+from .pipeline import check_offsets
 from .profiles import Profile, get_profile
 from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing,
                     ZeroDivision)
@@ -53,6 +54,8 @@ class Settings:
     warn_undefined: bool = False
     #: Span edges trimmed before scoring (`TRIM_SPANS`), or None.
     trim_spans: str | None = None
+    #: How span offsets are read: "half-open" [s, e) or "inclusive" [s, e] as [s, e + 1).
+    offsets: str = "half-open"
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -91,7 +94,7 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
                      params: Any = None, missing: str = "error", soft: bool = False,
                      ci: Any = None, n_resamples: Any = 1000, seed: Any = 0,
                      granularity: str = "char", ids: bool = False,
-                     trim_spans: str | None = None) -> Settings:
+                     trim_spans: str | None = None, offsets: str = "half-open") -> Settings:
     """Validate every option and apply the precedence explicit > profile > default.
 
     The run-time check of every face's options, so it takes any value (a CLI string, an
@@ -121,8 +124,10 @@ def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
                          "granularity='char' (in a separate call).")
     if trim_spans is not None:
         _choice("trim_spans", trim_spans, TRIM_SPANS)
+    check_offsets(offsets)
     return Settings(prof, cast(Average, average), zd, names, full, cast(Missing, missing),
-                    boot, cast(Granularity, granularity), warns(zero_division), trim_spans)
+                    boot, cast(Granularity, granularity), warns(zero_division), trim_spans,
+                    offsets)
 
 
 def profile_default_metrics(profile, *, soft: bool) -> list[str] | None:

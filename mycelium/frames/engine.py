@@ -51,7 +51,7 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
                    params=None, missing="error", soft_references=None,
                    soft_predictions=None, granularity="char", ci=None, n_resamples=1000,
                    seed=0, ids=None, progress=None, type_field=None,
-                   typed_matching=False, trim_spans=None) -> pa.Table:
+                   typed_matching=False, trim_spans=None, offsets="half-open") -> pa.Table:
     """One row per (group, metric, measure): ``[*keys, metric, measure, value, examples,
     average, profile]``, with the settings signature in the schema metadata.
 
@@ -59,8 +59,9 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
     any form `soft_lists` reads) add ``soft_spearman``; ``ci`` adds ``ci_low`` and
     ``ci_high`` after ``value`` (`with_intervals`; ``ids``, one per row, key the
     resamples instead of the row positions); ``type_field`` gives the per-type rows
-    instead (`typed_table`); ``trim_spans`` trims span edges before scoring. Every
-    option is that of `mycelium.evaluate`.
+    instead (`typed_table`); ``trim_spans`` trims span edges before scoring;
+    ``offsets="inclusive"`` reads ``[s, e]`` as ``[s, e + 1)``. Every option is that of
+    `mycelium.evaluate`.
     """
     soft = soft_given(soft_references, soft_predictions)
     if type_field is not None and (soft or ci is not None):
@@ -69,13 +70,18 @@ def evaluate_table(references, predictions, *, text=None, groups: Groups | None 
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
     if type_field is not None and trim_spans is not None:
         raise ValueError(TRIM_TYPED)
+    if type_field is not None and offsets != "half-open":
+        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
+                         "per-type breakdown reads half-open spans); fix by converting the "
+                         "spans to [start, end + 1) first.")
     settings = resolve_settings(profile=profile, metrics=metrics, average=average,
                                 zero_division=zero_division, params=params, missing=missing,
                                 soft=soft, ci=ci, n_resamples=n_resamples, seed=seed,
                                 granularity=granularity, ids=ids is not None,
-                                trim_spans=trim_spans)
+                                trim_spans=trim_spans, offsets=offsets)
     prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans)
+                       granularity=settings.granularity, trim_spans=settings.trim_spans,
+                       offsets=settings.offsets)
     if groups is None:
         groups = group_codes(None, prepared.n_input)
     if ids is not None:

@@ -58,6 +58,12 @@ class FrameFace:
         if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                          token_scores_col, threshold, options["metrics"],
                          profile=options["profile"]):
+            offsets = options.pop("offsets", "half-open")
+            if offsets != "half-open":
+                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
+                                 f"got offsets={offsets!r}; the score forms read half-open "
+                                 "offsets only. Fix by converting the spans to "
+                                 "[start, end + 1) first, or by scoring the spans alone.")
             return self._labelled(scores.call, self._column, "evaluate", by,
                                   ref_col=ref_col, pred_col=pred_col, text=text,
                                   soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,

@@ -92,7 +92,8 @@ class MyceliumAccessor(FrameFace):
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None,
                  threshold: float | None = None,
-                 trim_spans: TrimSpans = None, with_signature: bool = True) -> pd.DataFrame:
+                 trim_spans: TrimSpans = None, with_signature: bool = True,
+                 offsets: str = "half-open") -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -125,6 +126,9 @@ class MyceliumAccessor(FrameFace):
             Strip whitespace (or whitespace and punctuation) from both ends of every span
             before scoring (needs ``text``; recorded in the signature), as in
             `mycelium.evaluate`. Not combined with ``type_field``.
+        offsets : {"half-open", "inclusive"}, default "half-open"
+            ``"inclusive"`` reads every span ``[s, e]`` as ``[s, e + 1)`` (recorded in the
+            signature), as in `mycelium.evaluate`.
         ci : float, optional
             Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
             ``value`` (which stays the full-data estimate): percentile-bootstrap
@@ -198,7 +202,7 @@ class MyceliumAccessor(FrameFace):
             profile=profile, metrics=metrics, average=average, zero_division=zero_division,
             params=params, missing=missing, granularity=granularity, ci=ci,
             n_resamples=n_resamples, seed=seed, progress=progress, type_field=type_field,
-            typed_matching=typed_matching, trim_spans=trim_spans)
+            typed_matching=typed_matching, trim_spans=trim_spans, offsets=offsets)
         out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
         return with_signature_column(out) if with_signature else out
 

@@ -112,9 +112,10 @@ def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = N
             return prepare_units(batch.struct.field("ref"), batch.struct.field("pred"),
                                  text=text, missing=settings.missing,
                                  granularity=settings.granularity,
-                                 trim_spans=settings.trim_spans)
+                                 trim_spans=settings.trim_spans, offsets=settings.offsets)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
-                       missing=missing)
+                       missing=missing,
+                       offsets=settings.offsets if settings is not None else "half-open")
     except SpanValidationError as exc:
         if exc.example is None:
             raise

@@ -98,3 +98,42 @@ def test_sweep_warns_once_about_the_references():
         [[[2, 2]], [[0, 3]]], text=["abcd", "abcd"], soft_predictions=[[], []]))
     assert len(seen) == 1
     assert seen[0].message.references == 1 and seen[0].message.predictions == 0
+
+
+# --------------------------------------------------------- offsets="inclusive"
+
+INCLUSIVE_REFS = [[[7, 7], [0, 2]], [[3, 5]], []]
+INCLUSIVE_PREDS = [[[8, 8]], [[3, 4], [5, 5]], [[9, 9]]]
+
+
+def _by_hand(batch):
+    return [[[s, e + 1] for s, e in spans] for spans in batch]
+
+
+def test_inclusive_ends_warn_then_equal_the_conversion_done_by_hand():
+    texts = [TEXT] * 3
+    # read as half-open: [7, 7] and [8, 8] are empty, and the warning says so
+    _, seen = _caught(lambda: mycelium.evaluate(INCLUSIVE_REFS, INCLUSIVE_PREDS, text=texts))
+    assert len(seen) == 1 and 'offsets="inclusive"' in str(seen[0].message)
+    got, seen = _caught(lambda: mycelium.evaluate(INCLUSIVE_REFS, INCLUSIVE_PREDS, text=texts,
+                                                  offsets="inclusive"))
+    assert seen == [] and got["meta"]["empty_spans"] == {"references": 0, "predictions": 0}
+    want = mycelium.evaluate(_by_hand(INCLUSIVE_REFS), _by_hand(INCLUSIVE_PREDS), text=texts)
+    assert {m: got[m] for m in want if m != "meta"} == {m: want[m] for m in want
+                                                        if m != "meta"}
+    assert "offsets:inclusive" in got["meta"]["signature"]
+    assert "offsets:half-open" in want["meta"]["signature"]
+    assert mycelium.parse_signature(got["meta"]["signature"])["offsets"] == "inclusive"
+    acc = mycelium.Accumulator(offsets="inclusive")
+    acc.update(INCLUSIVE_REFS, INCLUSIVE_PREDS, text=texts)
+    assert {m: v for m, v in acc.compute().items() if m != "meta"} == {
+        m: v for m, v in got.items() if m != "meta"}
+
+
+def test_inclusive_end_at_the_last_character_and_past_it():
+    assert mycelium.evaluate([[9, 9]], [[9, 9]], text=TEXT, offsets="inclusive",
+                             metrics=["exact_span"])["exact_span"]["f1"] == 1.0
+    with pytest.raises(mycelium.SpanValidationError, match="end 11"):
+        mycelium.evaluate([[9, 10]], [[9, 9]], text=TEXT, offsets="inclusive")
+    with pytest.raises(ValueError, match="offsets='half-open' or 'inclusive'"):
+        mycelium.evaluate([[0, 1]], [[0, 1]], offsets="closed")
