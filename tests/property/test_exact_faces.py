@@ -162,3 +162,14 @@ def _same(got, want):
 def test_every_face_equals_the_obvious_fractions(face, average, batch):
     refs, preds = [r for r, _ in batch], [p for _, p in batch]
     _same(_quiet(lambda: FACES[face](refs, preds, average)), obvious(batch, average))
+
+
+@pytest.mark.parametrize("face", list(FACES))
+@SETTINGS
+@given(batch=batches, average=st.sampled_from(["macro", "micro"]))
+def test_inclusive_ends_on_every_face_equal_the_conversion_by_hand(face, average, batch):
+    # The generated spans read as inclusive [s, e]: the obvious values of [s, e + 1).
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    by_hand = [([[s, e + 1] for s, e in r], [[s, e + 1] for s, e in p]) for r, p in batch]
+    got = _quiet(lambda: FACES[face](refs, preds, average, offsets="inclusive"))
+    _same(got, obvious(by_hand, average))
