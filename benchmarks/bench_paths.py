@@ -8,6 +8,9 @@ the baseline disagree):
   implementation of the official scorer's procedure written here (pandas ``read_json``,
   per-example index sets for IoU, per-example ``scipy.stats.spearmanr`` for Cor, in a
   fresh process too); the printed output must be byte-identical. Default 100,000 examples.
+  With ``--scorer PATH`` (default: ``$MYCELIUM_MUSHROOM_SCORER``), a copy of the official
+  ``participant_kit/scorer.py`` itself is the baseline, run as ``python scorer.py REF PRED
+  OUT``, and both commands write OUT.
 - ``lists``: ``mycelium.evaluate(refs, preds, metrics=["iou", "character"])`` from Python
   lists of (start, end) tuples and of dicts against a per-example Python index-set loop,
   and the conversion alone (`mycelium.core.inputs.from_python`). Default 200,000.
@@ -85,6 +88,22 @@ sys.stdout.write(f"IoU: {np.mean(ious):.8f}\nCor: {np.mean(cors):.8f}\n")
 '''
 
 
+#: The floor of any drop-in that reads with Arrow: a fresh interpreter that imports
+#: numpy and pyarrow.json and reads both files under the fields the scorer needs.
+FLOOR = r'''
+import sys
+import numpy
+import pyarrow as pa, pyarrow.json as pj
+soft = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()), ("prob", pa.float64())]))
+fields = {"id": pa.string(), "model_output_text": pa.string(),
+          "hard_labels": pa.list_(pa.list_(pa.int64())), "soft_labels": soft}
+for path, names in ((sys.argv[1], list(fields)), (sys.argv[2], ["id", "hard_labels", "soft_labels"])):
+    pj.read_json(path, parse_options=pj.ParseOptions(
+        explicit_schema=pa.schema([(f, fields[f]) for f in names]),
+        unexpected_field_behavior="ignore"))
+'''
+
+
 def _run(argv, **kw) -> tuple[float, str, int, float]:
     """Wall time, stdout, peak RSS (MiB) and CPU seconds (user + system, all threads)
     of a fresh process. On a loaded machine the CPU times are the steadier ratio."""
@@ -108,26 +127,57 @@ def _run(argv, **kw) -> tuple[float, str, int, float]:
     return elapsed, done.stdout, rss, cpu
 
 
-def bench_mushroom(n: int, tmp: Path, repeat: int) -> bool:
+def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "") -> bool:
     refs, preds = data.mushroom_records(n)
     ref = data.write_jsonl(tmp / "mushroom.xx-tst.v1.jsonl", refs)
     pred = data.write_jsonl(tmp / "pred.xx.jsonl", preds)
     del refs, preds
-    official = tmp / "official.py"
-    official.write_text(OFFICIAL, encoding="utf-8")
-    t_off, out_off, rss_off, c_off = _run([sys.executable, str(official), str(ref),
-                                           str(pred)])
-    best = min((_run([sys.executable, "-m", "mycelium", "mushroom", str(ref), str(pred)])
-                for _ in range(repeat)), key=lambda r: r[0])
-    t_my, out_my, rss_my, c_my = best
+    out = tmp / "scores.txt"
+    if scorer:
+        baseline = [sys.executable, scorer, str(ref), str(pred), str(out)]
+    else:
+        official = tmp / "official.py"
+        official.write_text(OFFICIAL, encoding="utf-8")
+        baseline = [sys.executable, str(official), str(ref), str(pred)]
+    command = [sys.executable, "-m", "mycelium", "mushroom", str(ref), str(pred)]
+    if scorer:
+        command.append(str(out))
+
+    def run(argv):
+        result = _run(argv)
+        if scorer:
+            result = (result[0], out.read_text(encoding="utf-8"), *result[2:])
+            out.unlink()
+        return result
+
+    floor = tmp / "floor.py"
+    floor.write_text(FLOOR, encoding="utf-8")
+    # Alternating, so that the machine's load hits all alike; the median of each.
+    offs, mys, floors = [], [], []
+    for _ in range(repeat):
+        offs.append(run(baseline))
+        mys.append(run(command))
+        floors.append(_run([sys.executable, str(floor), str(ref), str(pred)]))
+    t_off, out_off, rss_off, c_off = _median(offs)
+    t_my, out_my, rss_my, c_my = _median(mys)
+    t_fl, _, rss_fl, c_fl = _median(floors)
+    print("baseline: " + (f"the official scorer, {scorer}" if scorer
+                          else "the official procedure restated in this script"))
     print(f"mushroom, {n:,} examples ({ref.stat().st_size / 2**20:.0f} + "
           f"{pred.stat().st_size / 2**20:.0f} MiB)               wall      cpu     peak")
-    print(f"  official procedure              {t_off:8.2f} s {c_off:7.2f} s {rss_off:6d} MiB")
-    print(f"  mycelium mushroom               {t_my:8.2f} s {c_my:7.2f} s {rss_my:6d} MiB   "
+    print(f"  official (median of {repeat})         {t_off:8.2f} s {c_off:7.2f} s {rss_off:6d} MiB")
+    print(f"  mycelium mushroom (median)      {t_my:8.2f} s {c_my:7.2f} s {rss_my:6d} MiB   "
           f"{t_off / t_my:6.1f}x faster (cpu {c_off / c_my:.1f}x)")
-    same = out_my == out_off
+    print(f"  floor: start + pyarrow.json read {t_fl:8.2f} s {c_fl:7.2f} s {rss_fl:6d} MiB   "
+          f"{t_off / t_fl:6.1f}x the official (mycelium at {t_my / t_fl:.2f}x the floor)")
+    same = all(r[1] == out_off for r in offs + mys)
     print(f"  output identical: {same}  ({out_my.strip()!r})")
     return same
+
+
+def _median(runs: list) -> tuple:
+    """The run of median wall time (its output, memory and CPU with it)."""
+    return sorted(runs, key=lambda r: r[0])[len(runs) // 2]
 
 
 def main(argv=None) -> int:
@@ -136,12 +186,16 @@ def main(argv=None) -> int:
     p.add_argument("--n", type=int, default=None, help="examples (default per part)")
     p.add_argument("--big", type=int, default=0, help="rows of the big CLI file (0: none)")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--scorer", default=os.environ.get("MYCELIUM_MUSHROOM_SCORER", ""),
+                   help="a copy of the official participant_kit/scorer.py to time as the "
+                        "baseline (default: $MYCELIUM_MUSHROOM_SCORER; unset: the procedure "
+                        "restated in this script)")
     args = p.parse_args(argv)
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if args.part in ("all", "mushroom"):
-            ok &= bench_mushroom(args.n or 100_000, tmp, args.repeat)
+            ok &= bench_mushroom(args.n or 100_000, tmp, args.repeat, args.scorer)
         if args.part in ("all", "lists"):
             import bench_paths_lists
             ok &= bench_paths_lists.bench_lists(args.n or 200_000, args.repeat)

@@ -30,22 +30,20 @@ Names that used to be exported here (``mycelium.sweep``, ``mycelium.leave_one_ou
 still resolve, to the same objects as their subpackages'.
 """
 
+import sys
+import types
+
 from ._version import __version__
-from .core.aggregate import aggregate, per_example
-from .core.inputs import to_spans
 from .core.lazy import lazy_names
-from .core.profiles import PROFILES, Profile, get_profile
-from .core.signature import parse_signature
-from .core.spans import SPAN_TYPE
 from .errors import (EmptySpanWarning, MyceliumError, SpanValidationError,
                      UndefinedMetricWarning)
-from .evaluate import evaluate, statistics
-from .frames import _polars_hook
-from .frames import pandas as _pandas_face  # noqa: F401  (registers df.mycelium)
-from .metrics import METRICS
-from .stats.comparison import compare
+from .frames import _hooks
 
-_polars_hook.install()  # pl.DataFrame.mycelium / pl.LazyFrame.mycelium, lazily
+# Nothing heavy is imported here: numpy, pyarrow and the scoring modules load with the
+# first name that needs them, so that ``mycelium --version`` and a bare ``import
+# mycelium`` stay fast. ``df.mycelium`` and ``pl.DataFrame.mycelium`` are registered as
+# soon as pandas or Polars is imported (mycelium.frames._hooks).
+_hooks.install()
 
 __all__ = [
     "evaluate", "statistics", "aggregate", "per_example", "Accumulator", "compare",
@@ -55,12 +53,16 @@ __all__ = [
     "spans_at", "align_tokens",
     "to_spans", "SPAN_TYPE", "Profile", "PROFILES", "get_profile", "parse_signature",
     "METRICS", "MyceliumError", "SpanValidationError", "UndefinedMetricWarning",
-    "EmptySpanWarning",
-    "__version__",
+    "EmptySpanWarning", "__version__",
 ]
 
 #: The public names above that load on first use, and the module that defines each.
 _LAZY = {
+    "statistics": "evaluate",
+    "aggregate": "core.aggregate", "per_example": "core.aggregate",
+    "to_spans": "core.inputs", "SPAN_TYPE": "core.spans",
+    "PROFILES": "core.profiles", "Profile": "core.profiles", "get_profile": "core.profiles",
+    "parse_signature": "core.signature", "METRICS": "metrics", "compare": "stats.comparison",
     "Accumulator": "accumulator",
     "show": "report", "explain": "report", "explain_view": "report",
     "read_mushroom": "io", "read_ragtruth": "io", "read_ragtruth_pp": "io",
@@ -90,7 +92,28 @@ _public_getattr, _public_dir = lazy_names(
     __name__, {**_LAZY, **{m: m for m in _SUBPACKAGES}}, globals())
 
 
+class _Package(types.ModuleType):
+    """This package's module type: ``mycelium.evaluate`` stays the function.
+
+    The function and the module that defines it share a name, and the import system sets
+    a submodule as an attribute of its package when it first loads it. With the function
+    loaded lazily, the first ``import mycelium.evaluate`` (by any module) would otherwise
+    put the module where the function belongs."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "evaluate" and isinstance(value, types.ModuleType):
+            value = value.evaluate
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
 def __getattr__(name: str):
+    if name == "evaluate":  # the function (_Package keeps it in place of its module)
+        from .evaluate import evaluate
+
+        return evaluate
     if name in _EARLIER:
         import importlib
 

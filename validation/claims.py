@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from . import check, ranking, systems, twoway, uncertainty
+from . import check, ranking, twoway, uncertainty
 from .markdown_real import mean_view
 from .provenance_tests import PERMUTATIONS, PERMUTATION_SEED
 from .report import md_table
@@ -63,6 +63,39 @@ def _tau(to: str) -> Callable[[Tables], str]:
 
 def _win(to: str) -> Callable[[Tables], str]:
     return lambda t: str(int(_mean(t, to)["winner_changes"]))
+
+
+def _win_sig(to: str) -> Callable[[Tables], str]:
+    return lambda t: str(int(_mean(t, to)["winner_changes_significant"]))
+
+
+def _floor(t: Tables) -> pd.DataFrame:
+    f = t["winner_noise_floor"]
+    return f[f["detectors"] == "systems"]
+
+
+def _floor_cleared(t: Tables) -> str:
+    f = _floor(t)
+    f = f[f["significant"]]
+    return "; ".join(f"{r.lang}, {ranking.CONVENTIONS[r.to].label}" for r in f.itertuples()) \
+        or "none"
+
+
+def _direction(values, below: str = "below", above: str = "above") -> str:
+    """The word a set of signed differences supports (all negative, all positive)."""
+    v = np.asarray(values, dtype=np.float64)
+    if (v < 0).all():
+        return below
+    if (v > 0).all():
+        return above
+    return f"on both sides of (neither {below} nor {above})"
+
+
+def _loo_direction(t: Tables) -> str:
+    h = t["humans_vs_systems"]
+    m = h[(h["lang"] == "MEAN") & h["comparison"].isin(
+        ["MSA (IoU row)", "NCL-UoR (IoU row)", "UZH (IoU row)"])]
+    return _direction(m["difference"])
 
 
 def _systems_per_language(t: Tables) -> pd.Series:
@@ -213,6 +246,24 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "systems_min": lambda t: str(int(_systems_per_language(t).min())),
     "systems_max": lambda t: str(int(_systems_per_language(t).max())),
     "win_micro": _win("iou_micro"), "tau_micro": _tau("iou_micro"),
+    "win_micro_sig": _win_sig("iou_micro"), "win_spancov_sig": _win_sig("spancov_f1"),
+    "win_exact_sig": _win_sig("exact_f1"), "win_cor_sig": _win_sig("cor"),
+    "win_parse": _win("cor_exact"), "win_trim": _win("iou_trim_ws"),
+    "noise_total": lambda t: str(len(_floor(t))),
+    "noise_sig": lambda t: str(int(_floor(t)["significant"].sum())),
+    "noise_median_flip": lambda t: pct(float(_floor(t)["flip_share_from"].median())),
+    "noise_half": lambda t: str(int((_floor(t)["flip_share_from"] >= 0.05).sum())),
+    "noise_cleared": _floor_cleared,
+    "central_resamples": lambda t: f"{ranking.CENTRAL_RESAMPLES:,}",
+    "variant_files": lambda t: str(int((t["systems"]["role"] == "variant").sum())),
+    "loo_direction": _loo_direction,
+    "loo_best_direction": lambda t: _direction([one(t["humans_vs_systems"],
+                                                    comparison="best real system",
+                                                    lang="MEAN")["difference"]]),
+    "loo_sig_above": lambda t: str(sum(int(one(t["humans_vs_systems"], comparison=c,
+                                               lang="MEAN")["significant_above"])
+                                       for c in ("MSA (IoU row)", "NCL-UoR (IoU row)",
+                                                 "UZH (IoU row)"))),
     "win_spancov": _win("spancov_f1"), "tau_spancov": _tau("spancov_f1"),
     "win_exact": _win("exact_f1"), "tau_exact": _tau("exact_f1"),
     "win_cor": _win("cor"), "tau_cor": _tau("cor"),
@@ -280,9 +331,10 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "published_min": _board_size(np.min), "published_max": _board_size(np.max),
     "en_annotators": lambda t: str(int(one(t["annotators_two_way"], lang="EN")["annotators"])),
     "zh_annotators": lambda t: str(int(one(t["annotators_two_way"], lang="ZH")["annotators"])),
-    "test_items": lambda t: str(systems.TEST_ITEMS),
-    "mdd_min": _dd("mdd_annotator_pair_150", np.min),
-    "mdd_max": _dd("mdd_annotator_pair_150", np.max),
+    "test_items_min": lambda t: str(int(t["detectable_difference"]["test_items"].min())),
+    "test_items_max": lambda t: str(int(t["detectable_difference"]["test_items"].max())),
+    "mdd_min": _dd("mdd_annotator_pair", np.min),
+    "mdd_max": _dd("mdd_annotator_pair", np.max),
     "adjacent_gap": lambda t: num(float(one(t["leaderboard_tau"], ranking="iou", lang="MEAN")[
         "median_adjacent_gap"])),
     "pinpoint_f1": _undercoverage("span_coverage_f1_refs"),

@@ -30,9 +30,10 @@ def mean_view(eff: pd.DataFrame, detectors: str) -> pd.DataFrame:
         "change": m["change"],
         "tau [items]": _interval(m, "tau", "tau_low", "tau_high"),
         "tau [languages]": _interval(m, "tau", "tau_lang_low", "tau_lang_high"),
-        "winner changes (of 14) [items]": [
+        f"winner changes (of {int(m['languages'].max())}) [items]": [
             f"{int(v)} [{int(lo)}, {int(hi)}]" for v, lo, hi in
             zip(m["winner_changes"], m["winner_changes_low"], m["winner_changes_high"])],
+        "of which beyond the noise floor": m["winner_changes_significant"].astype(int),
         "largest rank move [items]": _interval(m, "max_rank_move", "max_rank_move_low",
                                                "max_rank_move_high", 1),
         "median |Δ score| [items]": _interval(m, "median_abs_delta", "median_abs_delta_low",

@@ -9,10 +9,12 @@ real system files only):
 - ``max_rank_move``: the largest change of a detector's rank (ties share the mean rank);
 - ``median_abs_delta``: the median over detectors of ``|score_to - score_from|``.
 
-Each has a 95% percentile interval from the item bootstrap (`Resampler`: one Poisson
-weight per item, the same for every detector, every convention and every language's
-run), recomputing both rankings in every resample; ``winner_change_share`` is the share
-of resamples in which the winner changes. ``MEAN`` rows treat languages as the unit:
+Each has a 95% percentile interval from `CENTRAL_RESAMPLES` resamples of the item
+bootstrap (one Poisson weight per item, keyed by its id: the same for every detector,
+every convention and every language's run), recomputing both rankings in every
+resample; ``winner_change_share`` is the share of resamples in which the winner changes.
+Each winner change is also set against its **noise floor** (`noise_floor`): how often
+resampling the items alone, with no convention change, flips the pair of winners. ``MEAN`` rows treat languages as the unit:
 the mean (or, for winners, the count) over languages, with an item-bootstrap interval
 (the languages fixed, their items resampled) and a language-bootstrap interval
 (languages resampled with replacement, `LANGUAGE_RESAMPLES`, seed `LANGUAGE_SEED`).
@@ -23,26 +25,38 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mycelium.stats.bootstrap import percentile_interval
+from mycelium.stats.bootstrap import example_keys, percentile_interval, poisson_weights
+from mycelium.stats.comparison import holm
 
 from .conventions import CHANGES, CONVENTIONS, micro_values, stat_columns
-from .uncertainty import LEVEL, Resampler, tau_b
+from .uncertainty import ALPHA, LEVEL, SEED, tau_b
 
 LANGUAGE_RESAMPLES = 10_000
 LANGUAGE_SEED = 0
+#: Item resamples of the central table and its noise floor. Its statistics are weighted
+#: sums of per-item values (one matrix product per convention), so 10,000 cost little;
+#: the first 1,000 are the resamples of every other table (same seed, same item keys).
+CENTRAL_RESAMPLES = 10_000
 SETS = ("all", "systems")
 STATS = ("tau", "winner_changes", "max_rank_move", "median_abs_delta")
 
 
-def detector_values(scored: pd.DataFrame, detectors: list[str], rs: Resampler,
+def item_weights(item_ids) -> np.ndarray:
+    """``CENTRAL_RESAMPLES x items`` Poisson weights of the given item ids (the library's
+    bootstrap keyed by item id: a pure function of (seed, resample, id))."""
+    ids = [str(x) for x in item_ids]
+    return poisson_weights(example_keys(len(ids), ids), SEED, range(CENTRAL_RESAMPLES))
+
+
+def detector_values(scored: pd.DataFrame, detectors: list[str], w: np.ndarray,
                     items: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per convention: full-data values (D,) and resampled values (R, D) of the
-    detectors of one language, whose test items are ``items``."""
+    detectors of one language, whose test items are ``items`` (row positions) with
+    resampling weights ``w`` (``R x len(items)``)."""
     col = {d: k for k, d in enumerate(detectors)}
     pos = {i: k for k, i in enumerate(items.tolist())}
     r = np.array([pos[i] for i in scored["item"].tolist()])
     c = np.array([col[d] for d in scored["detector"].tolist()])
-    w = rs.weights[:, items]
     out = {}
     for name in CONVENTIONS:
         if CONVENTIONS[name].metric is None:
@@ -92,10 +106,30 @@ def change_stats(a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
             "median_abs_delta": np.median(np.abs(b - a), axis=1)}
 
 
+def noise_floor(sa: np.ndarray, sb: np.ndarray, a: int, b: int) -> dict[str, float]:
+    """How often item resampling alone flips the pair of a winner change.
+
+    ``a`` won under the ``from`` convention, ``b`` under the ``to`` one; ``sa`` and ``sb``
+    are their resampled values (``R x detectors``) under each. ``flip_share_from`` is the
+    share of resamples in which, with no convention change, ``b`` is not below ``a``
+    under ``from`` (ties and undefined values count as flips); ``flip_share_to`` the
+    same for ``a`` under ``to``. The change is the convention's, not the items', only
+    if both orders hold beyond resampling: ``p_value`` is the larger of the two
+    ``(1 + flips) / (R + 1)`` (an intersection-union test, valid without adjustment
+    for taking the larger).
+    """
+    flips_from = int((~(sa[:, a] > sa[:, b])).sum())
+    flips_to = int((~(sb[:, b] > sb[:, a])).sum())
+    n = sa.shape[0]
+    return {"flip_share_from": flips_from / n, "flip_share_to": flips_to / n,
+            "p_value": (1 + max(flips_from, flips_to)) / (n + 1)}
+
+
 def language_table(lang: str, values: dict, names: list[str], kinds: np.ndarray
-                   ) -> tuple[list[dict], dict]:
-    """The rows of one language, and the per-resample statistics for the MEAN rows."""
-    rows, stars = [], {}
+                   ) -> tuple[list[dict], dict, list[dict]]:
+    """The rows of one language, the per-resample statistics for the MEAN rows, and the
+    noise floor of each winner change."""
+    rows, stars, floor = [], {}, []
     for family, src, dst in CHANGES:
         for dset in SETS:
             keep = np.ones(len(names), bool) if dset == "all" else kinds == "system"
@@ -116,11 +150,35 @@ def language_table(lang: str, values: dict, names: list[str], kinds: np.ndarray
                     row[f"{k}_low"], row[f"{k}_high"] = percentile_interval(
                         star[k], LEVEL, est[k])
             rows.append(row)
-    return rows, stars
+            if est["winner_changes"] == 1.0:
+                cols = np.flatnonzero(keep)
+                a, b = int(np.argmax(ea[keep])), int(np.argmax(eb[keep]))
+                floor.append({k: row[k] for k in ("lang", "family", "from", "to", "change",
+                                                  "detectors", "winner_from", "winner_to")}
+                             | {"gap_from": float(ea[cols[a]] - ea[cols[b]]),
+                                "gap_to": float(eb[cols[b]] - eb[cols[a]])}
+                             | noise_floor(sa[:, keep], sb[:, keep], a, b))
+    return rows, stars, floor
 
 
-def mean_rows(per_lang: dict[str, dict]) -> list[dict]:
-    """Languages as the unit: mean (count of winner changes) over languages."""
+def floor_table(rows: list[dict]) -> pd.DataFrame:
+    """Every winner change with its noise floor; Holm across the changes of a detector
+    set (every language and every change); ``significant``: Holm-adjusted p below
+    `ALPHA`."""
+    t = pd.DataFrame(rows)
+    if t.empty:
+        return t
+    t["p_holm"] = np.nan
+    for dset in t["detectors"].unique():
+        sel = (t["detectors"] == dset).to_numpy()
+        t.loc[sel, "p_holm"] = holm(t.loc[sel, "p_value"].to_numpy())
+    t["significant"] = t["p_holm"] < ALPHA
+    return t
+
+
+def mean_rows(per_lang: dict[str, dict], floor: pd.DataFrame) -> list[dict]:
+    """Languages as the unit: mean (count of winner changes) over languages; with the
+    count of winner changes that clear their noise floor (`floor_table`)."""
     langs = sorted(per_lang)
     rng = np.random.default_rng(LANGUAGE_SEED)
     pick = rng.integers(0, len(langs), size=(LANGUAGE_RESAMPLES, len(langs)))
@@ -143,27 +201,35 @@ def mean_rows(per_lang: dict[str, dict]) -> list[dict]:
                     lang_star, LEVEL, value)
                 if k == "winner_changes":  # the count's bootstrap mean (it is discrete)
                     row["winner_changes_expected"] = float(np.nanmean(agg(star, axis=1)))
+            sel = ((floor["from"] == src) & (floor["to"] == dst)
+                   & (floor["detectors"] == dset)) if len(floor) else []
+            row["winner_changes_significant"] = int(floor.loc[sel, "significant"].sum()) \
+                if len(floor) else 0
             out.append(row)
     return out
 
 
-def central(scored: pd.DataFrame, detectors: pd.DataFrame, rs: Resampler,
-            items: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``convention_effects`` (the headline) and ``convention_scores`` (every detector
-    under every convention, with intervals)."""
-    effects, scores, per_lang = [], [], {}
+def central(scored: pd.DataFrame, detectors: pd.DataFrame, items: pd.DataFrame
+            ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """``convention_effects`` (the headline), ``convention_scores`` (every detector
+    under every convention, with intervals) and ``winner_noise_floor`` (each winner
+    change against item resampling alone), from `CENTRAL_RESAMPLES` item resamples."""
+    effects, scores, per_lang, floor = [], [], {}, []
     test = (items["split"] == "test").to_numpy()
     for lang in sorted(scored["lang"].unique()):
         part = scored[scored["lang"] == lang]
         det = detectors[detectors["lang"] == lang]
         names = det["detector"].tolist()
         idx = np.flatnonzero(test & (items["lang"] == lang).to_numpy())
-        values = detector_values(part, names, rs, idx)
-        rows, per_lang[lang] = language_table(lang, values, names, det["kind"].to_numpy())
+        values = detector_values(part, names, item_weights(items["id"].to_numpy()[idx]), idx)
+        rows, per_lang[lang], changes = language_table(lang, values, names,
+                                                       det["kind"].to_numpy())
         effects += rows
+        floor += changes
         scores.append(_scores(lang, det, values))
-    effects += mean_rows(per_lang)
-    return pd.DataFrame(effects), pd.concat(scores, ignore_index=True)
+    noise = floor_table(floor)
+    effects += mean_rows(per_lang, noise)
+    return pd.DataFrame(effects), pd.concat(scores, ignore_index=True), noise
 
 
 def _scores(lang: str, det: pd.DataFrame, values: dict) -> pd.DataFrame:

@@ -96,11 +96,12 @@ def run(root: Path, sys_root: Path, items, ann, hard: Flat, part1: dict, per: di
                                     {"trimmed": b["tokens"].trimmed,
                                      "untrimmed": b["tokens"].untrimmed},
                                     ref_soft, pred_soft)
-    effects, conv_scores = ranking.central(scored, p.detectors, rs, items)
+    effects, conv_scores, noise = ranking.central(scored, p.detectors, items)
     clock("part 8: the central table (every detector under every convention)")
     out = dict(b["tables"])
     out["systems"] = _systems_table(s, conv_scores)
     out["convention_effects"] = effects
+    out["winner_noise_floor"] = noise
     out["convention_scores"] = conv_scores
     loo_ref, loo_vecs = part1["_loo"]
     t = ann.table

@@ -33,8 +33,6 @@ from .flat import Flat
 from .uncertainty import ALPHA, Resampler, holm, mdd
 
 PROFILE = scoring.PROFILE
-#: "About 150 test items per language", for the detectable difference.
-TEST_ITEMS = 150
 #: Candidate thresholds of the tuning: 0.00, 0.01, ..., 0.99 (scores > t are marked).
 GRID = [k / 100 for k in range(100)]
 
@@ -255,7 +253,8 @@ def humans_and_systems(same: pd.DataFrame, board: pd.DataFrame | None) -> pd.Dat
 def detectable(items, hard: Flat, ann, vs_hard_rows: pd.DataFrame, preds, token_items,
                board) -> pd.DataFrame:
     """Per language (test items): the spread of per-item IoU differences between two
-    similar detectors and the difference ~150 items detect (80% power, 5%, paired)."""
+    similar detectors and the difference the language's own test items detect (80% power,
+    5%, paired)."""
     test = items["split"].to_numpy() == "test"
     lengths = items["text_len"].to_numpy()
     text = items["model_output_text"].to_numpy(dtype=object)
@@ -275,22 +274,21 @@ def detectable(items, hard: Flat, ann, vs_hard_rows: pd.DataFrame, preds, token_
         tw = two.loc[[i for i in two.index if sel[i]]]
         d = (tw[0] - tw[1]).to_numpy()
         row["sd_annotator_pair"] = float(np.std(d, ddof=1))
-        row["mdd_annotator_pair_150"] = mdd(row["sd_annotator_pair"], TEST_ITEMS)
+        n = row["test_items"]
+        row["mdd_annotator_pair"] = mdd(row["sd_annotator_pair"], n)
         single = v[(v["slot"] == 0) & v["item"].map(lambda i: sel[i])]["iou_score"]
         row["sd_single_iou"] = float(np.std(single.to_numpy(), ddof=1))
-        row["ci_halfwidth_single_150"] = 1.959963984540054 * row["sd_single_iou"] / np.sqrt(
-            TEST_ITEMS)
+        row["ci_halfwidth_single"] = 1.959963984540054 * row["sd_single_iou"] / np.sqrt(n)
         tsel = sel & has_token
         if tsel.any():
             dd = ious["token_logit"][tsel] - ious["mark_all"][tsel]
             row["sd_token_logit_vs_mark_all"] = float(np.std(dd, ddof=1))
-            row["mdd_token_logit_vs_mark_all_150"] = mdd(row["sd_token_logit_vs_mark_all"],
-                                                         TEST_ITEMS)
+            row["mdd_token_logit_vs_mark_all"] = mdd(row["sd_token_logit_vs_mark_all"], n)
         if board is not None and lang in set(board["lang"]):
             tm = board[(board["lang"] == lang) & ~board["baseline"]]["iou"].to_numpy()
             gaps = -np.diff(np.sort(tm)[::-1])
             row["median_adjacent_team_gap"] = float(np.median(gaps))
-            row["adjacent_gaps_above_mdd"] = int((gaps > row["mdd_annotator_pair_150"]).sum())
+            row["adjacent_gaps_above_mdd"] = int((gaps > row["mdd_annotator_pair"]).sum())
             row["adjacent_gaps"] = int(gaps.size)
         out.append(row)
     return pd.DataFrame(out)

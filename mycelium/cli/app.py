@@ -10,38 +10,54 @@ for bad usage.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
-import json
 import math
 import os
 import sys
 import warnings
-import traceback
-from typing import Sequence
-
-import pyarrow as pa
+from typing import Any, Callable, Sequence
 
 from .._version import __version__
-from ..core.profiles import PROFILES
-from ..core.settings import GRANULARITIES, TRIM_SPANS
 from ..errors import MyceliumError, UndefinedMetricWarning
-from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
-from . import data as cli_data
-from . import mushroom as cli_mushroom
-from . import rank as cli_rank
-from . import sweep as cli_sweep
-from . import report as cli_report
-from .evaluate import run_evaluate
-from .output import FORMATS
-from ..io.float_parse import FLOAT_PARSES
-from .read import read_frame
 from .args import names as _names
 
 __all__ = ["main", "build_parser", "read_frame"]
 
 EXIT_OK, EXIT_DATA, EXIT_USAGE = 0, 1, 2
-#: Everything a bad input file or bad data can raise: reported in one line, exit 1.
-DATA_ERRORS = (MyceliumError, KeyError, ValueError, TypeError, OSError, pa.ArrowException)
+
+#: The subcommands: name -> (the one line ``mycelium --help`` shows, and where the
+#: function that adds its parser lives, "module:function" under mycelium.cli). A
+#: subcommand's module is imported only when that subcommand is parsed, so that
+#: ``mycelium --help`` and ``--version`` import nothing heavy; its adder calls
+#: ``commands.add_parser(name, help=<the same line>, ...)`` and sets ``run``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("score span columns, overall or per group", "app:_add_evaluate"),
+    "mushroom": ("the official Mu-SHROOM scorer (IoU and Cor)", "mushroom:add_parser"),
+    "sweep": ("span metrics of scores at many thresholds", "app:_add_sweep"),
+    "report": ("write a self-contained HTML report", "report:add_parser"),
+    "data": ("the benchmark registry and the local cache", "data:add_parser"),
+    "rank": ("place a submission on a published leaderboard", "rank:add_parser"),
+}
+
+
+def _data_errors() -> tuple[type[BaseException], ...]:
+    """Everything a bad input file or bad data can raise: reported in one line, exit 1.
+    (Arrow's errors only once pyarrow is loaded: before that none can have been raised.)"""
+    errors: tuple[type[BaseException], ...] = (MyceliumError, KeyError, ValueError,
+                                               TypeError, OSError)
+    pa = sys.modules.get("pyarrow")
+    return errors + (pa.ArrowException,) if pa is not None else errors
+
+
+def __getattr__(name: str) -> Any:
+    if name == "read_frame":  # public here too; loads pandas and pyarrow
+        from .read import read_frame
+
+        return read_frame
+    if name == "DATA_ERRORS":
+        return _data_errors()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------- parser
@@ -70,8 +86,20 @@ example:
       --token-offsets-col offsets --token-scores-col probs --threshold 0.5"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``mycelium`` argument parser (one subparser per subcommand)."""
+def build_parser(only: str | None = None, *, full: bool = True
+                 ) -> argparse.ArgumentParser:
+    """The ``mycelium`` argument parser (one subparser per subcommand).
+
+    Parameters
+    ----------
+    only : str, optional
+        Build this subcommand's parser in full and the others' as their one help line,
+        without importing their modules (what `main` does: it builds the subcommand it
+        is about to run).
+    full : bool, default True
+        With ``only=None``: build every subcommand in full; False builds none (enough
+        for ``mycelium --help`` and ``--version``).
+    """
     parser = argparse.ArgumentParser(
         prog="mycelium",
         description="Score hallucination-span detectors under every benchmark convention.")
@@ -79,17 +107,44 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="on an error, print the full traceback")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _add_evaluate(commands)
-    cli_mushroom.add_parser(commands)
-    cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
-                         thresholds=cli_sweep.parse_thresholds)
-    cli_report.add_parser(commands)
-    cli_data.add_parser(commands)
-    cli_rank.add_parser(commands)
+    for name, (help_line, where) in COMMANDS.items():
+        if name == only or (only is None and full):
+            _adder(where)(commands)
+        else:
+            commands.add_parser(name, help=help_line)
     return parser
 
 
+def _adder(where: str) -> Callable[[Any], None]:
+    module, function = where.split(":")
+    return getattr(importlib.import_module(f".{module}", __package__), function)
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option (the
+    top-level options take no value)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def _add_sweep(commands) -> None:
+    from . import sweep as cli_sweep
+
+    cli_sweep.add_parser(commands, names=_names, metric_names=_sweep_metric_names,
+                         thresholds=cli_sweep.parse_thresholds)
+
+
 def _add_evaluate(commands) -> None:
+    from ..core.profiles import PROFILES
+    from ..core.settings import GRANULARITIES, TRIM_SPANS
+    from ..io.float_parse import FLOAT_PARSES
+    from ..metrics import METRICS, SOFT_METRICS
+    from . import sweep as cli_sweep
+    from .evaluate import run_evaluate
+    from .output import FORMATS
+
     p = commands.add_parser(
         "evaluate", help="score span columns, overall or per group",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -172,6 +227,8 @@ def _add_evaluate(commands) -> None:
 
 
 def _metric_names(value: str) -> list[str]:
+    from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
+
     names = _names(value)
     valid = list(METRICS) + list(SOFT_METRICS) + list(SCORE_METRICS) + list(POOLED_METRICS)
     for name in names:
@@ -181,6 +238,8 @@ def _metric_names(value: str) -> list[str]:
 
 
 def _sweep_metric_names(value: str) -> list[str]:
+    from ..metrics import METRICS, unknown_name
+
     names = _names(value)
     valid = list(METRICS) + ["response_level"]
     for name in names:
@@ -258,6 +317,8 @@ def _zero_division(value: str):
 
 
 def _params(value: str) -> dict:
+    import json
+
     try:
         params = json.loads(value)
     except json.JSONDecodeError as exc:
@@ -321,12 +382,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     iou,score,0.6,1,macro,,mycelium:0.1.0|profile:none|average:macro|...|granularity:char
     0
     """
-    if argv is None:  # the process is the command
-        _command_process()
-    parser = build_parser()
+    process = argv is None  # the process is the command
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(argv), full=False)
     args = None
     try:
         args = parser.parse_args(argv)
+        if process:
+            _command_process()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
             status = args.run(args)
@@ -338,8 +401,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `mycelium evaluate ... | head`
         _silence_stdout()
         return EXIT_DATA
-    except DATA_ERRORS as exc:
+    except _data_errors() as exc:
         if getattr(args, "debug", False):
+            import traceback
+
             traceback.print_exc()
         print(f"mycelium: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_DATA

@@ -17,15 +17,25 @@
 All offsets are half-open ``[start, end)`` Python code points, as in the files.
 """
 
-from .lettucedetect import LETTUCEDETECT_LABEL_TYPE, read_lettucedetect
-from .lettucedetect_output import LETTUCEDETECT_PREDICTION_TYPE, read_lettucedetect_predictions
-from .mushroom import ANNOTATIONS_TYPE, SOFT_SPAN_TYPE, read_mushroom
-from .parquet import read_parquet, write_parquet
-from .fava import FAVA_SPAN_TYPE, read_fava
-from .psiloqa import read_psiloqa
-from .provenance import Dataset, attach_dataset, dataset_of, dataset_provenance
-from .ragtruth import RAGTRUTH_LABEL_TYPE, read_ragtruth
-from .ragtruth_pp import RAGTRUTH_PP_LABEL_TYPE, read_ragtruth_pp
+from ..core.lazy import lazy_names
+
+#: Each public name and the module that defines it, loaded on first use: a reader needs
+#: only its own module (the Mu-SHROOM scorer reads with pyarrow and never loads pandas,
+#: Parquet or the adapters the other readers use).
+_NAMES = {
+    "read_lettucedetect": "lettucedetect", "LETTUCEDETECT_LABEL_TYPE": "lettucedetect",
+    "read_lettucedetect_predictions": "lettucedetect_output",
+    "LETTUCEDETECT_PREDICTION_TYPE": "lettucedetect_output",
+    "read_mushroom": "mushroom", "ANNOTATIONS_TYPE": "mushroom",
+    "SOFT_SPAN_TYPE": "mushroom",
+    "read_parquet": "parquet", "write_parquet": "parquet",
+    "read_fava": "fava", "FAVA_SPAN_TYPE": "fava",
+    "read_psiloqa": "psiloqa",
+    "Dataset": "provenance", "attach_dataset": "provenance", "dataset_of": "provenance",
+    "dataset_provenance": "provenance",
+    "read_ragtruth": "ragtruth", "RAGTRUTH_LABEL_TYPE": "ragtruth",
+    "read_ragtruth_pp": "ragtruth_pp", "RAGTRUTH_PP_LABEL_TYPE": "ragtruth_pp",
+}
 
 __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "read_psiloqa", "read_fava", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE",
@@ -34,3 +44,5 @@ __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "RAGTRUTH_PP_LABEL_TYPE", "LETTUCEDETECT_PREDICTION_TYPE",
            "LETTUCEDETECT_LABEL_TYPE", "attach_dataset", "dataset_of", "dataset_provenance",
            "Dataset"]
+
+__getattr__, __dir__ = lazy_names(__name__, _NAMES, globals())

@@ -14,14 +14,16 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Literal, NoReturn, overload
+from typing import TYPE_CHECKING, Iterator, Literal, NoReturn, overload
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import SpanValidationError
 from .float_parse import FloatParseError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
@@ -344,8 +346,10 @@ def list_array(counts, values: pa.Array, valid, list_type) -> pa.Array:
                                     mask=pa.array(mask) if mask.any() else None)
 
 
-def to_pandas(table: pa.Table) -> pd.DataFrame:
+def to_pandas(table: pa.Table) -> "pd.DataFrame":
     """Nested columns as ``pd.ArrowDtype``; the rest as pandas converts them by default."""
+    import pandas as pd  # here: the Mu-SHROOM scorer reads with this module, without pandas
+
     def mapper(t: pa.DataType):
         return pd.ArrowDtype(t) if pa.types.is_nested(t) else None
 

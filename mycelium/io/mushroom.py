@@ -13,9 +13,8 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-import pandas as pd
 import pyarrow as pa
 
 from ..core.inputs import list_literal
@@ -24,6 +23,9 @@ from ..errors import SpanValidationError
 from . import _records as rec
 from .float_parse import parse_float_hook, resolve_float_parse
 from .provenance import attach_dataset, registered_files
+
+if TYPE_CHECKING:  # pandas loads with read_mushroom's result, not with checker_rule
+    import pandas as pd
 
 __all__ = ["read_mushroom", "SOFT_SPAN_TYPE", "ANNOTATIONS_TYPE", "checker_rule"]
 

@@ -114,6 +114,15 @@ def _checked(spans, n: int, side: str, k: int):
         yield int(s), int(e), float(p)
 
 
+def soft_arrays(examples: list, lengths: np.ndarray, side: str) -> tuple[np.ndarray, ...]:
+    """Flat ``(offsets, starts, ends, probs)`` of soft labels, example k checked against
+    ``lengths[k]`` (a `SpanValidationError` names ``side``, the example and the span)."""
+    flat: tuple[list, list, list, list] = ([0], [], [], [])
+    for k, spans in enumerate(examples):
+        _collect(spans, int(lengths[k]), side, k, flat)
+    return _arrays(flat)
+
+
 def _collect(spans, n: int, side: str, k: int, out) -> None:
     offsets, starts, ends, probs = out
     for s, e, p in _checked(spans, n, side, k):

@@ -3,8 +3,8 @@ own procedure end to end, over its files and rules, using the profiles in
 `mycelium.core.profiles` and the dict face below them.
 
 - ``mushroom``: the official Mu-SHROOM (SemEval-2025 Task 3) scorer as a drop-in
-  (`score_files`, `score_records`; the ``mycelium mushroom`` command), with its columnar
-  fast path in ``mushroom_fast``;
+  (`score_files`, `score_records`; the ``mycelium mushroom`` command): Arrow reads,
+  every example scored at once;
 - ``psiloqa``: PsiloQA's protocol (`score_psiloqa`: a threshold tuned on validation,
   applied to test);
 - ``fava``: FAVA's sentence-level protocol (`score_fava`);

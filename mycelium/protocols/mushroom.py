@@ -24,6 +24,19 @@ Reproduced quirks of the official pipeline (each is marked where it is implement
   published leaderboard rows, the exact reading changes the printed Cor (by up to
   0.0106).
 
+One path scores every file: both sides become flat span arrays (per example, in the
+official order) and IoU and Cor are computed for all examples at once (`_scores`: IoU
+from merged span lengths, Cor from `mycelium.metrics._soft_runs.cor_runs`). Files are
+read with ``pyarrow.json`` under an explicit schema (`_arrow_flats`); a file that reader
+cannot vouch for (Arrow cannot read it, a line holds other than one object, a field is
+missing on some lines, null, repeated or of another type, an id is repeated or unmatched,
+a span or probability is out of range, a probability written with more than 15 digits
+that matter) is read record by record instead (`_record_flats`, also behind
+`score_records`), whose checks name the file, line, id and field of the first problem.
+A per-record implementation of the official procedure in the tests
+(``tests/protocols/mushroom/_mushroom_reference.py``) is the reference both readers are
+compared with, to the bit.
+
 Deliberate differences: invalid input (a span outside the text, negative or reversed;
 a probability outside [0, 1]; missing, extra or duplicate ids; no label field) is
 rejected with an error naming the file, the line, the id, the field and the span — as
@@ -34,20 +47,26 @@ task's format checker a span breaks — where the bare scorer crashes or scores 
 from __future__ import annotations
 
 from dataclasses import dataclass
+import io
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
 
 from ..errors import SpanValidationError
-from ..evaluate import evaluate
-from ..io._records import json_objects
-from ..io.float_parse import parse_float_hook, resolve_float_parse
+from ..core.pipeline import prepare
+from ..io._records import json_objects, object_lines
+from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_values,
+                              parse_float_hook, resolve_float_parse)
+from ..metrics._soft_runs import cor_runs
+from ..metrics.soft_spearman import cor, soft_arrays
 from .mushroom_checks import (MushroomInputError, _by_id, _check_references, _checked_hard,
                               _checked_soft, _label_fields, _located, _namer, _same_ids,
                               refuse_byte_order_mark)
-from .mushroom_fast import _hard_batch, _official_order, score_columnar
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]
@@ -243,13 +262,13 @@ def score_files(ref_path: str | os.PathLike[str],
     rule = resolve_float_parse(float_parse)
     for path in (ref_path, pred_path):
         refuse_byte_order_mark(path)
-    fast = score_columnar(ref_path, pred_path, _official_order, float_parse=rule)
-    if fast is not None:
-        ids, iou, cor = fast
-        return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
-    refs, ref_lines = _read_lines(ref_path, rule)
-    preds, pred_lines = _read_lines(pred_path, rule)
-    return _score(refs, preds, str(ref_path), str(pred_path), ref_lines, pred_lines)
+    flats = _arrow_flats(Path(ref_path), Path(pred_path), rule)
+    if flats is None:  # read record by record: its checks say what is wrong, and where
+        refs, ref_lines = _read_lines(ref_path, rule)
+        preds, pred_lines = _read_lines(pred_path, rule)
+        flats = _record_flats(refs, preds, str(ref_path), str(pred_path), ref_lines,
+                              pred_lines)
+    return _scores(*flats)
 
 
 def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
@@ -291,13 +310,34 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     >>> result.cor
     [0.8660254037844386, 1.0]
     """
-    return _score(refs, preds, ref_name, pred_name)
+    return _scores(*_record_flats(refs, preds, ref_name, pred_name))
 
 
-def _score(refs: list[dict], preds: list[dict], ref_name: str, pred_name: str,
-           ref_lines: list[int] | None = None, pred_lines: list[int] | None = None
-           ) -> MushroomResult:
-    """`score_records`; with the records' line numbers, errors name the line too."""
+#: Both sides of a file pair for `_scores`: the ids in the official order, and per
+#: example in that order the text length, the hard labels ``(offsets, starts, ends)`` and
+#: the soft labels ``(offsets, starts, ends, probs)`` of the reference and the prediction.
+_Flats = tuple
+
+
+def _scores(ids: list, n: np.ndarray, ref_hard: tuple, pred_hard: tuple, ref_soft: tuple,
+            pred_soft: tuple) -> MushroomResult:
+    """The official scores of validated flat spans (`_Flats`), every example at once."""
+    iou = _iou(ref_hard, pred_hard, n.size).tolist()
+    cors = cor_runs(n, ref_soft, pred_soft, slow=cor).tolist()
+    # Quirk of the official Mu-SHROOM scorer: the file score is numpy's mean over the
+    # examples in id order. mycelium's own macro means are exact; here the official
+    # summation is kept so that the means, not only their printed digits, are the
+    # scorer's to the last bit.
+    return MushroomResult(ids, iou, cors, float(np.mean(iou)), float(np.mean(cors)))
+
+
+# ------------------------------------------------------------------ record reader
+
+def _record_flats(refs: list[dict], preds: list[dict], ref_name: str, pred_name: str,
+                  ref_lines: list[int] | None = None, pred_lines: list[int] | None = None
+                  ) -> _Flats:
+    """`_Flats` of records, each checked as the submission platform checked it; errors
+    name the file (and, with the records' line numbers, the line), the id and the field."""
     _check_references(refs, ref_name)
     hard, soft = _label_fields(preds, pred_name)
     ref_by_id = _by_id(refs, ref_name)
@@ -321,21 +361,305 @@ def _score(refs: list[dict], preds: list[dict], ref_name: str, pred_name: str,
             h = derive_hard_labels(so)
         pred_hard.append(h)
         pred_soft.append(so)
+    text_lengths = np.array(lengths, dtype=np.int64)
     try:
-        report = evaluate(
-            [r["hard_labels"] for r, _ in pairs], pred_hard,
-            text=[r["model_output_text"] for r, _ in pairs], profile="mu_shroom",
-            metrics=["iou", "soft_spearman"],
-            soft_references=[r["soft_labels"] for r, _ in pairs],
-            soft_predictions=pred_soft, include_per_example=True)
+        # The references' spans are checked (and both sides' made canonical) as
+        # `mycelium.evaluate` checks them; the predictions' passed above.
+        prepared = prepare([r["hard_labels"] for r, _ in pairs], pred_hard,
+                           text=[r["model_output_text"] for r, _ in pairs])
+        ref_soft = soft_arrays([r["soft_labels"] for r, _ in pairs], text_lengths,
+                               "soft_references")
+        pred_soft_flat = soft_arrays(pred_soft, text_lengths, "soft_predictions")
     except SpanValidationError as exc:
         raise _located(exc, pairs, (ref_name, pred_name), (ref_name_of, pred_name_of)) \
             from None
-    rows = report["per_example"]
-    iou = [row["iou"]["score"] for row in rows]
-    cor = [row["soft_spearman"]["score"] for row in rows]
-    # Quirk of the official Mu-SHROOM scorer: the file score is numpy's mean over the
-    # examples in id order. mycelium's own macro means are exact; here the official
-    # summation is kept so that the means, not only their printed digits, are the
-    # scorer's to the last bit.
-    return MushroomResult(ids, iou, cor, float(np.mean(iou)), float(np.mean(cor)))
+    spans = [(b.offsets, b.starts, b.ends) for b in (prepared.refs, prepared.preds)]
+    return ids, text_lengths, spans[0], spans[1], ref_soft, pred_soft_flat
+
+
+def _hard_batch(pairs: list, lengths: list[int]) -> tuple[int, list | None]:
+    """Every prediction's hard labels converted at once, and the position of the first
+    record whose labels are invalid (``len(pairs)`` when none is). From that record on
+    (or for every record, when the batch is not plain integer pairs) each is checked
+    alone, so errors still come in record order, with the record's own message."""
+    labels = [p["hard_labels"] for _, p in pairs]
+    if not all(isinstance(x, list) for x in labels):
+        return 0, None
+    try:
+        arr = pa.array(labels)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return 0, None
+    if pa.types.is_list(arr.type) and pa.types.is_null(arr.type.value_type):
+        return len(pairs), [[] for _ in labels]  # no spans at all
+    if arr.type != _HARD:
+        return 0, None
+    inner = arr.flatten()
+    if inner.null_count or (len(inner) and pc.min_max(pc.list_value_length(inner)).as_py()
+                            != {"min": 2, "max": 2}) or inner.flatten().null_count:
+        return 0, None
+    flat = inner.flatten().to_numpy().reshape(-1, 2)
+    counts = np.array([len(x) for x in labels], dtype=np.int64)
+    s, e = flat[:, 0], flat[:, 1]
+    bad = (s < 0) | (s > e) | (e > np.repeat(np.array(lengths, dtype=np.int64), counts))
+    first = len(pairs)
+    if bad.any():
+        first = int(np.searchsorted(np.cumsum(counts), int(np.flatnonzero(bad)[0]),
+                                    side="right"))
+    pairs_list = flat.tolist()
+    ends = np.cumsum(counts).tolist()
+    return first, [pairs_list[b - c:b] for b, c in zip(ends, counts.tolist())]
+
+
+def _official_order(ids: list[str]) -> list[str]:
+    # Quirk of the official Mu-SHROOM scorer: pandas reads integer-looking ids as int64,
+    # so they sort numerically; other ids sort as strings. Only the order of the mean's
+    # summation depends on this.
+    if ids and all(_is_int(i) for i in ids):
+        return sorted(ids, key=int)
+    return sorted(ids)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------- Arrow reader
+
+_SOFT = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
+                            ("prob", pa.float64())]))
+_HARD = pa.list_(pa.list_(pa.int64()))
+_FIELDS = {"id": pa.string(), "model_output_text": pa.string(), "hard_labels": _HARD,
+           "soft_labels": _SOFT}
+
+
+class _Decline(Exception):
+    """The Arrow reader does not serve these files; the record reader will."""
+
+
+def _arrow_flats(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats | None:
+    """`_Flats` of the two files read by ``pyarrow.json``, or None when the record
+    reader must decide (see the module docstring).
+
+    With ``float_parse="pandas-fast"`` the probabilities are not Arrow's (correctly
+    rounded) values but those of the official reader's parser: every ``"prob":`` value
+    is found in the file's bytes and parsed by `mycelium.io.float_parse.pandas_fast_values`.
+    The values found must be as many as Arrow's and, one by one, within 1e-14 of them,
+    or the record reader decides."""
+    try:
+        return _arrow_read(ref_path, pred_path, float_parse)
+    except (_Decline, OSError, pa.ArrowException, ValueError, TypeError, KeyError,
+            OverflowError, MemoryError, FloatParseError):
+        return None
+
+
+def _read(path: Path, fields: tuple[str, ...], float_parse: str
+          ) -> tuple[pa.Table, dict[str, bool], np.ndarray | None]:
+    """The table of ``fields``, which of them the file has, and (pandas-fast) the
+    probabilities of the soft labels as the official reader reads them."""
+    data = path.read_bytes()
+    schema = pa.schema([(f, _FIELDS[f]) for f in fields])
+    table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(
+        explicit_schema=schema, unexpected_field_behavior="ignore"))
+    # The record reader decodes whole lines: bad UTF-8 in a skipped field is its error.
+    _check_utf8(data)
+    rows = table.num_rows
+    if rows == 0 or rows != object_lines(data):
+        raise _Decline
+    present = {}
+    for f in fields:
+        nulls = table.column(f).null_count
+        if nulls == 0:  # a value on every line (a repeated key is an Arrow error)
+            present[f] = True
+        elif nulls == rows and b'"' + f.encode() + b'"' not in data:
+            present[f] = False  # never written (not merely null)
+        else:
+            raise _Decline
+    probs = None
+    if float_parse == "pandas-fast" and present.get("soft_labels"):
+        probs = _fast_probs(data, table.column("soft_labels"))
+    return table, present, probs
+
+
+def _fast_probs(data: bytes, column) -> np.ndarray:
+    """The soft spans' probabilities as pandas' fast parser reads them, in Arrow's order.
+
+    Quirk of the official Mu-SHROOM scorer: it reads with ``pandas.read_json``, whose
+    default parser keeps 15 fraction digits and rounds on the way (see
+    `mycelium.io.float_parse`); the values are found in the bytes, since Arrow's are
+    correctly rounded and cannot be turned back into the text."""
+    inner, _ = _list_offsets(column)
+    field = inner.field("prob")
+    if inner.null_count or field.null_count:
+        raise _Decline
+    exact = field.to_numpy(zero_copy_only=False).astype(np.float64)
+    starts = key_value_starts(data, "prob")
+    if starts.size != exact.size:
+        raise _Decline  # a "prob" key elsewhere, or one Arrow reads that is spelt otherwise
+    values, _ = pandas_fast_values(np.frombuffer(data, dtype=np.uint8), starts)
+    # The values found must be the ones Arrow read, one by one: the fast reading is
+    # within 1e-14 (relative, and absolute below 1) of the exact one unless the text has
+    # more than 15 fraction digits that matter, which the record reader then reads.
+    if not np.allclose(values, exact, rtol=1e-14, atol=1e-14, equal_nan=True):
+        raise _Decline
+    return values
+
+
+def _check_utf8(data: bytes) -> None:
+    """Raise ``pa.ArrowInvalid`` unless ``data`` is UTF-8: Arrow validates the bytes as
+    one string value in place (no copy of the file)."""
+    offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 1,
+                                             [None, offsets, pa.py_buffer(data)])
+    whole.cast(pa.large_string())
+
+
+def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
+    refs, have, ref_probs = _read(ref_path, ("id", "model_output_text", "hard_labels",
+                                             "soft_labels"), float_parse)
+    if not all(have.values()):
+        raise _Decline
+    preds, pred_have, pred_probs = _read(pred_path, ("id", "hard_labels", "soft_labels"),
+                                         float_parse)
+    if not pred_have["id"] or not (pred_have["hard_labels"] or pred_have["soft_labels"]):
+        raise _Decline
+    ref_ids = refs.column("id").to_pylist()
+    pred_ids = preds.column("id").to_pylist()
+    ref_at = {k: i for i, k in enumerate(ref_ids)}
+    pred_at = {k: i for i, k in enumerate(pred_ids)}
+    if len(ref_at) != len(ref_ids) or len(pred_at) != len(pred_ids) or ref_at.keys() != \
+            pred_at.keys():
+        raise _Decline
+    ids = _official_order(ref_ids)
+    # Read in the reference file's order, the predictions' spans brought to it (a
+    # gather of their flat arrays, none when the files share an order); then both
+    # sides are put in the official order (again none when the file is in it).
+    n = pc.utf8_length(refs.column("model_output_text")).to_numpy().astype(np.int64)
+    to_ref = np.array([pred_at[i] for i in ref_ids], dtype=np.int64)
+    n_pred = np.empty_like(n)
+    n_pred[to_ref] = n
+    ref_hard = _pairs(refs.column("hard_labels"), n)
+    ref_soft = _soft(refs.column("soft_labels"), n, ref_probs)
+    if pred_have["hard_labels"]:
+        pred_hard = _take_rows(_pairs(preds.column("hard_labels"), n_pred), to_ref)
+    if pred_have["soft_labels"]:
+        pred_soft = _take_rows(_soft(preds.column("soft_labels"), n_pred, pred_probs),
+                               to_ref)
+    if not pred_have["hard_labels"]:
+        # Quirk of the official Mu-SHROOM scorer (recompute_hard_labels): hard labels are
+        # the soft spans with prob > 0.5, a span starting at the previous one's end
+        # extending it; as an index set that is the union of those spans.
+        off, s, e, p = pred_soft
+        kept = p > 0.5
+        pred_hard = (_kept_offsets(off, kept), s[kept], e[kept])
+    if not pred_have["soft_labels"]:
+        off, s, e = pred_hard
+        pred_soft = (off, s, e, np.ones(s.size))
+    official = np.array([ref_at[i] for i in ids], dtype=np.int64)
+    return (ids, n[official], *(_take_rows(side, official)
+                                for side in (ref_hard, pred_hard, ref_soft, pred_soft)))
+
+
+def _take_rows(flat: tuple, rows: np.ndarray) -> tuple:
+    """Flat per-example spans ``(offsets, *columns)`` with the examples ``rows``."""
+    offsets, *columns = flat
+    if np.array_equal(rows, np.arange(rows.size)):
+        return flat
+    counts = np.diff(offsets)[rows]
+    out = np.zeros(rows.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    at = np.repeat(offsets[:-1][rows] - out[:-1], counts) + np.arange(out[-1])
+    return (out, *(c[at] for c in columns))
+
+
+def _list_offsets(column) -> tuple[pa.Array, np.ndarray]:
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    counts = pc.list_value_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return arr.flatten(), offsets
+
+
+def _pairs(column, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``[[start, end], ...]`` per example as (offsets, starts, ends), checked."""
+    inner, offsets = _list_offsets(column)
+    if inner.null_count or (len(inner) and pc.min_max(pc.list_value_length(inner)).as_py()
+                            != {"min": 2, "max": 2}):
+        raise _Decline
+    values = inner.flatten()
+    if values.null_count:
+        raise _Decline
+    flat = values.to_numpy().reshape(-1, 2)
+    s, e = flat[:, 0].copy(), flat[:, 1].copy()
+    _check(offsets, s, e, n)
+    return offsets, s, e
+
+
+def _soft(column, n, probs: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """``[{start, end, prob}, ...]`` per example as (offsets, starts, ends, probs);
+    ``probs`` (when given) replaces the column's probabilities."""
+    inner, offsets = _list_offsets(column)
+    if inner.null_count:
+        raise _Decline
+    fields = [inner.field(f) for f in ("start", "end", "prob")]
+    if any(f.null_count for f in fields):
+        raise _Decline
+    s, e, p = (f.to_numpy(zero_copy_only=False) for f in fields)
+    if probs is not None:
+        p = probs
+    _check(offsets, s, e, n)
+    if not ((p >= 0.0) & (p <= 1.0)).all():
+        raise _Decline
+    return offsets, s.astype(np.int64), e.astype(np.int64), p.astype(np.float64)
+
+
+def _check(offsets, s, e, n) -> None:
+    limit = np.repeat(n, np.diff(offsets))
+    if not ((s >= 0) & (s <= e) & (e <= limit)).all():
+        raise _Decline
+
+
+def _kept_offsets(offsets, kept) -> np.ndarray:
+    ex = np.repeat(np.arange(offsets.size - 1, dtype=np.int64), np.diff(offsets))
+    out = np.zeros(offsets.size, dtype=np.int64)
+    np.cumsum(np.bincount(ex[kept], minlength=offsets.size - 1), out=out[1:])
+    return out
+
+
+def _iou(ref, pred, m: int) -> np.ndarray:
+    """Per-example IoU of the index sets of two span batches (1.0 when both are empty)."""
+    ea, eb = (np.repeat(np.arange(m, dtype=np.int64), np.diff(o)) for o in (ref[0], pred[0]))
+    a = _covered(ea, ref[1], ref[2], m)
+    b = _covered(eb, pred[1], pred[2], m)
+    union = _covered(np.concatenate([ea, eb]), np.concatenate([ref[1], pred[1]]),
+                     np.concatenate([ref[2], pred[2]]), m)
+    inter = a + b - union
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = inter / union
+    return np.where(union == 0, 1.0, out)
+
+
+def _covered(ex, s, e, m: int) -> np.ndarray:
+    """Characters covered by each example's spans (the size of their union), int64."""
+    keep = s < e
+    ex, s, e = ex[keep], s[keep], e[keep]
+    out = np.zeros(m, dtype=np.int64)
+    if s.size == 0:
+        return out
+    width = int(e.max()) + 1
+    if ((ex[1:] > ex[:-1]) | ((ex[1:] == ex[:-1]) & (s[1:] >= s[:-1]))).all():
+        pass  # already in (example, start) order, as span lists usually are
+    else:
+        order = np.lexsort((s, ex))
+        ex, s, e = ex[order], s[order], e[order]
+    ks, ke = ex * width + s, ex * width + e
+    reach = np.maximum.accumulate(ke)
+    head = np.ones(ks.size, dtype=bool)
+    head[1:] = ks[1:] > reach[:-1]
+    heads = np.flatnonzero(head)
+    tails = np.append(heads[1:], ks.size) - 1
+    np.add.at(out, ex[heads], reach[tails] - ks[heads])
+    return out

@@ -33,6 +33,46 @@ def test_change_stats_equal_a_slow_reference(a, rnd):
     assert math.isclose(got["median_abs_delta"][0], float(np.median(np.abs(sb - sa))))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 40), st.randoms(use_true_random=False))
+def test_noise_floor_counts_flips_as_a_loop_does(n, resamples, rnd):
+    grid = [0.0, 0.2, 0.5, 0.7, 1.0, float("nan")]
+    sa = np.array([[rnd.choice(grid) for _ in range(n)] for _ in range(resamples)])
+    sb = np.array([[rnd.choice(grid) for _ in range(n)] for _ in range(resamples)])
+    a, b = 0, n - 1
+    got = ranking.noise_floor(sa, sb, a, b)
+    flips_from = sum(1 for r in range(resamples) if not sa[r, a] > sa[r, b])
+    flips_to = sum(1 for r in range(resamples) if not sb[r, b] > sb[r, a])
+    assert got["flip_share_from"] == flips_from / resamples
+    assert got["flip_share_to"] == flips_to / resamples
+    assert got["p_value"] == (1 + max(flips_from, flips_to)) / (resamples + 1)
+
+
+def test_winner_change_that_resampling_alone_makes_is_not_significant():
+    """Two detectors a hair apart under both conventions: the order flips in about half
+    the resamples, so the winner change does not clear its floor; far apart, it does."""
+    rng = np.random.default_rng(0)
+    noisy = rng.normal(0, 0.01, size=(10_000, 2))
+    close_ = ranking.noise_floor(noisy + [0.001, 0], noisy + [0, 0.001], 0, 1)
+    assert 0.3 < close_["flip_share_from"] < 0.7 and close_["p_value"] > 0.3
+    far = ranking.noise_floor(noisy + [0.1, 0], noisy + [0, 0.1], 0, 1)
+    assert far["flip_share_from"] == 0 and far["p_value"] == 1 / 10_001
+    t = ranking.floor_table([{"detectors": "systems", "p_value": p} for p in
+                             (close_["p_value"], far["p_value"])])
+    assert t["significant"].tolist() == [False, True]
+    assert t["p_holm"].tolist()[1] == 2 / 10_001
+
+
+def test_central_weights_extend_the_shared_resamples():
+    """The central table's 10,000 resamples begin with every other table's 1,000."""
+    from validation.uncertainty import Resampler
+
+    ids = [f"x-{k}" for k in range(7)]
+    w = ranking.item_weights(ids)
+    assert w.shape == (ranking.CENTRAL_RESAMPLES, 7)
+    assert np.array_equal(w[:1000], Resampler(ids).weights)
+
+
 def test_ranks_share_ties():
     assert ranking.ranks(np.array([0.5, 0.9, 0.5, 0.1])).tolist() == [[2.5, 1.0, 2.5, 4.0]]
 

@@ -17,7 +17,8 @@ from mycelium.protocols.mushroom import score_files
 
 from _study import LANGUAGES, loo_majority
 
-NEW_TABLES = ("systems", "convention_effects", "convention_scores", "systems_vs_loo",
+NEW_TABLES = ("systems", "convention_effects", "convention_scores", "winner_noise_floor",
+              "systems_vs_loo",
               "humans_vs_systems", "annotators_two_way", "annotator_spread",
               "language_weighting", "provenance_tests", "provenance_systems",
               "token_logit_conventions", "token_classifier", "token_classifier_model",
@@ -145,6 +146,18 @@ def test_interval_brackets_its_estimate(tables):
     assert ((per["winner_change_share"] >= 0) & (per["winner_change_share"] <= 1)).all()
     sc = tables["convention_scores"]
     assert (sc["iou_low"] <= sc["iou"] + 1e-12).all() and (sc["iou"] <= sc["iou_high"] + 1e-12).all()
+
+
+def test_every_winner_change_has_its_noise_floor(tables):
+    eff = tables["convention_effects"]
+    per = eff[(eff["lang"] != "MEAN") & (eff["winner_changes"] == 1)]
+    floor = tables["winner_noise_floor"]
+    assert len(floor) == len(per)
+    assert (floor["winner_from"] != floor["winner_to"]).all()
+    assert ((floor["gap_from"] >= 0) & (floor["gap_to"] > 0)).all()
+    m = eff[eff["lang"] == "MEAN"]
+    assert int(m["winner_changes_significant"].sum()) == int(floor["significant"].sum())
+    assert (m["winner_changes_significant"] <= m["winner_changes"]).all()
 
 
 def test_system_against_leave_one_out_equals_brute_force(tables, systems_dir, mushroom_dir):

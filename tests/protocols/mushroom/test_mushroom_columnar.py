@@ -1,8 +1,9 @@
-"""The columnar path of ``score_files`` (pyarrow.json + all examples at once) against the
-record path (``read_jsonl`` + ``score_records``): the same ids, the same per-example IoU
-and Cor to the bit, the same printed text, on every official data file (when
-``MYCELIUM_MUSHROOM_DIR`` is set) and on synthetic files; files the columnar path must
-not serve get the record path's result or error."""
+"""``score_files`` (its Arrow reader) and ``score_records`` (the record reader) against
+the obvious per-record reference (``_mushroom_reference``: index sets, per-character
+vectors): the same ids, the same per-example IoU and Cor to the bit, the same means and
+printed text, on every official data file (when ``MYCELIUM_MUSHROOM_DIR`` is set) and on
+synthetic files; files the Arrow reader must not serve get the record reader's result or
+error."""
 
 import json
 import math
@@ -12,37 +13,48 @@ import numpy as np
 import pytest
 
 import mycelium.metrics._soft_runs as soft_runs
+from pathlib import Path
+
+from _mushroom_reference import reference_scores
 from _mushroom_support import env_dir, write_lines
-from mycelium.protocols.mushroom_fast import score_columnar
 from mycelium.metrics.soft_spearman import cor, soft_vector
-from mycelium.protocols.mushroom import (MushroomInputError, _official_order, read_jsonl,
-                               score_files, score_records)
+from mycelium.protocols.mushroom import (MushroomInputError, _arrow_flats, read_jsonl,
+                                         score_files, score_records)
 
 DATA_DIR, REASON = env_dir("MYCELIUM_MUSHROOM_DIR")
 FILES = sorted(DATA_DIR.glob("splits/*/*/*.jsonl")) if DATA_DIR else []
 
 
 def _same(a, b):
-    return [x for x in a] == [y for y in b] or all(
+    return len(a) == len(b) and all(
         x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
 
 
+def _bits(x):
+    return np.float64(x).tobytes()
+
+
+def _declined(ref, pred, rule="pandas-fast"):
+    return _arrow_flats(Path(ref), Path(pred), rule) is None
+
+
 def _both_paths(ref, pred):
-    """Both paths under both float rules; the default rule's record-path result."""
+    """Both readers under both float rules against the reference; the default rule's
+    result."""
     for rule in ("exact", "pandas-fast"):
-        fast = score_columnar(ref, pred, _official_order, float_parse=rule)
-        assert fast is not None, "the columnar path declined a valid file"
-        slow = score_records(read_jsonl(ref, float_parse=rule),
-                             read_jsonl(pred, float_parse=rule), ref_name=str(ref),
-                             pred_name=str(pred))
-        ids, iou, cor_ = fast
-        assert [str(i) for i in ids] == [str(i) for i in slow.ids]
-        assert iou == slow.iou  # exact: the same integer ratios
-        assert len(cor_) == len(slow.cor) and _same(cor_, slow.cor)
-        assert np.float64(np.mean(cor_)).tobytes() == np.float64(slow.cor_mean).tobytes()
-        assert score_files(ref, pred, float_parse=rule).printed == slow.printed
-    assert score_files(ref, pred).printed == slow.printed  # pandas-fast is the default
-    return slow
+        assert not _declined(ref, pred, rule), "the Arrow reader declined a valid file"
+        refs, preds = read_jsonl(ref, float_parse=rule), read_jsonl(pred, float_parse=rule)
+        ids, iou, cor_, iou_mean, cor_mean = reference_scores(refs, preds)
+        for got in (score_files(ref, pred, float_parse=rule),
+                    score_records(refs, preds, ref_name=str(ref), pred_name=str(pred))):
+            assert [str(i) for i in got.ids] == ids
+            assert got.iou == iou  # exact: the same integer ratios
+            assert _same(got.cor, cor_)
+            assert (_bits(got.iou_mean), _bits(got.cor_mean)) == (_bits(iou_mean),
+                                                                  _bits(cor_mean))
+    result = score_files(ref, pred)  # pandas-fast is the default
+    assert result.printed == got.printed and result.iou == got.iou
+    return result
 
 
 def _predictions(records, rng, fields):
@@ -68,7 +80,7 @@ def _predictions(records, rng, fields):
 
 @pytest.mark.skipif(DATA_DIR is None, reason=REASON or "")
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_columnar_equals_record_path_on_official_files(path, tmp_path):
+def test_both_readers_equal_the_reference_on_official_files(path, tmp_path):
     assert len(FILES) == 34
     records = read_jsonl(path)
     rng = random.Random(path.name)
@@ -95,7 +107,7 @@ REFS = [{"id": "a", "model_output_text": "Paris is in Italy.", "hard_labels": [[
          "soft_labels": []}]
 
 
-def test_columnar_serves_soft_only_overlapping_and_constant_examples(tmp_path):
+def test_arrow_reader_serves_soft_only_overlapping_and_constant_examples(tmp_path):
     preds = [{"id": "b", "soft_labels": [{"start": 0, "end": 7, "prob": 0.2}]},
              {"id": "a", "soft_labels": [{"start": 9, "end": 12, "prob": 0.9},
                                          {"start": 0, "end": 14, "prob": 0.4},
@@ -113,20 +125,21 @@ def test_columnar_serves_soft_only_overlapping_and_constant_examples(tmp_path):
     ('{"id": "a", "hard_labels": []}', "id 'a' appears more than once"),
     ('{"id": "b", "hard_labels": [[0, 1.5]]}', "id 'b', field 'hard_labels'"),
 ])
-def test_declined_files_get_the_record_paths_errors(tmp_path, pred_b, message):
+def test_declined_files_get_the_record_readers_errors(tmp_path, pred_b, message):
     ref, pred = _files(tmp_path, REFS, [{"id": "a", "hard_labels": [[12, 17]]}, pred_b])
-    assert score_columnar(ref, pred, _official_order) is None
+    assert _declined(ref, pred)
     with pytest.raises(MushroomInputError, match="^%s.*%s" % (pred, message)):
         score_files(ref, pred)
 
 
-def test_declined_but_valid_files_score_as_the_record_path(tmp_path):
-    # Blank lines, integer ids, a key inside a text: the record path decides, same result.
+def test_declined_but_valid_files_score_as_the_reference(tmp_path):
+    # Blank lines, integer ids, a key inside a text: the record reader decides, same
+    # result.
     refs = [dict(r, id=i) for i, r in enumerate(REFS)]
     refs[1]["model_output_text"] = 'a "soft_labels" b'
     ref, pred = _files(tmp_path, refs, ['{"id": 1, "hard_labels": [[0, 2]]}', " ",
                                         '{"id": 0, "hard_labels": [[10, 17]]}'])
-    assert score_columnar(ref, pred, _official_order) is None
+    assert _declined(ref, pred)
     result = score_files(ref, pred)
     assert result.ids == ["0", "1"] and result.iou == [5 / 7, 0.0]
 
@@ -168,7 +181,7 @@ def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pai
 
 
 def test_record_path_reports_the_first_bad_record_in_id_order(tmp_path):
-    # The record path converts all hard labels at once; errors still come record by
+    # The record reader converts all hard labels at once; errors still come record by
     # record: 'a' (soft past the text) before 'b' (hard past the text).
     ref, pred = _files(tmp_path, REFS, [
         {"id": "b", "hard_labels": [[0, 99]], "soft_labels": []},
@@ -191,6 +204,6 @@ def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path, field):
     ref.write_bytes(b'{"id": "a", "model_output_text": "abc", "hard_labels": [], '
                     b'"soft_labels": [], "' + field + b'": "ab\xffc"}\n')
     pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a", "hard_labels": []}'])
-    assert score_columnar(ref, pred, _official_order) is None
+    assert _declined(ref, pred)
     with pytest.raises(MushroomInputError, match="line 1: not valid UTF-8"):
         score_files(ref, pred)
