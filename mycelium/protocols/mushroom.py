@@ -237,9 +237,10 @@ def score_files(ref_path: str | os.PathLike[str],
     ------
     MushroomInputError
         A file cannot be read or is not valid JSON lines, ids are missing, extra or
-        repeated, a label field is missing or malformed, or a span or probability is
-        out of range; the message names the file, the line, the id and the field (and
-        the span, with the task's format-checker rule it breaks).
+        repeated, a label field is missing or malformed, a span or probability is out
+        of range, or the file holds what the official scorer itself refuses (a byte
+        order mark, a null id, hard labels of floats or of dicts); the message names the
+        file, the line, the id and the field (and the span, with the rule it breaks).
 
     Examples
     --------
