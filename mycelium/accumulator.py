@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ from .core.scores import ScoreRuns, score_runs
 from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
-from .evaluate import build_report, intervals, prepare
+from .evaluate import build_report, intervals, prepare_for
 from .core.serialize import concat as _concat
 from .core.serialize import concat_parts as _concat_runs
 from .core.serialize import ipc_bytes as _ipc
@@ -135,11 +135,9 @@ class Accumulator:
                        names=rest or None if rest is not None else None)
 
     def _options(self) -> dict[str, Any]:
-        return dict(profile=self.profile, metrics=self.metrics, average=self.average,
-                    zero_division=self.zero_division, params=self.params,
-                    missing=self.missing, granularity=self.granularity, ci=self.ci,
-                    n_resamples=self.n_resamples, seed=self.seed,
-                    trim_spans=self.trim_spans, offsets=self.offsets)
+        """The options: every public field (a new option is a new field)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if not f.name.startswith("_")}
 
     def _settings(self, *, soft: bool, ids: bool, names: Any = ...) -> Settings:
         """The settings of the span metrics (``names``: those of the score plan)."""
@@ -211,9 +209,7 @@ class Accumulator:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
                 rules=rules_of(settings.profile))
-        prepared = prepare(references, predictions, text=text, missing=settings.missing,
-                           granularity=settings.granularity, trim_spans=settings.trim_spans,
-                           offsets=settings.offsets)
+        prepared = prepare_for(references, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
         pooled: dict = {}

@@ -89,6 +89,56 @@ class UndefinedMetricWarning(UserWarning):
         self.metric, self.measure, self.where = metric, measure, where
 
 
+def _key(name: str) -> str:
+    """A name as a user may type it, reduced to what tells names apart: case, hyphens,
+    underscores, spaces and dots left out, ``+`` read as ``p`` ("Mu-SHROOM" ->
+    "mushroom", "IoU" -> "iou", "RAGTruth++" -> "ragtruthpp", as "ragtruth_pp")."""
+    return "".join(ch for ch in name.casefold().replace("+", "p") if ch not in "-_ .")
+
+
+def closest_name(name: object, valid) -> str | None:
+    """The valid name a user most likely meant by ``name``, or None.
+
+    The one matcher behind every "did you mean" (metric and profile names, option
+    values, benchmark names, on every face and the command line). It compares names as
+    typed spellings: case, hyphens, underscores, spaces and dots do not count, so
+    a benchmark's own spelling finds its name (``"Mu-SHROOM"`` -> ``"mu_shroom"``,
+    ``"SHROOM-Visions"`` -> ``"shroom_visions"``, ``"IoU"`` -> ``"iou"``). Failing
+    that, a unique valid name that begins with what was typed, or that what was typed
+    begins with (``"DetEval"`` -> ``"deteval_1d"``), then the closest spelling by
+    `difflib`. Names are never accepted this way, only suggested: the caller raises.
+
+    Examples
+    --------
+    >>> closest_name("IoU", ["iou", "character"])
+    'iou'
+    >>> closest_name("Mu-SHROOM", ["mu_shroom", "ragtruth"])
+    'mu_shroom'
+    >>> closest_name("RAGTruth++", ["ragtruth", "ragtruth_pp"])
+    'ragtruth_pp'
+    >>> closest_name("DetEval", ["deteval_1d", "cleval_1d"])
+    'deteval_1d'
+    >>> closest_name("mushrom", ["mu_shroom", "ragtruth"])
+    'mu_shroom'
+    >>> closest_name("bleu", ["iou", "character"]) is None
+    True
+    """
+    import difflib
+
+    if not isinstance(name, str):
+        return None
+    valid = [v for v in valid if isinstance(v, str)]
+    typed = _key(name)
+    keys = {_key(v): v for v in reversed(valid)}  # the first valid name wins a tie
+    if not typed:
+        return None
+    if typed in keys:
+        return keys[typed]
+    prefixed = {v for k, v in keys.items() if k.startswith(typed) or typed.startswith(k)}
+    if len(prefixed) == 1:
+        return prefixed.pop()
+    close = difflib.get_close_matches(typed, list(keys), n=1, cutoff=0.6)
+    return keys[close[0]] if close else None
 class EmptySpanWarning(UserWarning):
     """Zero-length spans (``start == end``) were given: valid, but they carry no
     characters and are dropped before any metric (SPEC section 2). The most common cause

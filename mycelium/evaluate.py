@@ -8,6 +8,7 @@ reuse `prepare`, `build_report` and `intervals`, so every face computes the same
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -15,9 +16,11 @@ import numpy as np
 from ._version import __version__
 from .core import pipeline
 from .core.aggregate import aggregate, per_example
+from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.profiles import Profile
-from .core.provenance import dataset_of, signature_with_dataset
+from .core.provenance import dataset_of
+from .core.signature import signature_with
 from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
@@ -42,6 +45,15 @@ def prepare(references: Any, predictions: Any, *, text: Any = None,
     if granularity == "char":
         return prepared
     return at_granularity(prepared, text, granularity)
+
+
+def prepare_for(references: Any, predictions: Any, settings: Settings, *,
+                text: Any = None) -> Prepared:
+    """`prepare` under ``settings``: the one place the options that shape the spans
+    (``missing``, ``offsets``, ``trim_spans``, ``granularity``) reach it."""
+    return prepare(references, predictions, text=text, missing=settings.missing,
+                   granularity=settings.granularity, trim_spans=settings.trim_spans,
+                   offsets=settings.offsets)
 
 
 def statistics(references: Any, predictions: Any, *, text: Any = None,
@@ -238,15 +250,15 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     >>> r["iou"], r["char_auroc"], r["meta"]["threshold"], r["meta"]["scores"]
     ({'score': 1.0}, {'score': 1.0}, 0.5, 'token')
     """
-    return _evaluate(None, references, predictions, text=text, profile=profile,
-                     metrics=metrics, average=average, zero_division=zero_division,
-                     include_per_example=include_per_example,
-                     soft_references=soft_references, soft_predictions=soft_predictions,
-                     params=params, missing=missing, ci=ci, n_resamples=n_resamples,
-                     seed=seed, progress=progress, granularity=granularity,
-                     type_field=type_field, typed_matching=typed_matching, ids=ids,
-                     trim_spans=trim_spans, token_offsets=token_offsets,
-                     token_scores=token_scores, threshold=threshold, offsets=offsets)
+    # The parameters, taken before any other name is bound: the data and the options.
+    return evaluate_settled(*settled(locals()))
+
+
+def settled(arguments: Mapping[str, Any]) -> tuple[Inputs, Settings]:
+    """`evaluate`'s bound ``arguments`` as (its data, its settings): the one place its
+    options are checked (`mycelium.core.settings.resolve_settings`)."""
+    inputs, options = Inputs.split(arguments)
+    return inputs, resolve_settings(**options, ids=inputs.ids is not None, plan=True)
 
 
 def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -258,87 +270,72 @@ def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
 
     bound = inspect.signature(evaluate).bind(*args, **kwargs)
     bound.apply_defaults()
-    return _evaluate(np.asarray(keys, dtype=np.uint64), **bound.arguments)
+    return evaluate_settled(*settled(bound.arguments), np.asarray(keys, dtype=np.uint64))
 
 
-def _evaluate(keys, references, predictions, *, text, profile, metrics, average,
-              zero_division, include_per_example, soft_references, soft_predictions,
-              params, missing, ci, n_resamples, seed, progress, granularity, type_field,
-              typed_matching, ids, trim_spans, token_offsets, token_scores, threshold,
-              offsets="half-open"):
+def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str, Any]:
+    """`evaluate` of ``inputs`` under ``settings`` (as `settled` builds them)."""
     from .core.inputs import zero_batch
     from .scores import spans as scoring
 
-    references, predictions = zero_batch(references, text), zero_batch(predictions, text)
-    if metrics is None and predictions is not None and threshold is None \
-            and not scoring.score_form_given(soft_references, soft_predictions,
-                                             token_offsets, token_scores):
+    # [] beside text=[] is a batch of zero examples, on every form
+    inputs = replace(inputs, references=zero_batch(inputs.references, inputs.text),
+                     predictions=zero_batch(inputs.predictions, inputs.text))
+    metrics: Any = settings.asked
+    d = inputs
+    if metrics is None and d.predictions is not None and settings.threshold is None \
+            and not scoring.score_form_given(d.soft_references, d.soft_predictions,
+                                             d.token_offsets, d.token_scores):
         # a profile's extra metrics (ragtruth: response_level) join its default set
         metrics = profile_default_metrics(
-            profile, soft=soft_given(soft_references, soft_predictions))
-    if scoring.wanted(metrics, soft_references, soft_predictions, token_offsets,
-                      token_scores, threshold, predictions):
-        if offsets != "half-open":
+            settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
+    if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
+                      d.token_scores, settings.threshold, d.predictions):
+        if settings.offsets != "half-open":
             raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
-                             f"offsets={offsets!r}; the score forms read half-open offsets "
-                             "only. Fix by converting the spans to [start, end + 1) first "
-                             "(mycelium.core.spans.inclusive_to_half_open), or by scoring "
-                             "the spans alone.")
-        report = scoring.evaluate_scores(
-            _evaluate_spans, references, predictions, text=text, metrics=metrics,
-            soft_references=soft_references, soft_predictions=soft_predictions,
-            token_offsets=token_offsets, token_scores=token_scores, threshold=threshold,
-            options=dict(profile=profile, average=average, zero_division=zero_division,
-                         include_per_example=include_per_example, params=params,
-                         missing=missing, ci=ci, n_resamples=n_resamples, seed=seed,
-                         progress=progress, granularity=granularity,
-                         type_field=type_field, typed_matching=typed_matching, ids=ids,
-                         trim_spans=trim_spans, keys=keys))
+                             f"offsets={settings.offsets!r}; the score forms read half-open "
+                             "offsets only. Fix by converting the spans to [start, end + 1) "
+                             "first (mycelium.core.spans.inclusive_to_half_open), or by "
+                             "scoring the spans alone.")
+        report = scoring.evaluate_scores(_evaluate_spans, inputs,
+                                         replace(settings, asked=_names(metrics)), keys)
     else:
-        report = _evaluate_spans(
-            references, predictions, text=text, profile=profile, metrics=metrics,
-            average=average, zero_division=zero_division,
-            include_per_example=include_per_example, soft_references=soft_references,
-            soft_predictions=soft_predictions, params=params, missing=missing, ci=ci,
-            n_resamples=n_resamples, seed=seed, progress=progress, granularity=granularity,
-            type_field=type_field, typed_matching=typed_matching, ids=ids,
-            trim_spans=trim_spans, keys=keys, offsets=offsets)[0]
-    return with_dataset(report, dataset_of(references, predictions))
+        report = _evaluate_spans(inputs, settings.scoring(metrics, soft=soft_given(
+            d.soft_references, d.soft_predictions)), keys)[0]
+    return with_dataset(report, dataset_of(d.references, d.predictions))
+
+
+def _names(metrics) -> tuple[str, ...] | None:
+    return (metrics,) if isinstance(metrics, str) else \
+        None if metrics is None else tuple(metrics)
 
 
 def with_dataset(report: dict[str, Any], dataset) -> dict[str, Any]:
     """``report`` with a loader's provenance in ``meta`` and its signature (if known)."""
     if dataset is not None:
         meta = report["meta"]
-        meta["signature"] = signature_with_dataset(meta["signature"], dataset)
+        meta["signature"] = signature_with(meta["signature"], dataset=dataset)
         meta["dataset"] = dataset.tag
     return report
 
 
-def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
-                    zero_division, include_per_example, soft_references,
-                    soft_predictions, params, missing, ci, n_resamples, seed, progress,
-                    granularity, type_field, typed_matching, ids, trim_spans=None,
-                    keys=None, offsets="half-open"):
-    """`evaluate` of spans: (report, prepared, settings); ``keys`` (one per input
-    example) key the resamples instead of the positions or ids (`evaluate_keyed`)."""
+def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
+    """`evaluate` of spans: (report, prepared, settings); ``settings`` score the span
+    metrics (`Settings.scoring`); ``keys`` (one per input example) key the resamples
+    instead of the positions or ids (`evaluate_settled`)."""
+    references, predictions, text = inputs.references, inputs.predictions, inputs.text
+    soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
-    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
-                                zero_division=zero_division, params=params,
-                                missing=missing, soft=soft, ci=ci, n_resamples=n_resamples,
-                                seed=seed, granularity=granularity, ids=ids is not None,
-                                trim_spans=trim_spans, offsets=offsets)
-    if offsets != "half-open" and type_field is not None:
+    type_field, ids = settings.type_field, inputs.ids
+    if settings.offsets != "half-open" and type_field is not None:
         raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
                          "per-type breakdown reads half-open spans); fix by converting the "
                          "spans to [start, end + 1) first.")
-    if trim_spans is not None and type_field is not None:
+    if settings.trim_spans is not None and type_field is not None:
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "
                          "breakdown in a separate call without trim_spans.")
-    prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans,
-                       offsets=settings.offsets)
+    prepared = prepare_for(references, predictions, settings, text=text)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if soft:
@@ -346,10 +343,11 @@ def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
 
         stats["soft_spearman"] = soft_statistics(
             soft_references, soft_predictions, prepared, text=text)
-    report = build_report(stats, settings, prepared, include_per_example)
+    report = build_report(stats, settings, prepared, settings.include_per_example)
     if type_field is not None:
         report["by_type"] = by_type(references, predictions, settings, prepared,
-                                    type_field=type_field, typed_matching=typed_matching)
+                                    type_field=type_field,
+                                    typed_matching=settings.typed_matching)
     if settings.bootstrap is not None:
         kept_ids = None
         if ids is not None:
@@ -359,7 +357,7 @@ def _evaluate_spans(references, predictions, *, text, profile, metrics, average,
                                  f"{prepared.n_input} examples; give one id per example.")
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         report["ci"] = intervals(stats, settings, np.flatnonzero(prepared.kept),
-                                 ids=kept_ids, progress=progress, estimates=report,
+                                 ids=kept_ids, progress=settings.progress, estimates=report,
                                  meta=report["meta"]["ci"],
                                  keys=None if keys is None else keys[prepared.kept])
     return report, prepared, settings

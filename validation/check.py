@@ -89,11 +89,16 @@ def text_differences(name: str, new: str, old: str, limit: int = 10) -> list[str
     return out
 
 
-def compare_figures(tables: dict, committed: Path, figures: dict[str, list[str]]) -> list[str]:
-    """Each committed figure's fingerprint against the reproduced tables'."""
+def compare_figures(tables: dict, committed: Path, figures: dict[str, list[str]],
+                    titles: dict[str, dict[str, str]] | None = None) -> list[str]:
+    """Each committed figure's fingerprint against the reproduced tables', and the titles
+    it was drawn with against ``titles`` (`validation.figtitles.titles` of the reproduced
+    tables), which also must hold no number typed by hand."""
+    from . import figtitles
     from .pngmeta import KEY, fingerprint, read_text
 
-    problems = []
+    problems = [f"validation/figtitles.py: the number in {x!r} is written by hand; fix by "
+                "making it a field filled from the tables" for x in figtitles.literal_numbers()]
     for name, inputs in figures.items():
         if not all(k in tables for k in inputs):
             continue
@@ -101,12 +106,19 @@ def compare_figures(tables: dict, committed: Path, figures: dict[str, list[str]]
         if not path.exists():
             problems.append(f"{name}.png: not committed in {committed}")
             continue
-        stored = read_text(path).get(KEY)
+        text = read_text(path)
+        stored = text.get(KEY)
         wanted = fingerprint(tables, inputs)
         if stored != wanted:
             problems.append(f"{name}.png: drawn from other numbers (fingerprint {stored}, "
                             f"reproduced tables give {wanted}); fix by running "
                             "python -m validation.run")
+        if titles is not None and name in titles:
+            want = figtitles.stored(titles[name])
+            if text.get(figtitles.KEY) != want:
+                problems.append(f"{name}.png: titled {text.get(figtitles.KEY)!r}, the "
+                                f"reproduced tables give {want!r}; fix by running "
+                                "python -m validation.run")
     return problems
 
 

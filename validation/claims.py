@@ -98,6 +98,88 @@ def _loo_direction(t: Tables) -> str:
     return _direction(m["difference"])
 
 
+# --- provenance of the system files ---------------------------------------------------
+
+def _systems(t: Tables) -> pd.DataFrame:
+    return t["systems"]
+
+
+def _invalid(t: Tables) -> pd.DataFrame:
+    s = _systems(t)
+    return s[s["unlocated_hard_dropped"] > 0]
+
+
+def _unranked_teams(t: Tables) -> list[str]:
+    """Teams none of whose files reproduces a published leaderboard row."""
+    s = _systems(t)
+    ranked = set(s.loc[s["role"] != "variant", "team"])
+    return sorted(set(s["team"]) - ranked)
+
+
+def _official_winner_variants(t: Tables) -> str:
+    """Languages whose official-IoU winner among the system files is a variant file."""
+    e = t["convention_effects"]
+    e = e[(e["lang"] != "MEAN") & (e["detectors"] == "systems") & (e["to"] == "char_f1")]
+    s = _systems(t).set_index(["lang", "system"])
+    hits = [f"{r.lang} ({r.winner_from})" for r in e.itertuples()
+            if s.loc[(r.lang, r.winner_from), "role"] == "variant"]
+    return names(hits)
+
+
+# --- FaithBench -------------------------------------------------------------------------
+
+def _fb_rule(t: Tables, to: str) -> pd.Series:
+    return one(t["faithbench_rules"], to=to)
+
+
+def _fb_tau(to: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = _fb_rule(t, to)
+        return ci(r["tau"], r["tau_low"], r["tau_high"], 2)
+    return f
+
+
+def _fb_type_tau(a: str, b: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["faithbench_types"], **{"from": a, "to": b})
+        return ci(r["tau"], r["tau_low"], r["tau_high"], 2)
+    return f
+
+
+def _fb_floor(t: Tables, family: str | None = None, types: bool = False) -> pd.DataFrame:
+    f = t["faithbench_noise_floor"]
+    return f[f["family"] == "type"] if types else f[f["family"] != "type"]
+
+
+def _fb_table(t: Tables) -> str:
+    r = t["faithbench_rules"]
+    f = _fb_floor(t).set_index("to")
+    view = pd.DataFrame({
+        "change (one choice of the gold rule)": r["change"],
+        "kind": r["family"],
+        "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(r["tau"], r["tau_low"],
+                                                          r["tau_high"])],
+        "winner": [w if not k else f"{w} -> {v}" for w, v, k in
+                   zip(r["winner_from"], r["winner_to"], r["winner_changes"])],
+        "resampling alone flips the winners": [
+            pct(f.loc[to, "flip_share_from"]) if to in f.index else "–" for to in r["to"]],
+        "beyond the noise floor": [("yes" if f.loc[to, "significant"] else "no")
+                                   if to in f.index else "–" for to in r["to"]],
+        "largest rank move": r["max_rank_move"].astype(int),
+    })
+    return md_table(view).rstrip("\n")
+
+
+def _fb_scores(t: Tables, rule: str = "paper") -> pd.DataFrame:
+    s = t["faithbench_scores"]
+    return s[s["rule"] == rule].sort_values("rank")
+
+
+def _fb_least(t: Tables) -> str:
+    r = t["faithbench_rules"]
+    return str(r.loc[r["tau"].idxmin(), "change"].split(" -> ", 1)[1])
+
+
 def _systems_per_language(t: Tables) -> pd.Series:
     return t["systems"].groupby("lang").size()
 
@@ -246,6 +328,36 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "systems_min": lambda t: str(int(_systems_per_language(t).min())),
     "systems_max": lambda t: str(int(_systems_per_language(t).max())),
     "win_micro": _win("iou_micro"), "tau_micro": _tau("iou_micro"),
+    "tau_sentence": _tau("iou_sentence"), "win_sentence": _win("iou_sentence"),
+    "win_sentence_sig": _win_sig("iou_sentence"),
+    "tau_response": _tau("response_f1"), "win_response": _win("response_f1"),
+    "win_response_sig": _win_sig("response_f1"),
+    "invalid_files": lambda t: str(len(_invalid(t))),
+    "invalid_teams": lambda t: names(sorted(_invalid(t)["team"].unique())),
+    "invalid_roles": lambda t: names(sorted(_invalid(t)["role"].unique())),
+    "unranked_teams": lambda t: names(_unranked_teams(t)),
+    "ranked_teams": lambda t: names(sorted(set(_systems(t)["team"])
+                                           - set(_unranked_teams(t)))),
+    "winner_variants": _official_winner_variants,
+    "fb_detectors": lambda t: str(int(_fb_scores(t)["detector"].nunique())),
+    "fb_items": lambda t: str(int(_fb_scores(t)["items"].iloc[0])),
+    "fb_table": _fb_table,
+    "fb_least": _fb_least,
+    "fb_least_tau": lambda t: _fb_tau(str(t["faithbench_rules"].loc[
+        t["faithbench_rules"]["tau"].idxmin(), "to"]))(t),
+    "fb_winner": lambda t: str(_fb_scores(t)["detector"].iloc[0]),
+    "fb_runner_up": lambda t: str(_fb_scores(t)["detector"].iloc[1]),
+    "fb_gap": lambda t: num(float(_fb_scores(t)["value"].iloc[0]
+                                  - _fb_scores(t)["value"].iloc[1])),
+    "fb_winner_ba": lambda t: ci(*_fb_scores(t)[["value", "low", "high"]].iloc[0]),
+    "fb_changes": lambda t: str(len(_fb_floor(t))),
+    "fb_sig": lambda t: str(int(_fb_floor(t)["significant"].sum())),
+    "fb_type_uq": _fb_type_tau("Unwanted", "Questionable"),
+    "fb_type_ub": _fb_type_tau("Unwanted", "Benign"),
+    "fb_type_qb": _fb_type_tau("Questionable", "Benign"),
+    "fb_type_pairs": lambda t: str(len(t["faithbench_types"])),
+    "fb_type_changes": lambda t: str(int(t["faithbench_types"]["winner_changes"].sum())),
+    "fb_type_sig": lambda t: str(int(_fb_floor(t, types=True)["significant"].sum())),
     "win_micro_sig": _win_sig("iou_micro"), "win_spancov_sig": _win_sig("spancov_f1"),
     "win_exact_sig": _win_sig("exact_f1"), "win_cor_sig": _win_sig("cor"),
     "win_parse": _win("cor_exact"), "win_trim": _win("iou_trim_ws"),

@@ -9,8 +9,10 @@ from an official ranking:
   (the other five span metrics, each its F1) and Cor;
 - average: macro -> micro IoU (``average="micro"``: summed intersections over summed
   unions);
-- granularity: characters -> words (``granularity="word"``) and -> the generating
-  model's tokens (a span marks every token it touches; trimmed token offsets);
+- granularity: characters -> words (``granularity="word"``), -> the generating
+  model's tokens (a span marks every token it touches; trimmed token offsets), ->
+  sentences (``granularity="sentence"``) and -> whole responses (response-level F1:
+  does the detector flag the responses that hold a hallucination; pooled counts);
 - profile: ``mu_shroom`` (IoU, macro) -> ``ragtruth`` (character F1, micro, 0/0 = 0);
 - float parsing: Cor read as the official scorer reads (``pandas-fast``) -> read exactly;
 - token boundaries: token offsets trimmed -> untrimmed (``align_tokens(trim=...)``) in
@@ -60,6 +62,8 @@ CONVENTIONS = {c.name: c for c in (
     Convention("iou_micro", "IoU, micro", "iou", "score"),
     Convention("ragtruth", "RAGTruth profile: character F1, micro", "character", "f1"),
     Convention("iou_word", "IoU in words"),
+    Convention("iou_sentence", "IoU in sentences"),
+    Convention("response_f1", "response F1", "response_level", "f1"),
     Convention("iou_token", "IoU in tokens (trimmed offsets)"),
     Convention("iou_token_untrimmed", "IoU in tokens (untrimmed offsets)"),
     Convention("iou_trim_ws", "IoU, whitespace-trimmed spans"),
@@ -72,6 +76,7 @@ CHANGES = (
     ("metric", "iou", "spancov_f1"), ("metric", "iou", "cor"),
     ("average", "iou", "iou_micro"),
     ("granularity", "iou", "iou_word"), ("granularity", "iou", "iou_token"),
+    ("granularity", "iou", "iou_sentence"), ("granularity", "iou", "response_f1"),
     ("profile", "iou", "ragtruth"),
     ("float parsing", "cor", "cor_exact"),
     ("token boundaries", "iou_token", "iou_token_untrimmed"),
@@ -81,7 +86,7 @@ _MACRO = {"iou_score": "iou", "character_f1": "char_f1", "exact_span_f1": "exact
           "deteval_1d_f1": "deteval_f1", "cleval_1d_f1": "cleval_f1",
           "span_coverage_f1": "spancov_f1"}
 #: Micro statistics kept per row: ``<metric>__<statistic>``.
-MICRO_METRICS = ("iou", "character")
+MICRO_METRICS = ("iou", "character", "response_level")
 
 
 def score_rows(rows: pd.DataFrame, pred: Flat, hard: Flat, text, token_offsets: dict,
@@ -103,6 +108,9 @@ def score_rows(rows: pd.DataFrame, pred: Flat, hard: Flat, text, token_offsets: 
         out[name] = macro[col].to_numpy()
     out["iou_word"] = df.mycelium.score("ref", "pred", text="text", profile=PROFILE,
                                         metrics=["iou"], granularity="word")["iou_score"].to_numpy()
+    out["iou_sentence"] = df.mycelium.score("ref", "pred", text="text", profile=PROFILE,
+                                            metrics=["iou"], granularity="sentence"
+                                            )["iou_score"].to_numpy()
     out["iou_trim_ws"] = df.mycelium.score("ref", "pred", text="text", profile=PROFILE,
                                            metrics=["iou"], trim_spans="whitespace"
                                            )["iou_score"].to_numpy()
@@ -126,10 +134,34 @@ def score_rows(rows: pd.DataFrame, pred: Flat, hard: Flat, text, token_offsets: 
 def micro_values(sums: dict[str, np.ndarray], name: str) -> np.ndarray:
     """A micro convention's value from summed statistics (`mycelium.per_example`)."""
     c = CONVENTIONS[name]
+    zd = mycelium.get_profile("ragtruth" if name == "ragtruth" else PROFILE).zero_division
+    if c.metric == "response_level":
+        return response_f1(sums, zd)
     stats = {c.metric: {k.split("__", 1)[1]: v for k, v in sums.items()
                         if k.startswith(f"{c.metric}__")}}
-    zd = mycelium.get_profile("ragtruth" if name == "ragtruth" else PROFILE).zero_division
     return mycelium.per_example(stats, zero_division=zd)[c.metric][c.measure]
+
+
+def response_f1(sums: dict[str, np.ndarray], zero_division: float) -> np.ndarray:
+    """Pooled response-level F1 of summed ``response_level__tp/fp/fn`` counts.
+
+    The metric's own measures (`mycelium.metrics.response_level`): precision and recall
+    of the hallucinated class from the pooled counts, F1 from them; an undefined
+    precision or recall takes ``zero_division``, and so does F1 when both are 0.
+
+    Examples
+    --------
+    >>> s = {"response_level__tp": np.array([3.0, 0.0]), "response_level__fp": np.array([1.0, 0.0]),
+    ...      "response_level__fn": np.array([2.0, 4.0])}
+    >>> response_f1(s, 0.0).round(4).tolist()
+    [0.6667, 0.0]
+    """
+    tp, fp, fn = (np.asarray(sums[f"response_level__{k}"], np.float64)
+                  for k in ("tp", "fp", "fn"))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(tp + fp > 0, tp / (tp + fp), zero_division)
+        r = np.where(tp + fn > 0, tp / (tp + fn), zero_division)
+        return np.where(p + r > 0, 2 * p * r / (p + r), zero_division)
 
 
 def stat_columns(name: str, columns) -> list[str]:

@@ -51,7 +51,8 @@ def _save(fig, path: Path) -> None:
 
 
 def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.DataFrame,
-                    loo_by_annotator: pd.DataFrame, path: Path, *, min_items: int) -> None:
+                    loo_by_annotator: pd.DataFrame, path: Path, *, min_items: int,
+                    titles: dict[str, str]) -> None:
     """IoU of annotators vs hard labels, vs the LOO majority and pairwise, per language."""
     plt = _plt()
     langs = [x for x in vs_hard["lang"] if x not in ("ALL", "MEAN")] + ["ALL"]
@@ -73,9 +74,7 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
     top.set_yticks(np.linspace(0, 1, 6))
     top.legend(loc="upper center", fontsize=8.5, ncol=3, framealpha=0.9,
                bbox_to_anchor=(0.5, 1.0))
-    top.set_title("Scored like detectors, annotators match the published labels (which "
-                  "include their own vote)\nbetter than the other annotators' majority or "
-                  "each other")
+    top.set_title(titles["top"])
     per = loo_by_annotator[loo_by_annotator["examples"] >= min_items]
     for i, lang in enumerate(langs):
         sub = per if lang == "ALL" else per[per["lang"] == lang]
@@ -88,15 +87,14 @@ def inter_annotator(vs_hard: pd.DataFrame, vs_loo: pd.DataFrame, pairwise: pd.Da
     bottom.set_ylabel(f"IoU vs LOO majority, one dot\nper annotator (≥ {min_items} items; "
                       "line: 95% CI)")
     bottom.set_ylim(0, 1)
-    bottom.set_title("Individual annotators spread widely: some agree with the others' "
-                     "majority on under a third of the characters")
+    bottom.set_title(titles["bottom"])
     bottom.set_xticks(x, langs)
     bottom.set_xlabel("language (val v2 + test pooled; ALL = all languages pooled)")
     fig.tight_layout()
     _save(fig, path)
 
 
-def metric_tau(summary: pd.DataFrame, path: Path) -> None:
+def metric_tau(summary: pd.DataFrame, path: Path, *, titles: dict[str, str]) -> None:
     """Heatmap of the mean Kendall tau between the rankings of every pair of metrics."""
     plt = _plt()
     names = list(HEADLINE)
@@ -124,15 +122,14 @@ def metric_tau(summary: pd.DataFrame, path: Path) -> None:
                     va="center", fontsize=8, color=colour)
     fig.colorbar(im, ax=ax, label="Kendall's τ-b between detector rankings\n"
                  "(mean over languages [95% bootstrap CI]; 1 = same order)")
-    ax.set_title("Span Coverage F1 orders detectors almost unrelated to the overlap "
-                 "metrics;\nIoU and character F1 nearly agree (mean τ over "
-                 f"{int(summary['languages'].max())} languages)")
+    ax.set_title(titles["title"])
     ax.spines[:].set_visible(False)
     fig.tight_layout()
     _save(fig, path)
 
 
-def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None:
+def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path, *,
+                  titles: dict[str, str]) -> None:
     """Pinpoint per language (left) and every detector's Span Coverage F1 vs IoU (right)."""
     plt = _plt()
     per = table[table["lang"] != "ALL"]
@@ -152,9 +149,7 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
     left.set_xlabel("language")
     left.legend(loc="upper center", ncol=3, fontsize=9, framealpha=0.9,
                 bbox_to_anchor=(0.5, 0.99))
-    lo, hi = per["iou_refs"].min(), per["iou_refs"].max()
-    left.set_title("Pinpoint (1 character per reference span): Span Coverage F1 = 1 in "
-                   f"every language,\nwhile IoU and character recall are {lo:.2f}–{hi:.2f}")
+    left.set_title(titles["left"])
     groups = [("annotator", None, "annotators A1–A6", "#8172B3", "o", 16),
               ("synthetic", "other", "other synthetic detectors", "#AAAAAA", "s", 14),
               ("synthetic", "extended", "extended (over-covers)", "#4C72B0", "D", 22),
@@ -179,13 +174,13 @@ def undercoverage(table: pd.DataFrame, scores: pd.DataFrame, path: Path) -> None
     right.set_ylabel("Span Coverage F1 (macro over all items)")
     right.legend(loc="upper left", bbox_to_anchor=(0.0, 0.85), fontsize=8.5,
                  framealpha=0.9)
-    right.set_title("Span Coverage F1 rewards under-covering (top left)\nand zeroes "
-                    "over-covering (bottom right)")
+    right.set_title(titles["right"])
     fig.tight_layout()
     _save(fig, path)
 
 
-def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) -> None:
+def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path, *,
+                   titles: dict[str, str]) -> None:
     """Kendall tau with intervals: IoU vs Cor over the published teams of each ranking,
     and character vs word vs token units over the study's detectors, per language."""
     plt = _plt()
@@ -205,8 +200,7 @@ def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) 
     left.set_ylim(-0.2, 1.05)
     left.set_ylabel("Kendall's τ-b (95% CI)")
     left.legend(fontsize=8, loc="lower left")
-    left.set_title("Published teams: IoU and Cor order the teams only partly alike\n"
-                   "(test split; CI: bootstrap over teams)")
+    left.set_title(titles["left"])
     gt = gran_tau[gran_tau["lang"] != "MEAN"]
     langs = sorted(gt["lang"].unique())
     xx = np.arange(len(langs))
@@ -221,8 +215,7 @@ def rank_agreement(board_tau: pd.DataFrame, gran_tau: pd.DataFrame, path: Path) 
     right.axhline(1, color="black", lw=0.6, ls=":")
     right.set_xticks(xx, langs)
     right.legend(fontsize=8, loc="lower left")
-    right.set_title("Study detectors (IoU): rankings in character, word and token units\n"
-                    "(val + test items; CI: bootstrap over items)")
+    right.set_title(titles["right"])
     fig.tight_layout()
     _save(fig, path)
 

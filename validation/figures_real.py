@@ -13,7 +13,6 @@ from .conventions import CHANGES, CONVENTIONS
 from .detectors import SYNTHETIC
 from .figures import _err, _plt, _save
 from .scoring import HEADLINE, LABELS
-from .uncertainty import ALPHA
 
 TEAM_STYLE = {"MSA": ("#C44E52", "o"), "NCL-UoR": ("#4C72B0", "s"), "UZH": ("#55A868", "^")}
 _DETECTOR_COLOURS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860",
@@ -21,7 +20,8 @@ _DETECTOR_COLOURS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#93
 _MARKERS = ["o", "s", "^", "v", "D", "P", "X", "<", ">", "*"]
 
 
-def detector_scores(scores: pd.DataFrame, path: Path, *, fig=None) -> None:
+def detector_scores(scores: pd.DataFrame, path: Path, *, titles: dict[str, str],
+                    fig=None) -> None:
     """One panel per metric: each synthetic detector and the language's most active
     annotator (A1) per language, with 95% item-bootstrap intervals."""
     plt = _plt()
@@ -48,16 +48,13 @@ def detector_scores(scores: pd.DataFrame, path: Path, *, fig=None) -> None:
     axes[-1].set_xticks(x, langs)
     axes[-1].set_xlabel("language (val + test items; vs the published hard labels; Cor vs "
                         "the published soft labels; lines: 95% item-bootstrap CI)")
-    fig.suptitle("The metrics disagree on what a good detector is: pinpoint and truncated top "
-                 "Span Coverage F1, extended tops\nDetEval and CLEval F1, the annotator is at "
-                 "or near the top of IoU and Cor, and Exact F1 gives every synthetic detector "
-                 "about 0", y=0.995)
+    fig.suptitle(titles["suptitle"], y=0.995)
     fig.tight_layout()
     _save(fig, path)
 
 
 def humans_and_systems(two_way: pd.DataFrame, conv_scores: pd.DataFrame,
-                       vs_loo: pd.DataFrame, path: Path) -> None:
+                       vs_loo: pd.DataFrame, path: Path, *, titles: dict[str, str]) -> None:
     """Test split, per language: the annotators (two-way CI) and each team's IoU-row
     submission, mark-all and the token classifier (item CI), against (a) the hard labels
     and (b) the same leave-one-out references."""
@@ -67,7 +64,7 @@ def humans_and_systems(two_way: pd.DataFrame, conv_scores: pd.DataFrame,
     x = np.arange(len(langs))
     fig, axes = plt.subplots(2, 1, figsize=(13, 9), sharex=True)
     sources = {"a": (conv_scores, "iou"), "b": (vs_loo, "iou_loo")}
-    titles = {"a": "(a) against the published hard labels (the annotator's own vote is in "
+    panels = {"a": "(a) against the published hard labels (the annotator's own vote is in "
                    "the reference: an upper bound for humans)",
               "b": "(b) against the leave-one-out majority of the other annotators — the "
                    "same references for humans and systems"}
@@ -95,28 +92,18 @@ def humans_and_systems(two_way: pd.DataFrame, conv_scores: pd.DataFrame,
                         ms=5, color=colour, capsize=2, label=label)
         ax.set_ylim(0, 1)
         ax.set_ylabel("IoU, test split\n(95% CI)")
-        ax.set_title(titles[ref], fontsize=10)
+        ax.set_title(panels[ref], fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].legend(fontsize=8, ncol=3, loc="lower left", framealpha=0.9)
     axes[1].set_xticks(x, langs)
-    axes[1].set_xlabel("language (systems: item-bootstrap CI; MSA submitted 5 languages)")
-    above = _languages_above(tw, vs_loo)
-    fig.suptitle("On the same references the annotators score above every team's leaderboard "
-                 f"submission in {above} of {len(langs)} languages;\nthe hard labels flatter "
-                 "the annotators, who voted in them", y=0.995)
+    axes[1].set_xlabel(titles["xlabel"])
+    fig.suptitle(titles["suptitle"], y=0.995)
     fig.tight_layout()
     _save(fig, path)
 
 
-def _languages_above(two_way: pd.DataFrame, vs_loo: pd.DataFrame) -> int:
-    """Languages where the annotators' LOO IoU exceeds every IoU-row submission's."""
-    sub = vs_loo[(vs_loo["kind"] == "system") & vs_loo["role"].astype(str).str.contains("IoU")]
-    best = sub.groupby("lang")["iou_loo"].max()
-    humans = two_way.set_index("lang")["iou_b"]
-    return int((humans.reindex(best.index) > best).sum())
-
-
-def provenance(prov: pd.DataFrame, tests: pd.DataFrame, path: Path, *, min_items: int) -> None:
+def provenance(prov: pd.DataFrame, tests: pd.DataFrame, path: Path, *, min_items: int,
+               titles: dict[str, str]) -> None:
     """Test split, one panel per language: annotators vs the LOO majority by generating
     model (n items, 95% CI), with the permutation test of the range (Holm)."""
     plt = _plt()
@@ -150,19 +137,9 @@ def provenance(prov: pd.DataFrame, tests: pd.DataFrame, path: Path, *, min_items
     for ax in axes.flat[len(langs) - 4:len(langs)]:
         ax.set_xlabel("annotators' IoU vs LOO (95% CI)", fontsize=8)
         ax.xaxis.set_tick_params(labelbottom=True)
-    raw = [lg for lg in langs if lg in t.index and t.loc[lg, "p_holm"] < ALPHA]
-    adj = [lg for lg in langs if lg in t.index and t.loc[lg, "p_holm_adjusted"] < ALPHA]
-    fig.suptitle("Test split: annotators' agreement by generating model. With the statistic "
-                 "fixed in advance (range of model means, within-language permutation, Holm), "
-                 f"\nmodels differ in {_names(raw)}; after adjusting for text length and "
-                 f"reference density in {_names(adj)} (grey: models with < {min_items} items, "
-                 "not tested)", y=0.995)
+    fig.suptitle(titles["suptitle"], y=0.995)
     fig.tight_layout()
     _save(fig, path)
-
-
-def _names(langs: list[str]) -> str:
-    return ", ".join(langs) if langs else "no language"
 
 
 def _short(model_id: str) -> str:
@@ -170,7 +147,7 @@ def _short(model_id: str) -> str:
     return name if len(name) <= 22 else name[:20] + "…"
 
 
-def convention_table(effects: pd.DataFrame, path: Path) -> None:
+def convention_table(effects: pd.DataFrame, path: Path, *, titles: dict[str, str]) -> None:
     """The central table: tau between the official and the changed ranking of the real
     systems, per language and change, with its interval; W marks a changed winner."""
     plt = _plt()
@@ -185,7 +162,7 @@ def convention_table(effects: pd.DataFrame, path: Path) -> None:
             mat[i, j] = r["tau"]
             lo, hi = (r["tau_lang_low"], r["tau_lang_high"]) if lang == "MEAN" else (
                 r["tau_low"], r["tau_high"])
-            win = (f"\nW {int(r['winner_changes'])}/14" if lang == "MEAN"
+            win = (f"\nW {int(r['winner_changes'])}/{int(r['languages'])}" if lang == "MEAN"
                    else ("\nW" if r["winner_changes"] else ""))
             ax.text(j, i, f"{r['tau']:.2f}\n[{lo:.2f}, {hi:.2f}]{win}", ha="center",
                     va="center", fontsize=7, color="white" if abs(r["tau"]) > 0.75 else "black")
@@ -195,10 +172,7 @@ def convention_table(effects: pd.DataFrame, path: Path) -> None:
     ax.axvline(len(langs) - 1.5, color="white", lw=3)
     fig.colorbar(im, ax=ax, fraction=0.025, pad=0.01,
                  label="Kendall's τ-b between the two rankings of the real systems")
-    ax.set_title("What a scoring convention does to the ranking of 12-16 real system files per "
-                 "language (test split).\nCell: τ [95% item-bootstrap CI]; W: the winner "
-                 "changes; MEAN: mean over languages [95% bootstrap over languages] and "
-                 "languages where the winner changes", fontsize=10)
+    ax.set_title(titles["title"], fontsize=10)
     ax.spines[:].set_visible(False)
     fig.tight_layout()
     _save(fig, path)

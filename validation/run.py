@@ -28,8 +28,9 @@ import pyarrow as pa
 
 import mycelium
 
-from . import (annotators, comparison, data, humans, provenance_tests, ranking, real_study,
-               real_systems, report, review, scoring, token_baselines, twoway, undercoverage)
+from . import (annotators, comparison, data, faithbench_study, humans, provenance_tests,
+               ranking, real_study, real_systems, report, review, scoring, token_baselines,
+               twoway, undercoverage)
 from .flat import Flat
 from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
@@ -37,6 +38,8 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "results"
 #: Annotator detectors of part 2: the most active annotators of each language.
 MAX_ANNOTATORS = 6
 MIN_ITEMS = 20
+#: Generating models with fewer test items are not tested in the provenance figure.
+PROVENANCE_MIN_ITEMS = 10
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -111,10 +114,11 @@ def readme_path(out: Path) -> Path:
 
 
 def _check_outputs(new: Path, committed: Path, tables: dict) -> list[str]:
-    from . import check, readme
+    from . import check, figtitles, readme
 
     return (check.compare_text(new, committed)
-            + check.compare_figures(tables, committed, FIGURES)
+            + check.compare_figures(tables, committed, FIGURES, figtitles.titles(
+                tables, min_items=MIN_ITEMS, prov_min_items=PROVENANCE_MIN_ITEMS))
             + readme.check(tables, readme_path(committed)))
 
 
@@ -175,12 +179,18 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
         tables["humans_and_systems"] = humans.humans_and_systems(
             tables["annotators_two_way"], tables.get("leaderboard"),
             tables["systems_vs_loo"], tables["humans_and_systems"])
+    fb_root = faithbench_study.data_dir()
+    if fb_root is None:
+        log(f"no FaithBench folder (${faithbench_study.ENV_VAR}): part 11 is not run")
+    else:
+        tables.update(faithbench_study.tables(fb_root))
+        clock("part 11: FaithBench's detectors under each gold rule and per type")
 
     out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         report.write_csv(df, out / f"{name}.csv")
     _markdown(out, tables)
-    _manifest(out, root, items, seed, languages, sys_root)
+    _manifest(out, root, items, seed, languages, sys_root, faithbench_study.data_dir())
     if languages is None and "convention_effects" in tables:
         from . import readme
 
@@ -245,24 +255,31 @@ FIGURES = {
 
 
 def _figures(out: Path, t: dict) -> None:
-    from . import figures, figures_real, pngmeta
+    from . import figtitles, figures, figures_real, pngmeta
+
+    ti = figtitles.titles(t, min_items=MIN_ITEMS, prov_min_items=PROVENANCE_MIN_ITEMS)
 
     draw = {
         "fig1_inter_annotator": lambda p: figures.inter_annotator(
             t["annotators_vs_hard"], t["annotators_vs_loo"], t["annotators_pairwise"],
-            t["annotators_vs_loo_by_annotator"], p, min_items=MIN_ITEMS),
-        "fig2_detector_scores": lambda p: figures_real.detector_scores(t["detector_scores"], p),
-        "fig3_metric_tau": lambda p: figures.metric_tau(t["metric_tau_summary"], p),
-        "fig4_undercoverage": lambda p: figures.undercoverage(t["undercoverage"],
-                                                              t["detector_scores"], p),
+            t["annotators_vs_loo_by_annotator"], p, min_items=MIN_ITEMS,
+            titles=ti["fig1_inter_annotator"]),
+        "fig2_detector_scores": lambda p: figures_real.detector_scores(
+            t["detector_scores"], p, titles=ti["fig2_detector_scores"]),
+        "fig3_metric_tau": lambda p: figures.metric_tau(t["metric_tau_summary"], p,
+                                                        titles=ti["fig3_metric_tau"]),
+        "fig4_undercoverage": lambda p: figures.undercoverage(
+            t["undercoverage"], t["detector_scores"], p, titles=ti["fig4_undercoverage"]),
         "fig5_humans_and_systems": lambda p: figures_real.humans_and_systems(
-            t["annotators_two_way"], t["convention_scores"], t["systems_vs_loo"], p),
-        "fig6_rank_agreement": lambda p: figures.rank_agreement(t["leaderboard_tau"],
-                                                                t["granularity_tau"], p),
+            t["annotators_two_way"], t["convention_scores"], t["systems_vs_loo"], p,
+            titles=ti["fig5_humans_and_systems"]),
+        "fig6_rank_agreement": lambda p: figures.rank_agreement(
+            t["leaderboard_tau"], t["granularity_tau"], p, titles=ti["fig6_rank_agreement"]),
         "fig7_provenance": lambda p: figures_real.provenance(
-            t["provenance"], t["provenance_tests"], p, min_items=10),
+            t["provenance"], t["provenance_tests"], p, min_items=PROVENANCE_MIN_ITEMS,
+            titles=ti["fig7_provenance"]),
         "fig8_convention_table": lambda p: figures_real.convention_table(
-            t["convention_effects"], p),
+            t["convention_effects"], p, titles=ti["fig8_convention_table"]),
     }
     for name, inputs in FIGURES.items():
         if not all(k in t for k in inputs):
@@ -270,10 +287,11 @@ def _figures(out: Path, t: dict) -> None:
         path = out / f"{name}.png"
         draw[name](path)
         pngmeta.add_text(path, pngmeta.KEY, pngmeta.fingerprint(t, inputs))
+        pngmeta.add_text(path, figtitles.KEY, figtitles.stored(ti[name]))
 
 
 def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
-              sys_root: Path | None) -> None:
+              sys_root: Path | None, fb_root: Path | None = None) -> None:
     files = []
     for name in sorted(items["file"].unique()):
         path = next(root.rglob(name))
@@ -306,11 +324,28 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
         "items": int(len(items)),
         "files": files,
         "systems": _systems_manifest(sys_root),
+        "faithbench": _faithbench_manifest(fb_root),
         "versions": {"numpy": np.__version__, "pandas": pd.__version__,
                      "pyarrow": pa.__version__},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n",
                                        encoding="utf-8")
+
+
+def _faithbench_manifest(fb_root: Path | None) -> dict | None:
+    """FaithBench's files by hash, and the signature of every gold rule of part 11."""
+    if fb_root is None:
+        return None
+    from dataclasses import replace
+
+    from mycelium.protocols import faithbench as fb
+
+    files = sorted(p for p in fb_root.rglob("*") if p.is_file() and p.suffix in
+                   (".json", ".csv", ".md"))
+    return {"files": {str(p.relative_to(fb_root)): hashlib.sha256(p.read_bytes()).hexdigest()
+                      for p in files},
+            "rules": {name: replace(fb.GoldRule(), **fields).signature().rsplit("|", 1)[0]
+                      for name, (_, _, fields, _) in faithbench_study.RULES.items()}}
 
 
 def _systems_manifest(sys_root: Path | None) -> dict | None:

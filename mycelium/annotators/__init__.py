@@ -14,14 +14,16 @@ resamples **items** (every pair or annotator row of an item carries the item's w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..core.aggregate import aggregate
-from ..core.provenance import dataset_of, signature_with_dataset
-from ..core.settings import resolve_settings
+from ..core.provenance import dataset_of
+from ..core.signature import signature_with
+from ..core.settings import Settings, resolve_settings
 from ..core.spans import SPAN_TYPE
 from ..evaluate import statistics
 from ..metrics.soft_spearman import cor
@@ -173,6 +175,9 @@ def pairwise_agreement(frame: pd.DataFrame, *, by: str | Sequence[str] | None = 
     >>> out[["metric", "value", "examples"]].values.tolist()
     [['iou', 0.3333333333333333, 2]]
     """
+    settings = _settings(profile=profile, metrics=metrics, average=average,
+                         zero_division=zero_division, params=params, soft=soft, ci=ci,
+                         n_resamples=n_resamples, seed=seed)
     keys = _by(by)
     v = _votes(frame, annotations, text, [c for c in keys if c not in _ROLES], past_end)
     det, ref = _ordered_pairs(v.table["item"].to_numpy())
@@ -180,10 +185,7 @@ def pairwise_agreement(frame: pd.DataFrame, *, by: str | Sequence[str] | None = 
     long["reference"] = v.table["annotator"].to_numpy()[ref]
     refs, preds = v.lists(ref), v.lists(det)
     cors = _pair_cors(v, ref, det) if soft else None
-    return _tidy(long, refs, preds, v.texts[det], cors, frame, keys, "pairwise", soft,
-                 profile=profile, metrics=metrics, average=average,
-                 zero_division=zero_division, params=params, ci=ci,
-                 n_resamples=n_resamples, seed=seed)
+    return _tidy(long, refs, preds, v.texts[det], cors, frame, keys, "pairwise", settings)
 
 
 def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = True,
@@ -223,6 +225,9 @@ def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = Tru
     [['a', 0.5], ['b', 0.5], ['c', 1.0]]
     """
     _check_share(share)
+    settings = _settings(profile=profile, metrics=metrics, average=average,
+                         zero_division=zero_division, params=params, soft=soft, ci=ci,
+                         n_resamples=n_resamples, seed=seed)
     keys = _by(by)
     if "reference" in keys:
         raise ValueError("Expected by= to name item columns or 'annotator', got "
@@ -248,19 +253,21 @@ def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = Tru
         cors = np.array([cor(a, b) if a.size else np.nan
                          for a, b in zip(shares, _binary(v))], dtype=np.float64)
     return _tidy(v.table, refs, preds, v.texts, cors, frame, keys,
-                 f"leave_one_out:{share!r}:{'gt' if strict else 'ge'}", soft,
-                 profile=profile, metrics=metrics, average=average,
-                 zero_division=zero_division, params=params, ci=ci,
-                 n_resamples=n_resamples, seed=seed)
+                 f"leave_one_out:{share!r}:{'gt' if strict else 'ge'}", settings)
 
 
-def _tidy(long: pd.DataFrame, refs, preds, texts, cors, frame, keys, kind, soft, *,
-          profile, metrics, average, zero_division, params, ci, n_resamples, seed
-          ) -> pd.DataFrame:
+def _settings(**options: Any) -> Settings:
+    """The settings of an agreement face: resamples draw whole items (every row of an
+    item shares its weights), which the signature records as ``keys:items``."""
+    settings = resolve_settings(**options, ids=True)
+    if settings.bootstrap is None:
+        return settings
+    return replace(settings, bootstrap=replace(settings.bootstrap, keys="items"))
+
+
+def _tidy(long: pd.DataFrame, refs, preds, texts, cors, frame, keys, kind,
+          settings: Settings) -> pd.DataFrame:
     """Score each group of ``long``'s rows; a tidy frame with item-resampled intervals."""
-    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
-                                zero_division=zero_division, params=params, soft=soft,
-                                ci=ci, n_resamples=n_resamples, seed=seed, ids=True)
     units = long["item"].to_numpy().astype(np.uint64)  # an item's rows share its weights
     if keys:
         codes = long.groupby(keys, dropna=False, sort=True).ngroup().to_numpy()
@@ -280,7 +287,7 @@ def _tidy(long: pd.DataFrame, refs, preds, texts, cors, frame, keys, kind, soft,
         if settings.bootstrap is not None:
             boot = resampled_values(st, keys=units[pos], average=settings.average,
                                     zero_division=settings.zero_division,
-                                    params=settings.params, seed=seed,
+                                    params=settings.params, seed=settings.bootstrap.seed,
                                     n_resamples=settings.bootstrap.n_resamples)
         for metric in settings.metrics:
             avg = "macro" if metric == "soft_spearman" else settings.average
@@ -288,10 +295,11 @@ def _tidy(long: pd.DataFrame, refs, preds, texts, cors, frame, keys, kind, soft,
                 ends = [] if boot is None or settings.bootstrap is None else list(
                     percentile_interval(boot[metric][measure], settings.bootstrap.ci, value))
                 rows.append([*key, metric, measure, value, *ends, len(pos), avg, name])
-    cols = ["metric", "measure", "value"] + (["ci_low", "ci_high"] if ci is not None else [])
+    cols = ["metric", "measure", "value"] + (["ci_low", "ci_high"]
+                                             if settings.bootstrap is not None else [])
     out = pd.DataFrame(rows, columns=[*keys, *cols, "examples", "average", "profile"])
-    sig = settings.signature().replace("|keys:ids", "|keys:items") + f"|annotators:{kind}"
-    out.attrs["mycelium_signature"] = signature_with_dataset(sig, dataset_of(frame))
+    out.attrs["mycelium_signature"] = signature_with(settings.signature(), annotators=kind,
+                                                     dataset=dataset_of(frame))
     return out
 
 

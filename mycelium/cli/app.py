@@ -2,7 +2,8 @@
 
 ``mycelium evaluate`` (`mycelium.cli.evaluate`, writing with `mycelium.cli.output`)
 scores span columns of JSONL, CSV or Parquet files through the pandas accessor;
-``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer. Exit
+``mycelium mushroom`` (`mycelium.cli.mushroom`) is the official Mu-SHROOM scorer,
+``mycelium shroom-visions`` (`mycelium.cli.shroom_visions`) the SHROOM-Visions kit's. Exit
 status: 0 on success, 1 for bad data (one ``mycelium: error: ...`` line on stderr), 2
 for bad usage.
 """
@@ -19,7 +20,7 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from .._version import __version__
-from ..errors import MyceliumError, UndefinedMetricWarning
+from ..errors import MyceliumError, UndefinedMetricWarning, closest_name
 from .args import names as _names
 
 __all__ = ["main", "build_parser", "read_frame"]
@@ -34,6 +35,8 @@ EXIT_OK, EXIT_DATA, EXIT_USAGE = 0, 1, 2
 COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("score span columns, overall or per group", "app:_add_evaluate"),
     "mushroom": ("the official Mu-SHROOM scorer (IoU and Cor)", "mushroom:add_parser"),
+    "shroom-visions": ("the SHROOM-Visions kit scorer (Cor, IoU, Cor lbl)",
+                       "shroom_visions:add_parser"),
     "sweep": ("span metrics of scores at many thresholds", "app:_add_sweep"),
     "report": ("write a self-contained HTML report", "report:add_parser"),
     "data": ("the benchmark registry and the local cache", "data:add_parser"),
@@ -86,6 +89,22 @@ example:
       --token-offsets-col offsets --token-scores-col probs --threshold 0.5"""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, answering a value outside an option's choices (a subcommand,
+    ``--profile``, ``--average``, ...) with the one it most likely meant, by the same
+    matcher as the library's "did you mean" (`mycelium.errors.closest_name`). Subparsers
+    are made of the parser's own class, so every subcommand answers the same way."""
+
+    def _check_value(self, action, value):
+        if action.choices is not None and value not in action.choices:
+            close = closest_name(value, [str(c) for c in action.choices])
+            if close is not None:
+                choices = ", ".join(map(repr, action.choices))
+                raise argparse.ArgumentError(action, f"invalid choice: {value!r}; did you "
+                                                     f"mean {close!r}? (choose from {choices})")
+        super()._check_value(action, value)
+
+
 def build_parser(only: str | None = None, *, full: bool = True
                  ) -> argparse.ArgumentParser:
     """The ``mycelium`` argument parser (one subparser per subcommand).
@@ -100,7 +119,7 @@ def build_parser(only: str | None = None, *, full: bool = True
         With ``only=None``: build every subcommand in full; False builds none (enough
         for ``mycelium --help`` and ``--version``).
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mycelium",
         description="Score hallucination-span detectors under every benchmark convention.")
     parser.add_argument("--version", action="version", version=f"mycelium {__version__}")

@@ -16,10 +16,11 @@ import pyarrow as pa
 
 from ..core.inputs import to_spans
 from ..core.profiles import get_profile
-from ..core.signature import with_float_parse
+from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
+from .args import options_of
 from .output import EXIT_OK, _is_null, _plain, write_result
 from .read import FileError, float_rule, read_frame
 from .stream import evaluate_streamed, streamable
@@ -59,11 +60,11 @@ def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.D
     profile = get_profile(args.profile)
     if rule == (profile.float_parse if profile is not None else "exact"):
         return result
-    signature = with_float_parse(result.attrs.get(SIGNATURE_ATTR), rule)
+    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=rule)
     result.attrs[SIGNATURE_ATTR] = signature
     if "signature" in result.columns:
         result["signature"] = result["signature"].map(
-            lambda s: with_float_parse(s, rule) if isinstance(s, str) else s)
+            lambda s: signature_with(s, float_parse=rule) if isinstance(s, str) else s)
     return result
 
 
@@ -80,14 +81,10 @@ def _evaluate_in_memory(args: argparse.Namespace, rule: str = "exact") -> pd.Dat
     try:
         result = frame.mycelium.evaluate(
             names["ref"], names.get("pred"), text=names.get("text"), by=args.by or None,
-            profile=args.profile, metrics=args.metrics, average=args.average,
-            zero_division=args.zero_division, params=args.params, missing=args.missing,
             soft_ref_col=names.get("soft_ref"), soft_pred_col=names.get("soft_pred"),
             token_offsets_col=names.get("token_offsets"),
-            token_scores_col=names.get("token_scores"), threshold=args.threshold,
-            granularity=args.granularity, ci=args.ci, n_resamples=args.n_resamples,
-            seed=args.seed, id_col=names.get("id"), trim_spans=args.trim_spans,
-            offsets=args.offsets)
+            token_scores_col=names.get("token_scores"), id_col=names.get("id"),
+            **options_of(args))
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
     return result

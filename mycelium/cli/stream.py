@@ -30,11 +30,12 @@ import pyarrow as pa
 from ..core.inputs import to_spans
 from ..core.pipeline import compute_statistics
 from ..core.settings import Settings, resolve_settings
-from ..evaluate import prepare
+from ..evaluate import prepare_for
 from ..frames import engine as frames
 from ..frames.scores import wanted
 from ..frames.to_pandas import _to_pandas, with_signature_column
 from ..io._records import object_lines_in
+from .args import options_of
 from .read import chunk_kind, float_rule, json_column, open_jsonl_blocks
 
 __all__ = ["streamable", "evaluate_streamed"]
@@ -84,11 +85,7 @@ def evaluate_streamed(args: argparse.Namespace) -> pd.DataFrame | None:
 
 
 def _evaluate(args: argparse.Namespace) -> pd.DataFrame:
-    settings = resolve_settings(profile=args.profile, metrics=args.metrics,
-                                average=args.average, zero_division=args.zero_division,
-                                params=args.params, missing=args.missing,
-                                granularity=args.granularity, trim_spans=args.trim_spans,
-                                offsets=getattr(args, "offsets", "half-open"))
+    settings = resolve_settings(**options_of(args))
     path = Path(args.refs)
     reader = open_jsonl_blocks(path)
     names = reader.schema.names
@@ -138,9 +135,7 @@ def _score(blocks: list[pa.RecordBatch], args, settings: Settings, stats: list[d
         if not (pd.api.types.is_string_dtype(text.dtype) and text.dtype != object) and any(
                 not isinstance(v, str) and v is not None for v in text.tolist()):
             raise _Refused  # the in-memory path names the row and its value
-    prepared = prepare(spans(args.ref_col), spans(args.pred_col), text=text,
-                       missing=settings.missing, granularity=settings.granularity,
-                       trim_spans=settings.trim_spans, offsets=settings.offsets)
+    prepared = prepare_for(spans(args.ref_col), spans(args.pred_col), settings, text=text)
     stats.append(compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                     settings.params))
     kept.append(prepared.kept)

@@ -19,6 +19,7 @@ from itertools import chain
 from operator import itemgetter
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +33,31 @@ from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
 from .flat import flat_pairs, numpy_bool_in, set_in_spans
 from .spans import SpanBatch
 
-__all__ = ["Side", "convert", "from_python", "from_arrow", "to_spans", "zero_batch"]
+__all__ = ["Inputs", "Side", "convert", "from_python", "from_arrow", "to_spans",
+           "zero_batch"]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The data of one scoring call, as the caller gave it (the options travel apart,
+    in `mycelium.core.settings.Settings`): spans, texts, soft labels, token offsets and
+    scores, and the examples' ids (None when absent)."""
+
+    references: Any
+    predictions: Any = None
+    text: Any = None
+    soft_references: Any = None
+    soft_predictions: Any = None
+    token_offsets: Any = None
+    token_scores: Any = None
+    ids: Any = None
+
+    @classmethod
+    def split(cls, arguments: Mapping) -> tuple[Inputs, dict]:
+        """(the data among a face's keyword ``arguments``, the rest: its options)."""
+        names = cls.__dataclass_fields__
+        return (cls(**{k: v for k, v in arguments.items() if k in names}),
+                {k: v for k, v in arguments.items() if k not in names})
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ frame's ``attrs["mycelium_dataset"]``; the faces that score a frame or its colum
 (`mycelium.evaluate` of a pandas Series, ``df.mycelium.evaluate`` / ``score``) append it
 to the result's signature as ``dataset:<name>@sha256:<12 hex>`` and
 ``dataset_files:<file>,<file>...``, and `mycelium.parse_signature` reads both back. This
-module holds the value and its signature fields; hashing files lives in `mycelium.io`.
+module holds the value and reads its signature fields back (`mycelium.core.signature`
+writes them); hashing files lives in `mycelium.io`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import unquote
 
-__all__ = ["Dataset", "DATASET_ATTR", "dataset_of", "signature_with_dataset",
-           "parse_dataset_fields"]
+__all__ = ["Dataset", "DATASET_ATTR", "dataset_of", "parse_dataset_fields"]
 
 #: The ``DataFrame.attrs`` key of a loaded frame's provenance (a JSON-serialisable dict,
 #: so it survives `mycelium.write_parquet` / `mycelium.read_parquet`).
@@ -108,31 +108,6 @@ def dataset_of(*objects: Any) -> Dataset | None:
             except (KeyError, TypeError, ValueError):
                 return None  # not written by mycelium: no provenance rather than a guess
     return None
-
-
-def _quote(name: str) -> str:
-    return name.replace("%", "%25").replace("|", "%7C").replace(",", "%2C")
-
-
-def signature_with_dataset(signature: str | None, dataset: Dataset | None) -> str | None:
-    """``signature`` with the dataset fields appended (replacing any already there).
-
-    A dataset that records how its numbers were read sets the ``float_parse`` field
-    (in place of the profile's, which describes how the benchmark reads its files)."""
-    if signature is None or dataset is None:
-        return signature
-    fields = [f for f in signature.split("|")
-              if not f.startswith(("dataset:", "dataset_files:"))]
-    if dataset.float_parse is not None:
-        rule = f"float_parse:{dataset.float_parse}"
-        at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
-        if at:
-            fields[at[0]] = rule
-        else:
-            fields.append(rule)
-    fields.append(f"dataset:{dataset.tag}")
-    fields.append("dataset_files:" + ",".join(_quote(f) for f in dataset.files))
-    return "|".join(fields)
 
 
 def parse_dataset_fields(key: str, value: str, out: dict[str, Any]) -> bool:

@@ -6,12 +6,12 @@ what the signature string records and what `parse_signature` gives back.
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import numpy as np
 
+from ..errors import closest_name
 from ..metrics import METRICS, TOKEN_METRICS, recorded_params, resolve_metrics, resolve_params
 from .aggregate import resolve_zero_division, warns, zero_division_label
 from .pipeline import check_offsets
@@ -20,7 +20,7 @@ from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Miss
                     ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
-           "GRANULARITIES", "MISSING", "TRIM_SPANS"]
+           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS"]
 
 #: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
 #: White_Space from both ends of every span, ``"punctuation"`` White_Space and Unicode
@@ -40,11 +40,27 @@ class Bootstrap:
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything that determines the numbers of a scoring call."""
+    """Every scoring option of a call, validated: built once by each public face
+    (`resolve_settings`) and passed whole to every layer below it.
+
+    The first fields determine the numbers and make the signature
+    (`mycelium.core.signature`); the last ones shape the call (which rows, which
+    breakdown, a progress bar) and are not recorded.
+
+    To add an option: a field here (with a default, so older callers keep working), its
+    default in `OPTIONS` and its check in `resolve_settings`; when it changes the numbers,
+    its field in `mycelium.core.signature.format_signature`; the code that uses it (the
+    span options reach the spans in `mycelium.evaluate.prepare_for`); and the keyword
+    with its docstring on each face that offers it. The faces hand their arguments on
+    whole (`mycelium.evaluate.settled`, `mycelium.frames.engine.face_call`,
+    `mycelium.cli.args.options_of`, the Accumulator's fields), so nothing else changes.
+    """
 
     profile: Profile | None
     average: Average
     zero_division: float  # resolved: 0.0, 1.0 or NaN
+    #: The metrics scored, resolved; empty while the score plan has yet to split the
+    #: request (``asked``) into span and score metrics (`scoring`).
     metrics: tuple[str, ...]
     params: dict[str, dict[str, Any]]
     missing: Missing = "error"
@@ -54,8 +70,21 @@ class Settings:
     warn_undefined: bool = False
     #: Span edges trimmed before scoring (`TRIM_SPANS`), or None.
     trim_spans: str | None = None
-    #: How span offsets are read: "half-open" [s, e) or "inclusive" [s, e] as [s, e + 1).
+    #: How span offsets are read: "half-open" [s, e), or "inclusive" [s, e] as [s, e + 1)
+    #: (`mycelium.core.pipeline.OFFSETS`).
     offsets: str = "half-open"
+    #: The ``metrics`` option as given (a tuple of names), or None for the default set.
+    asked: tuple[str, ...] | None = None
+    #: ``threshold=``: scores above it are spans (a float or a `Tuned` value), or None.
+    threshold: Any = None
+    #: ``type_field=`` / ``typed_matching=``: the per-type breakdown.
+    type_field: str | None = None
+    typed_matching: bool = False
+    include_per_example: bool = False
+    progress: bool | None = None
+    #: Each option as the caller spelled it (``None`` for ones left out), for the layers
+    #: that pass the call on to another face (`mycelium.evaluate` per group).
+    given: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def span_metrics(self) -> tuple[str, ...]:
@@ -88,46 +117,112 @@ class Settings:
 
         return format_signature(self)
 
+    def scoring(self, metrics: Any, *, soft: bool = False) -> Settings:
+        """These settings scoring ``metrics`` (``asked``, or the span metrics of a score
+        plan), resolved: None is the profile's set (its span metrics, and
+        ``soft_spearman`` with soft labels), else every span metric. ``soft``: the call
+        has soft labels."""
+        names = _metric_names(self.profile, metrics, soft)
+        _soft_granularity(soft, self.granularity)
+        return replace(self, metrics=names)
 
-def resolve_settings(*, profile: str | Profile | None = None, metrics=None,
-                     average: str | None = None, zero_division: Any = None,
-                     params: Any = None, missing: str = "error", soft: bool = False,
-                     ci: Any = None, n_resamples: Any = 1000, seed: Any = 0,
-                     granularity: str = "char", ids: bool = False,
-                     trim_spans: str | None = None, offsets: str = "half-open") -> Settings:
+    def option(self, name: str) -> Any:
+        """The option ``name`` as the caller gave it (None when left out)."""
+        return self.given.get(name)
+
+
+#: Every option `resolve_settings` takes, with its default. ``soft``: the call has soft
+#: labels; ``ids``: it keys resamples by ids; ``plan``: the metrics are a request the
+#: score plan splits later (`Settings.scoring`), not span metrics to resolve now.
+OPTIONS: dict[str, Any] = {
+    "profile": None, "metrics": None, "average": None, "zero_division": None,
+    "params": None, "missing": "error", "soft": False, "ci": None, "n_resamples": 1000,
+    "seed": 0, "granularity": "char", "ids": False, "trim_spans": None, "threshold": None,
+    "offsets": "half-open",
+    "type_field": None, "typed_matching": False, "include_per_example": False,
+    "progress": None, "plan": False,
+}
+
+
+def resolve_settings(**options: Any) -> Settings:
     """Validate every option and apply the precedence explicit > profile > default.
 
-    The run-time check of every face's options, so it takes any value (a CLI string, an
-    unchecked argument) and raises ValueError or TypeError for an invalid one; the
-    resulting `Settings` holds only valid values.
+    The run-time check of every face's options (`OPTIONS`), so it takes any value (a CLI
+    string, an unchecked argument) and raises ValueError or TypeError for an invalid
+    one; the resulting `Settings` holds only valid values.
+
+    Examples
+    --------
+    >>> s = resolve_settings(profile="mu_shroom", metrics="iou")
+    >>> s.metrics, s.average, s.signature().split("|")[1]
+    (('iou',), 'macro', 'profile:mu_shroom@2')
+    >>> resolve_settings(averge="micro")
+    Traceback (most recent call last):
+    ...
+    TypeError: resolve_settings() got an unexpected option 'averge'. Did you mean 'average'?
     """
-    prof = get_profile(profile)
+    for name in options:
+        if name not in OPTIONS:
+            close = closest_name(name, list(OPTIONS))
+            hint = f" Did you mean {close!r}?" if close else ""
+            raise TypeError(f"resolve_settings() got an unexpected option {name!r}.{hint}")
+    o = {**OPTIONS, **options}
+    prof = get_profile(o["profile"])
+    average = o["average"]
     if average is None:
         average = prof.average if prof else "macro"
     _choice("average", average, AVERAGES)
+    zero_division = o["zero_division"]
     if zero_division is None:
         zero_division = prof.zero_division if prof else 0.0
     zd = resolve_zero_division(zero_division)
+    metrics = o["metrics"]
+    names = () if o["plan"] else _metric_names(prof, metrics, o["soft"])
+    full = resolve_params(prof.params if prof else None, o["params"])
+    _choice("missing", o["missing"], MISSING)
+    boot = None
+    if o["ci"] is not None:
+        boot = Bootstrap(*validate_bootstrap(o["ci"], o["n_resamples"], o["seed"]),
+                         keys="ids" if o["ids"] else "positions")
+    _choice("granularity", o["granularity"], GRANULARITIES)
+    if not o["plan"]:
+        _soft_granularity(o["soft"], o["granularity"])
+    if o["trim_spans"] is not None:
+        _choice("trim_spans", o["trim_spans"], TRIM_SPANS)
+    check_offsets(o["offsets"])
+    return Settings(prof, cast(Average, average), zd, names, full,
+                        cast(Missing, o["missing"]), boot,
+                        cast(Granularity, o["granularity"]), warns(zero_division),
+                        o["trim_spans"], asked=_asked(metrics), threshold=o["threshold"],
+                        type_field=o["type_field"], typed_matching=o["typed_matching"],
+                        include_per_example=o["include_per_example"],
+                        progress=o["progress"], offsets=o["offsets"],
+                        given=dict(options))
+
+
+def _metric_names(prof: Profile | None, metrics: Any, soft: bool) -> tuple[str, ...]:
+    """The metrics scored: ``metrics`` resolved, None being the profile's (its span
+    metrics, and soft ones with soft labels), else every span metric."""
     if metrics is None and prof is not None and prof.metrics is not None:
         metrics = [m for m in prof.metrics if m in METRICS or soft]
-    names = resolve_metrics(metrics, soft=soft)
-    full = resolve_params(prof.params if prof else None, params)
-    _choice("missing", missing, MISSING)
-    boot = None
-    if ci is not None:
-        boot = Bootstrap(*validate_bootstrap(ci, n_resamples, seed),
-                         keys="ids" if ids else "positions")
-    _choice("granularity", granularity, GRANULARITIES)
+    return resolve_metrics(metrics, soft=soft)
+
+
+def _soft_granularity(soft: bool, granularity: str) -> None:
     if soft and granularity != "char":
         raise ValueError("soft_spearman compares per-character probability vectors; it has "
                          "no word or sentence granularity. Score soft labels with "
                          "granularity='char' (in a separate call).")
-    if trim_spans is not None:
-        _choice("trim_spans", trim_spans, TRIM_SPANS)
-    check_offsets(offsets)
-    return Settings(prof, cast(Average, average), zd, names, full, cast(Missing, missing),
-                    boot, cast(Granularity, granularity), warns(zero_division), trim_spans,
-                    offsets)
+
+
+def _asked(metrics: Any) -> Any:
+    """The ``metrics`` option as a tuple of names (None and other values as given:
+    `mycelium.metrics.resolve_metrics` names what is wrong with them)."""
+    if isinstance(metrics, str):
+        return (metrics,)
+    if isinstance(metrics, (list, tuple)):
+        return tuple(metrics)
+    return metrics
 
 
 def profile_default_metrics(profile, *, soft: bool) -> list[str] | None:
@@ -145,8 +240,8 @@ def _choice(option: str, value: object, valid: tuple[str, ...]) -> None:
     """Raise ValueError for a value outside ``valid``, with a "did you mean"."""
     if isinstance(value, str) and value in valid:
         return
-    close = difflib.get_close_matches(value, valid, n=1) if isinstance(value, str) else []
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    close = closest_name(value, valid)
+    hint = f" Did you mean {close!r}?" if close else ""
     raise ValueError(f"{option}={value!r} is not supported; expected one of "
                      f"{', '.join(map(repr, valid))}.{hint}")
 

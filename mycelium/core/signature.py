@@ -14,16 +14,19 @@ to `mycelium.evaluate`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from .aggregate import zero_division_name
 from .provenance import parse_dataset_fields
 from .types import ZeroDivision
 
-__all__ = ["format_signature", "parse_signature", "with_float_parse"]
+__all__ = ["format_signature", "parse_signature", "signature_with", "protocol_signature"]
 
 OFFSETS = "half-open"
 BOOTSTRAP = "poisson-percentile"
+#: The fields `signature_with` appends after the score fields, in this order.
+APPENDED = ("thresholds", "grid", "tuned", "annotators", "test")
 
 
 def format_signature(settings) -> str:
@@ -55,31 +58,97 @@ def format_signature(settings) -> str:
     return "|".join(f"{k}:{v}" for k, v in fields)
 
 
-def with_float_parse(signature: str | None, rule: str) -> str | None:
-    """``signature`` recording that the data's numbers were read by ``rule``.
+def signature_with(signature: str | None, *, metrics: Sequence[str] | None = None,
+                   params: Mapping[str, Mapping[str, Any]] | None = None,
+                   scores: str | None = None, threshold: Any = None,
+                   float_parse: str | None = None, dataset: Any = None,
+                   **appended: Any) -> str | None:
+    """``signature`` (`format_signature`'s) with what a call learnt after its settings
+    were made, each field where it belongs: the one place a signature is edited.
 
-    The field replaces the profile's (``float_parse:pandas-fast`` of ``mu_shroom@2``); an
-    exact reading under a profile without the field adds nothing, so such signatures
-    stay as they were.
+    ``metrics`` names every metric scored (the score metrics after the span ones);
+    ``params`` (``{metric: {param: value}}``, the score metrics') go before
+    ``missing:``; then ``scores:<form>``, ``threshold:<t>`` (and ``tuned:<metric>`` for
+    a `mycelium.scores.Tuned` threshold), then the ``appended`` fields, in the order of
+    `APPENDED` (None ones left out): ``thresholds:<n>`` and ``grid:<label>`` of a sweep,
+    ``tuned:<metric>.<measure>`` of a tuned curve's rows, ``annotators:<kind>`` of an
+    agreement table (`mycelium.annotators`), ``test:<name>`` of a comparison
+    (`mycelium.compare`). ``float_parse`` records
+    how the data's numbers were read: it replaces the profile's field, and an exact
+    reading under a profile without the field adds nothing, so such signatures stay as
+    they were. ``dataset`` (a `mycelium.core.provenance.Dataset`) appends the
+    ``dataset`` and ``dataset_files`` fields (replacing any already there), after its
+    own ``float_parse`` when the loader recorded one. None stays None.
 
     Examples
     --------
-    >>> with_float_parse("mycelium:0.1.0|profile:none|offsets:half-open", "pandas-fast")
+    >>> signature_with("mycelium:0.1.0|profile:none|offsets:half-open",
+    ...                float_parse="pandas-fast")
     'mycelium:0.1.0|profile:none|offsets:half-open|float_parse:pandas-fast'
-    >>> with_float_parse("mycelium:0.1.0|profile:mu_shroom@2|float_parse:pandas-fast",
-    ...                  "exact")
+    >>> signature_with("mycelium:0.1.0|profile:mu_shroom@2|float_parse:pandas-fast",
+    ...                float_parse="exact")
     'mycelium:0.1.0|profile:mu_shroom@2|float_parse:exact'
+    >>> signature_with("mycelium:0.1.0|metrics:iou|missing:error", metrics=["iou", "char_ap"],
+    ...                scores="soft", threshold=0.5)
+    'mycelium:0.1.0|metrics:iou,char_ap|missing:error|scores:soft|threshold:0.5'
     """
     if signature is None:
         return None
     fields = signature.split("|")
+    if metrics is not None:
+        fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
+                  for f in fields]
+    if params:
+        at = next((i for i, f in enumerate(fields) if f.startswith("missing:")), len(fields))
+        fields[at:at] = param_fields(params)
+    if scores is not None:
+        fields.append(f"scores:{scores}")
+    if threshold is not None:
+        fields.append(f"threshold:{float(threshold)!r}")
+        if getattr(threshold, "metric", None) is not None:  # a `Tuned` threshold
+            fields.append(f"tuned:{threshold.metric}")
+    unknown = [k for k in appended if k not in APPENDED]
+    if unknown:
+        raise TypeError(f"Expected signature fields among {', '.join(APPENDED)}, got "
+                        f"{unknown[0]!r}; fix by adding the field to APPENDED (and to "
+                        "parse_signature).")
+    fields += [f"{k}:{appended[k]}" for k in APPENDED if appended.get(k) is not None]
+    if float_parse is not None:
+        _set_float_parse(fields, float_parse, always=False)
+    if dataset is not None:
+        fields = [f for f in fields if not f.startswith(("dataset:", "dataset_files:"))]
+        if dataset.float_parse is not None:  # recorded by the loader, even when exact
+            _set_float_parse(fields, dataset.float_parse, always=True)
+        fields.append(f"dataset:{dataset.tag}")
+        fields.append("dataset_files:" + ",".join(_quote(f) for f in dataset.files))
+    return "|".join(fields)
+
+
+def protocol_signature(fields: Sequence[tuple[str, Any]]) -> str:
+    """The signature of a protocol's result (`mycelium.protocols.rank`): its
+    ``(key, value)`` fields in order, each value as ``str`` gives it; a value that is
+    itself a signature is nested with ``;`` in place of ``|``.
+
+    Examples
+    --------
+    >>> protocol_signature([("protocol", "faithbench"), ("ci", 0.95),
+    ...                     ("gold", "rule:a|vote:b")])
+    'protocol:faithbench|ci:0.95|gold:rule:a;vote:b'
+    """
+    return "|".join(f"{k}:{str(v).replace('|', ';')}" for k, v in fields)
+
+
+def _set_float_parse(fields: list[str], rule: str, *, always: bool) -> None:
     at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
     if at:
         fields[at[0]] = f"float_parse:{rule}"
-    elif rule != "exact":
+    elif always or rule != "exact":
         ends = [i for i, f in enumerate(fields) if f.startswith(("dataset:", "dataset_files:"))]
         fields.insert(ends[0] if ends else len(fields), f"float_parse:{rule}")
-    return "|".join(fields)
+
+
+def _quote(name: str) -> str:
+    return name.replace("%", "%25").replace("|", "%7C").replace(",", "%2C")
 
 
 def param_fields(params) -> list[str]:

@@ -14,13 +14,14 @@ A *data name* selects files of one benchmark: ``NAME[:SPLIT[:LANG]]``, for insta
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from ..errors import closest_name
 
 __all__ = ["DataFile", "Benchmark", "benchmarks", "get_benchmark", "parse_name",
            "is_data_name"]
@@ -154,8 +155,8 @@ def get_benchmark(name: str) -> Benchmark:
     entries = _entries()
     if name in entries:
         return entries[name]
-    close = difflib.get_close_matches(name, list(entries), n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+    close = closest_name(name, list(entries))
+    hint = f"did you mean {close!r}? " if close else ""
     raise KeyError(f"Expected a registered benchmark ({', '.join(entries)}), got {name!r}; "
                    f"{hint}fix by running `mycelium data list`.")
 

@@ -41,13 +41,15 @@ COMPARE_TYPES = {"metric": pa.string(), "measure": pa.string(), "value_a": pa.fl
 def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
                   keys: pa.Table | None = None, detector_col: str | None = None,
                   id_col: str | None = None, text: str | None = None,
-                  baseline=None, missing: Missing = "error", **options) -> pa.Table:
+                  **options) -> pa.Table:
     """The comparison table ``[*keys, detector_a, detector_b, metric, ...]``.
 
     ``column(name, role)`` returns a column of the caller's frame (raising ``KeyError``
-    for an unknown name); ``options`` are those of `mycelium.compare` (test,
-    n_resamples, seed, ci, profile, metrics, average, zero_division, params).
+    for an unknown name); ``options`` are those of `mycelium.compare` (baseline, test,
+    n_resamples, seed, ci, profile, metrics, average, zero_division, params, missing),
+    which checks them (it is the face each group is scored by).
     """
+    missing: Missing = options.get("missing", "error")
     groups = group_codes(keys, n_rows)
     ids = None if id_col is None else example_ids(column(id_col, "id_col"), n_rows)
     refs = column(ref_col, "ref_col")
@@ -77,8 +79,7 @@ def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
         where = _where(groups, g)
         references, predictions, text_g, ids_g = make(rows, where)
         try:
-            out = compare(references, predictions, baseline=baseline, text=text_g,
-                          missing=missing, ids=ids_g, **options)
+            out = compare(references, predictions, text=text_g, ids=ids_g, **options)
         except (ValueError, KeyError, TypeError) as exc:
             if not where or isinstance(exc, MyceliumError):
                 raise

@@ -18,15 +18,15 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.aggregate import aggregate, per_example, warn_undefined
-from ..core.inputs import arrow_or_python
+from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
-from ..evaluate import prepare
+from ..evaluate import prepare_for
 from ..core.groups import Groups, check_key_type, group_codes, key_table, normalize_by
 
-__all__ = ["TIDY_COLUMNS", "evaluate_table", "table_of_statistics", "score_table",
+__all__ = ["TIDY_COLUMNS", "face_call", "columns_of", "evaluate_table", "table_of_statistics", "score_table",
            "tidy_table", "tidy_from_sums",
            "with_intervals", "typed_table", "group_codes", "Groups", "soft_lists",
            "column_values", "example_ids", "key_table", "normalize_by", "check_key_type"]
@@ -46,53 +46,80 @@ TRIM_TYPED = ("trim_spans and type_field cannot be combined yet (the per-type br
               "call without trim_spans.")
 
 
-def evaluate_table(references, predictions, *, text=None, groups: Groups | None = None,
-                   profile=None, metrics=None, average=None, zero_division=None,
-                   params=None, missing="error", soft_references=None,
-                   soft_predictions=None, granularity="char", ci=None, n_resamples=1000,
-                   seed=0, ids=None, progress=None, type_field=None,
-                   typed_matching=False, trim_spans=None, offsets="half-open") -> pa.Table:
+#: A frame face's data keywords (column names) and the `Inputs` field each names.
+COLUMN_ROLES = {"ref_col": "references", "pred_col": "predictions", "text": "text",
+                "soft_ref_col": "soft_references", "soft_pred_col": "soft_predictions",
+                "token_offsets_col": "token_offsets", "token_scores_col": "token_scores",
+                "id_col": "ids"}
+#: A frame face's keywords that shape its frame, not the scores (neither data nor options).
+FACE_ONLY = ("self", "sdf", "by", "with_signature", "as_spark")
+
+
+def face_call(arguments) -> tuple[Inputs, Settings]:
+    """A frame face's bound keyword ``arguments`` as (the `Inputs` its data columns
+    are named by, its `Settings`): the one place its options are checked."""
+    names = Inputs(**{field: arguments.get(role) for role, field in COLUMN_ROLES.items()})
+    options = {k: v for k, v in arguments.items()
+               if k not in COLUMN_ROLES and k not in FACE_ONLY}
+    return names, resolve_settings(**options, ids=names.ids is not None, plan=True)
+
+
+def columns_of(names: Inputs, column) -> Inputs:
+    """The columns ``names`` names, each looked up by ``column(name, role)`` (None for
+    None), in the order of `COLUMN_ROLES`."""
+    return Inputs(**{field: None if getattr(names, field) is None
+                     else column(getattr(names, field), role)
+                     for role, field in COLUMN_ROLES.items()})
+
+
+def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = None
+                   ) -> pa.Table:
     """One row per (group, metric, measure): ``[*keys, metric, measure, value, examples,
     average, profile]``, with the settings signature in the schema metadata.
 
-    ``soft_references``/``soft_predictions`` (lists of ``{start, end, prob}`` per row, in
-    any form `soft_lists` reads) add ``soft_spearman``; ``ci`` adds ``ci_low`` and
-    ``ci_high`` after ``value`` (`with_intervals`; ``ids``, one per row, key the
-    resamples instead of the row positions); ``type_field`` gives the per-type rows
-    instead (`typed_table`); ``trim_spans`` trims span edges before scoring;
-    ``offsets="inclusive"`` reads ``[s, e]`` as ``[s, e + 1)``. Every option is that of
-    `mycelium.evaluate`.
+    ``inputs``: the columns (`mycelium.core.inputs.Inputs`; soft labels are lists of
+    ``{start, end, prob}`` per row, in any form `soft_lists` reads, and add
+    ``soft_spearman``); ``ci`` adds ``ci_low`` and ``ci_high`` after ``value``
+    (`with_intervals`; ``ids``, one per row, key the resamples instead of the row
+    positions); ``type_field`` gives the per-type rows instead (`typed_table`);
+    ``trim_spans`` trims span edges before scoring. Every option is that of
+    `mycelium.evaluate`, in ``settings`` (`resolve_settings`).
+
+    Examples
+    --------
+    >>> t = evaluate_table(Inputs([[[0, 10]], [[4, 7]]], [[[2, 8]], [[4, 7]]]),
+    ...                    resolve_settings(metrics="iou"))
+    >>> t.column("value").to_pylist(), t.column("examples").to_pylist()
+    ([0.8], [2])
     """
+    references, predictions, text = inputs.references, inputs.predictions, inputs.text
+    soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
-    if type_field is not None and (soft or ci is not None):
+    type_field = settings.type_field
+    if type_field is not None and (soft or settings.bootstrap is not None):
         raise ValueError("type_field gives the per-type rows of mycelium.evaluate's "
                          "'by_type', which have no soft_spearman and no intervals; drop "
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
-    if type_field is not None and trim_spans is not None:
+    if type_field is not None and settings.trim_spans is not None:
         raise ValueError(TRIM_TYPED)
-    if type_field is not None and offsets != "half-open":
+    if settings.type_field is not None and settings.offsets != "half-open":
         raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
                          "per-type breakdown reads half-open spans); fix by converting the "
                          "spans to [start, end + 1) first.")
-    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
-                                zero_division=zero_division, params=params, missing=missing,
-                                soft=soft, ci=ci, n_resamples=n_resamples, seed=seed,
-                                granularity=granularity, ids=ids is not None,
-                                trim_spans=trim_spans, offsets=offsets)
-    prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans,
-                       offsets=settings.offsets)
+    settings = settings.scoring(settings.asked, soft=soft)
+    ids = inputs.ids
+    prepared = prepare_for(references, predictions, settings, text=text)
     if groups is None:
         groups = group_codes(None, prepared.n_input)
     if ids is not None:
         ids = example_ids(ids, prepared.n_input)
     if type_field is not None:
         return typed_table(references, predictions, settings, prepared, groups,
-                           type_field=type_field, typed_matching=typed_matching)
+                           type_field=type_field, typed_matching=settings.typed_matching)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
     return table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
-                               progress=progress)
+                               progress=settings.progress)
 
 
 def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Groups, *,
@@ -202,21 +229,18 @@ def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
     return table.replace_schema_metadata({SIGNATURE_KEY: settings.signature().encode()})
 
 
-def score_table(references, predictions, *, text=None, profile=None, metrics=None,
-                zero_division=None, params=None, missing="error", soft_references=None,
-                soft_predictions=None, granularity="char", trim_spans=None) -> pa.Table:
+def score_table(inputs: Inputs, settings: Settings) -> pa.Table:
     """Per-row measures, one column ``<metric>_<measure>`` each, rows in input order.
 
     Rows left out by ``missing="drop"`` get nulls. Soft labels add ``soft_spearman_score``;
     ``granularity`` scores words or sentences and ``trim_spans`` trims span edges (as in
-    `mycelium.evaluate`).
+    `mycelium.evaluate`). ``settings``: the face's (`resolve_settings`, ``plan=True``).
     """
-    settings = resolve_settings(profile=profile, metrics=metrics, zero_division=zero_division,
-                                params=params, missing=missing,
-                                soft=soft_given(soft_references, soft_predictions),
-                                granularity=granularity, trim_spans=trim_spans)
-    prepared = prepare(references, predictions, text=text, missing=missing,
-                       granularity=settings.granularity, trim_spans=settings.trim_spans)
+    text = inputs.text
+    soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
+    settings = settings.scoring(settings.asked,
+                                soft=soft_given(soft_references, soft_predictions))
+    prepared = prepare_for(inputs.references, inputs.predictions, settings, text=text)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
     values = per_example(stats, zero_division=settings.zero_division, params=settings.params)

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import pyarrow as pa
 
+from ..core.inputs import Inputs
+from ..core.settings import Settings
 from . import engine as frames
 
 __all__ = ["FrameFace"]
@@ -45,49 +47,31 @@ class FrameFace:
         error here (the pandas accessor does)."""
         return run(*args, **kwargs)
 
-    def _evaluate_table(self, ref_col: str, pred_col: str | None, by: Any, *,
-                        text: str | None, soft_ref_col: str | None,
-                        soft_pred_col: str | None, token_offsets_col: str | None,
-                        token_scores_col: str | None, threshold: float | None,
-                        id_col: str | None, **options: Any) -> pa.Table:
+    def _evaluate_table(self, names: Inputs, settings: Settings, by: Any) -> pa.Table:
         """The result table of ``evaluate``: span columns through the engine; scores, a
         threshold or score metrics through `mycelium.frames.scores` (which also takes a
-        missing ``pred_col``). ``options``: the face's remaining keywords, as given."""
+        missing ``pred_col``). ``names``, ``settings``: the face's columns and options
+        (`mycelium.frames.engine.face_call`)."""
         from . import scores
 
-        if scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                         token_scores_col, threshold, options["metrics"],
-                         profile=options["profile"]):
-            offsets = options.pop("offsets", "half-open")
-            if offsets != "half-open":
+        if scores.wanted(names.predictions, names.soft_references, names.soft_predictions,
+                         names.token_offsets, names.token_scores, settings.threshold,
+                         settings.option("metrics"), profile=settings.option("profile")):
+            if settings.offsets != "half-open":
                 raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
-                                 f"got offsets={offsets!r}; the score forms read half-open "
-                                 "offsets only. Fix by converting the spans to "
+                                 f"got offsets={settings.offsets!r}; the score forms read "
+                                 "half-open offsets only. Fix by converting the spans to "
                                  "[start, end + 1) first, or by scoring the spans alone.")
-            return self._labelled(scores.call, self._column, "evaluate", by,
-                                  ref_col=ref_col, pred_col=pred_col, text=text,
-                                  soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
-                                  token_offsets_col=token_offsets_col,
-                                  token_scores_col=token_scores_col, id_col=id_col,
-                                  threshold=threshold, options=options)
+            return self._labelled(scores.evaluate_call, self._column, by, names, settings)
         keys = self._keys(frames.normalize_by(by))
-        return self._labelled(frames.evaluate_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            groups=None if keys is None else frames.group_codes(keys, len(self._df)),
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"),
-            ids=self._optional(id_col, "id_col"), **options)
+        return self._labelled(frames.evaluate_table, frames.columns_of(names, self._column),
+                              settings,
+                              None if keys is None else frames.group_codes(keys, len(self._df)))
 
-    def _score_table(self, ref_col: str, pred_col: str, *, text: str | None,
-                     soft_ref_col: str | None, soft_pred_col: str | None,
-                     **options: Any) -> pa.Table:
+    def _score_table(self, names: Inputs, settings: Settings) -> pa.Table:
         """The per-row table of ``score`` (`mycelium.frames.engine.score_table`)."""
-        return self._labelled(frames.score_table,
-            self._column(ref_col, "ref_col"), self._column(pred_col, "pred_col"),
-            text=self._optional(text, "text"),
-            soft_references=self._optional(soft_ref_col, "soft_ref_col"),
-            soft_predictions=self._optional(soft_pred_col, "soft_pred_col"), **options)
+        return self._labelled(frames.score_table, frames.columns_of(names, self._column),
+                              settings)
 
     def _scores(self, kind: str, by: Any, **kwargs: Any) -> Any:
         """``sweep`` or ``tune_threshold`` of the frame's columns

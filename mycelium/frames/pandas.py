@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from ..core.groups import pandas_frame
-from ..core.provenance import dataset_of, signature_with_dataset
+from ..core.provenance import dataset_of
+from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from . import engine as frames
 from .face import FrameFace
@@ -82,8 +83,8 @@ class MyceliumAccessor(FrameFace):
         its signature (`mycelium.io.provenance`)."""
         attrs = getattr(out, "attrs", None)
         if isinstance(attrs, dict) and attrs.get(SIGNATURE_ATTR) is not None:
-            attrs[SIGNATURE_ATTR] = signature_with_dataset(attrs[SIGNATURE_ATTR],
-                                                           dataset_of(self._df))
+            attrs[SIGNATURE_ATTR] = signature_with(attrs[SIGNATURE_ATTR],
+                                                   dataset=dataset_of(self._df))
         return out
 
     def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
@@ -200,14 +201,8 @@ class MyceliumAccessor(FrameFace):
         >>> bool(out.ci_low[0] <= out.value[0] <= out.ci_high[0])
         True
         """
-        table = self._evaluate_table(
-            ref_col, pred_col, by, text=text, soft_ref_col=soft_ref_col,
-            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-            token_scores_col=token_scores_col, threshold=threshold, id_col=id_col,
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing, granularity=granularity, ci=ci,
-            n_resamples=n_resamples, seed=seed, progress=progress, type_field=type_field,
-            typed_matching=typed_matching, trim_spans=trim_spans, offsets=offsets)
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
+        table = self._evaluate_table(names, settings, by)
         out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
         return with_signature_column(out) if with_signature else out
 
@@ -291,11 +286,8 @@ class MyceliumAccessor(FrameFace):
         >>> out["character_precision"].tolist()
         [1.0, 1.0, nan]
         """
-        table = self._score_table(
-            ref_col, pred_col, text=text, soft_ref_col=soft_ref_col,
-            soft_pred_col=soft_pred_col, profile=profile, metrics=metrics,
-            zero_division=zero_division, params=params, missing=missing,
-            granularity=granularity, trim_spans=trim_spans)
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
+        table = self._score_table(names, settings)
         out = table.to_pandas()
         out.index = self._df.index
         out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)

@@ -145,14 +145,8 @@ class MyceliumFrame(FrameFace):
         >>> mycelium.parse_signature(out["signature"][0])["average"]
         'micro'
         """
-        table = self._evaluate_table(
-            ref_col, pred_col, by, text=text, soft_ref_col=soft_ref_col,
-            soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-            token_scores_col=token_scores_col, threshold=threshold, id_col=id_col,
-            profile=profile, metrics=metrics, average=average, zero_division=zero_division,
-            params=params, missing=missing, granularity=granularity, ci=ci,
-            n_resamples=n_resamples, seed=seed, progress=progress, type_field=type_field,
-            typed_matching=typed_matching, trim_spans=trim_spans, offsets=offsets)
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
+        table = self._evaluate_table(names, settings, by)
         return self._with_key_types(_to_polars(table, with_signature),
                                     frames.normalize_by(by))
 
@@ -227,11 +221,8 @@ class MyceliumFrame(FrameFace):
         >>> out.rows()
         [(1.0, 0.6, 0.75), (None, None, None), (nan, nan, nan)]
         """
-        table = self._score_table(
-            ref_col, pred_col, text=text, soft_ref_col=soft_ref_col,
-            soft_pred_col=soft_pred_col, profile=profile, metrics=metrics,
-            zero_division=zero_division, params=params, missing=missing,
-            granularity=granularity, trim_spans=trim_spans)
+        names, settings = frames.face_call(locals())  # first: locals() are the arguments
+        table = self._score_table(names, settings)
         return _to_polars(table, with_signature)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,

@@ -13,6 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..core.aggregate import per_example
+from ..core.inputs import Inputs
 from ..core.pipeline import compute_statistics, prepare
 from ..core.settings import Settings
 from ..core.spans import SPAN_TYPE
@@ -101,18 +102,16 @@ def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
 
 def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
     """Validate and canonicalise one batch (in the units and with the span edges of
-    ``settings``: `mycelium.evaluate.prepare`); errors name the row's frame position."""
-    from ..evaluate import prepare as prepare_units
+    ``settings``: `mycelium.evaluate.prepare_for`); errors name the row's frame position."""
+    from ..evaluate import prepare_for
 
     fields = batch.struct.fields
     text = batch.struct.field("text") if "text" in fields else None
     try:
         if settings is not None and (settings.granularity != "char"
                                      or settings.trim_spans is not None):
-            return prepare_units(batch.struct.field("ref"), batch.struct.field("pred"),
-                                 text=text, missing=settings.missing,
-                                 granularity=settings.granularity,
-                                 trim_spans=settings.trim_spans, offsets=settings.offsets)
+            return prepare_for(batch.struct.field("ref"), batch.struct.field("pred"),
+                               settings, text=text)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
                        missing=missing,
                        offsets=settings.offsets if settings is not None else "half-open")
@@ -158,16 +157,16 @@ def _batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
     return pl.Series(batch.name, struct)
 
 
-def _batch_scores(batch: pl.Series, *, options: dict, column: str | None = None
+def _batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None
                   ) -> pl.Series:
     """`frames.score_table` of one batch: a Struct of all measures, or one column."""
     fields = batch.struct.fields
     try:
-        table = frames.score_table(
+        table = frames.score_table(Inputs(
             batch.struct.field("ref"), batch.struct.field("pred"),
-            text=batch.struct.field("text") if "text" in fields else None, **options)
+            text=batch.struct.field("text") if "text" in fields else None), settings)
     except SpanValidationError:
-        _prepare_batch(batch, options["missing"])  # re-raise with the row's position
+        _prepare_batch(batch, settings.missing)  # re-raise with the row's position
         raise
     out = _frame(table)
     if column is not None:

@@ -150,10 +150,10 @@ class MyceliumExpr:
         options: dict[str, Any] = dict(profile=profile, metrics=[_one_metric(metric)],
                                        zero_division=zero_division, params=params,
                                        missing=missing)
-        resolve_settings(**options)  # check the options now, not on collect
+        settings = resolve_settings(**options)  # checked now, not on collect
         if measure not in METRICS[metric].measures:
             raise unknown_name(f"{metric} measure", measure, METRICS[metric].measures)
         name = f"{metric}_{measure}"
         return _inputs(self._expr, predictions, text).map_batches(
-            partial(_batch_scores, options=options, column=name),
+            partial(_batch_scores, settings=settings, column=name),
             return_dtype=pl.Float64, is_elementwise=True).alias(name)

@@ -166,17 +166,11 @@ class MyceliumLazyFrame:
         >>> plan.collect().select("metric", "value", "examples").rows()
         [('iou', 0.5, 3)]
         """
+        arguments = dict(locals())  # first: the face's arguments, every option among them
         from . import scores
 
-        eager = dict(text=text, by=by, profile=profile, metrics=metrics, average=average,
-                     zero_division=zero_division, params=params, missing=missing,
-                     soft_ref_col=soft_ref_col, soft_pred_col=soft_pred_col,
-                     granularity=granularity, trim_spans=trim_spans, ci=ci,
-                     n_resamples=n_resamples, seed=seed, id_col=id_col, progress=progress,
-                     type_field=type_field, typed_matching=typed_matching,
-                     token_offsets_col=token_offsets_col,
-                     token_scores_col=token_scores_col, threshold=threshold,
-                     with_signature=with_signature, offsets=offsets)
+        # What the eager face is called with when the plan does not stream: every option.
+        eager = {k: v for k, v in arguments.items() if k not in ("self", "ref_col", "pred_col")}
         if ci is not None or type_field is not None or scores.wanted(
                 pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
                 threshold, metrics, profile=profile):
@@ -188,10 +182,8 @@ class MyceliumLazyFrame:
             return streamed if streamed is not None else _collected(
                 self._lf, ref_col, pred_col, eager)
         soft = soft_given(soft_ref_col, soft_pred_col)
-        settings = resolve_settings(profile=profile, metrics=metrics, average=average,
-                                    zero_division=zero_division, params=params,
-                                    missing=missing, soft=soft, granularity=granularity,
-                                    trim_spans=trim_spans, offsets=offsets)
+        settings = frames.face_call(arguments)[1]
+        settings = settings.scoring(settings.asked, soft=soft)
         names = frames.normalize_by(by)
         schema = self._lf.collect_schema()
         _check_columns(schema.names(), ref_col, pred_col, text, names)
@@ -262,7 +254,7 @@ class MyceliumLazyFrame:
         _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
         scores = _inputs(ref_col, pred_col, text, row=True).map_batches(
-            partial(_batch_scores, options=options),
+            partial(_batch_scores, settings=settings),
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
         return (self._lf.with_row_index(_ROW).select(scores.alias(_STATS))
                 .unnest(_STATS))

@@ -26,12 +26,14 @@ import pyarrow as pa
 from ..core.groups import Groups, group_codes, key_table, normalize_by
 from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
-from ..evaluate import evaluate, evaluate_keyed
+from ..core.inputs import Inputs
+from ..core.settings import Settings
+from ..evaluate import evaluate_settled
 from ..scores.plan import score_form_given
-from ..scores.thresholds import Curve, sweep_curve, tuned_dict
-from .engine import SIGNATURE_KEY
+from ..scores.thresholds import Curve, sweep_curve, sweep_settings, tuned_dict
+from .engine import COLUMN_ROLES, SIGNATURE_KEY
 
-__all__ = ["wanted", "evaluate_scores_table", "rows_of", "call"]
+__all__ = ["wanted", "evaluate_scores_table", "rows_of", "evaluate_call", "call"]
 
 COLUMNS = ["metric", "measure", "value", "examples", "average", "profile"]
 #: Metrics whose value is pooled over the examples whatever ``average`` says.
@@ -108,23 +110,19 @@ def _take(values, pos):
     return None if values is None else [values[i] for i in pos.tolist()]
 
 
-def evaluate_scores_table(columns: dict[str, list], groups: Groups, *, ref: str,
-                          pred: str | None, text: str | None, soft_ref: str | None,
-                          soft_pred: str | None, token_offsets: str | None,
-                          token_scores: str | None, threshold, options: dict,
-                          id_col: str | None = None) -> pa.Table:
+def evaluate_scores_table(columns: dict[str, list], groups: Groups, names: Inputs,
+                          settings: Settings) -> pa.Table:
     """Tidy rows ``[*keys, metric, measure, value, examples, average, profile]`` per group
-    (``ci_low``, ``ci_high`` after ``value`` with ``ci``), the signature in the metadata."""
+    (``ci_low``, ``ci_high`` after ``value`` with ``ci``), the signature in the metadata:
+    the rows of ``columns`` (``{column name: rows}``) that ``names`` names, scored under
+    ``settings``."""
     rows: dict[str, list] = {c: [] for c in ["group", "metric", "measure", "value",
                                              "ci_low", "ci_high", "examples", "average",
                                              "profile"]}
     signature = None
     for g, pos in enumerate(groups.positions()):
         try:
-            r = _evaluate_rows(columns, pos, ref=ref, pred=pred, text=text,
-                               soft_ref=soft_ref, soft_pred=soft_pred,
-                               token_offsets=token_offsets, token_scores=token_scores,
-                               threshold=threshold, options=options, id_col=id_col)
+            r = _evaluate_rows(columns, pos, names, settings)
         except SpanValidationError as exc:
             raise at_row(exc, int(pos[exc.example]) if exc.example is not None else None) \
                 from None
@@ -146,7 +144,7 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, *, ref: str,
     types = {"value": pa.float64(), "ci_low": pa.float64(), "ci_high": pa.float64(),
              "examples": pa.int64()}
     for c, values in rows.items():
-        if c in ("ci_low", "ci_high") and options.get("ci") is None:
+        if c in ("ci_low", "ci_high") and settings.bootstrap is None:
             continue
         out[c] = pa.array(values, types.get(c, pa.string()))
     table = pa.table(out)
@@ -158,19 +156,16 @@ def at_row(exc: SpanValidationError, row: int | None) -> SpanValidationError:
     return exc if row is None else exc.at(row)
 
 
-def _evaluate_rows(columns, pos, *, ref, pred, text, soft_ref, soft_pred, token_offsets,
-                   token_scores, threshold, options, id_col):
-    def col(name):
-        return _take(columns.get(name) if name else None, pos)
-
-    kwargs = dict(text=col(text), soft_references=col(soft_ref),
-                  soft_predictions=col(soft_pred), token_offsets=col(token_offsets),
-                  token_scores=col(token_scores), threshold=threshold, **options)
-    if id_col is None and options.get("ci") is not None:
+def _evaluate_rows(columns, pos, names: Inputs, settings: Settings) -> dict[str, Any]:
+    """`mycelium.evaluate` of the rows at ``pos``."""
+    rows = Inputs(**{field: _take(columns.get(name) if name else None, pos)
+                     for field, name in vars(names).items()})
+    keys = None
+    if names.ids is None and settings.bootstrap is not None:
         # Without ids a row is keyed by its position in the whole frame, as the span
         # engine keys it (`mycelium.frames.engine.with_intervals`).
-        return evaluate_keyed(pos.astype(np.uint64), col(ref), col(pred), **kwargs)
-    return evaluate(col(ref), col(pred), ids=col(id_col), **kwargs)
+        keys = pos.astype(np.uint64)
+    return evaluate_settled(rows, settings, keys)
 
 
 #: Columns passed to the scorers as Arrow arrays when they are Arrow-backed (read
@@ -190,45 +185,52 @@ def collect(column: Callable[[str, str], Any], names: dict[str, str | None]
     return out
 
 
-def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text=None,
-         pred_col=None, soft_ref_col=None, soft_pred_col=None, token_offsets_col=None,
-         token_scores_col=None, id_col=None, threshold=None, options=None, **rest):
-    """One frame face's ``evaluate`` / ``sweep`` / ``tune_threshold`` with scores.
+def evaluate_call(column: Callable[[str, str], Any], by, names: Inputs,
+                  settings: Settings) -> pa.Table:
+    """One frame face's ``evaluate`` with scores: its tidy rows, whose key columns are
+    the ``by`` columns' values (`mycelium.core.groups`), the signature in the metadata.
 
     ``column(name, role)`` returns a column (raising KeyError listing the frame's
-    columns). Returns an Arrow table whose key columns are the ``by`` columns' values
-    (`mycelium.core.groups`): ``evaluate``'s tidy rows (signature in the metadata), the
-    sweep's `Curve`, or `tune_threshold`'s rows (a dict without ``by``).
+    columns); ``names``: the columns of the data (`mycelium.frames.engine.face_call`).
+    """
+    by_names = normalize_by(by)
+    by_columns = {name: column(name, "by") for name in by_names}
+    cols = collect(column, {role: getattr(names, field)
+                            for role, field in COLUMN_ROLES.items()})
+    keys = key_table(by_columns) if by_names else None
+    groups = group_codes(keys, len(cols[names.references]))
+    return evaluate_scores_table(cols, groups, names, settings)
+
+
+def call(column: Callable[[str, str], Any], kind: str, by, *, ref_col: str, text=None,
+         soft_pred_col=None, token_offsets_col=None, token_scores_col=None, **rest):
+    """One frame face's ``sweep`` / ``tune_threshold``.
+
+    ``column(name, role)`` returns a column (raising KeyError listing the frame's
+    columns). Returns the sweep's `Curve`, or `tune_threshold`'s rows (a dict without
+    ``by``), whose key columns are the ``by`` columns' values (`mycelium.core.groups`).
     """
     names = normalize_by(by)
     by_columns = {name: column(name, "by") for name in names}
-    score_roles = {"soft_pred_col": soft_pred_col} if soft_ref_col is None else {
-        "soft_ref_col": soft_ref_col, "soft_pred_col": soft_pred_col}
     cols = collect(column, {
-        "ref_col": ref_col, "pred_col": pred_col, "text": text, **score_roles,
-        "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col,
-        "id_col": id_col})
-    if kind == "evaluate":
-        keys = key_table(by_columns) if names else None
-        groups = group_codes(keys, len(cols[ref_col]))
-        return evaluate_scores_table(cols, groups, ref=ref_col, pred=pred_col, text=text,
-                                     soft_ref=soft_ref_col, soft_pred=soft_pred_col,
-                                     token_offsets=token_offsets_col,
-                                     token_scores=token_scores_col, threshold=threshold,
-                                     id_col=id_col, options=options or {})
+        "ref_col": ref_col, "text": text, "soft_pred_col": soft_pred_col,
+        "token_offsets_col": token_offsets_col, "token_scores_col": token_scores_col})
     if kind == "tune_threshold":
         if "metrics" in rest:  # as mycelium.tune_threshold: one metric, named metric=
             raise TypeError("tune_threshold() got an unexpected keyword argument 'metrics'; "
                             "expected metric= (and measure=), the one measure to maximise.")
         metric, measure = rest.pop("metric", "iou"), rest.pop("measure", "score")
         rest["metrics"] = [metric]
-    curve = sweep_curve(cols[ref_col], by=by_columns or None,
-                        text=cols[text] if text else None,
-                        soft_predictions=cols.get(soft_pred_col) if soft_pred_col else None,
-                        token_offsets=cols.get(token_offsets_col) if token_offsets_col
-                        else None,
-                        token_scores=cols.get(token_scores_col) if token_scores_col
-                        else None, **rest)
+    thresholds = rest.pop("thresholds", None)
+    settings = sweep_settings(kind, **rest)
+    curve = sweep_curve(Inputs(cols[ref_col], text=cols[text] if text else None,
+                               soft_predictions=cols.get(soft_pred_col) if soft_pred_col
+                               else None,
+                               token_offsets=cols.get(token_offsets_col) if token_offsets_col
+                               else None,
+                               token_scores=cols.get(token_scores_col) if token_scores_col
+                               else None),
+                        settings, by=by_columns or None, thresholds=thresholds)
     if kind == "sweep":
         return curve
     return tuned_dict(curve, metric, measure) if not names else curve.tuned_table(

@@ -21,13 +21,13 @@ from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
-from ..core.settings import Settings, resolve_settings
+from ..core.settings import Settings
 from ..errors import SpanValidationError
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
                                poisson_weights)
 from . import engine as frames
-from ..evaluate import prepare
+from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
 from .spark_checks import check_inputs, collect_sums, for_driver, located
@@ -61,9 +61,7 @@ def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarra
     """Rows kept and the engine columns of one Arrow batch (spans converted by the core)."""
     text = batch.column(_TEXT) if _TEXT in batch.schema.names else None
     try:
-        prepared = prepare(batch.column(_REF), batch.column(_PRED), text=text,
-                           missing=settings.missing, granularity=settings.granularity,
-                           trim_spans=settings.trim_spans, offsets=settings.offsets)
+        prepared = prepare_for(batch.column(_REF), batch.column(_PRED), settings, text=text)
         if _SOFT_REF in batch.schema.names:
             stats = frames.all_statistics(prepared, settings, text=text,
                                           soft_references=batch.column(_SOFT_REF),
@@ -326,6 +324,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     0     a    iou   score    0.8         2   macro    None
     1     b    iou   score    0.0         1   macro    None
     """
+    arguments = dict(locals())  # first: the face's arguments, every option among them
     from . import scores
     from .spark_checks import check_columns
 
@@ -344,14 +343,12 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
                             "token_scores_col": token_scores_col,
                             **{f"by[{i}]": b for i, b in enumerate(frames.normalize_by(by))}},
                       ci=ci)
-        columns = dict(text=text, id_col=id_col, soft_ref_col=soft_ref_col,
-                       soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                       token_scores_col=token_scores_col)
-        options = dict(profile=profile, metrics=metrics, average=average,
-                       zero_division=zero_division, params=params, missing=missing, ci=ci,
-                       n_resamples=n_resamples, seed=seed, granularity=granularity,
-                       trim_spans=trim_spans, type_field=type_field,
-                       typed_matching=typed_matching, threshold=threshold)
+        columns = {k: arguments[k] for k in ("text", "id_col", "soft_ref_col",
+                                             "soft_pred_col", "token_offsets_col",
+                                             "token_scores_col")}
+        # The options, passed on to the pandas face that scores each group.
+        options = {k: v for k, v in arguments.items()
+                   if k not in (*columns, "sdf", "ref_col", "pred_col", "by", "as_spark")}
         from .spark_scores import distributed_scores
 
         out = distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
@@ -361,11 +358,8 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         return collected(sdf, ref_col, pred_col, by=by, as_spark=as_spark, columns=columns,
                          options=options)
     soft = soft_given(soft_ref_col, soft_pred_col)
-    settings = resolve_settings(profile=profile, metrics=metrics, average=average,
-                                zero_division=zero_division, params=params, missing=missing,
-                                ci=ci, n_resamples=n_resamples, seed=seed,
-                                ids=id_col is not None, soft=soft, granularity=granularity,
-                                trim_spans=trim_spans, offsets=offsets)
+    settings = frames.face_call(arguments)[1]
+    settings = settings.scoring(settings.asked, soft=soft)
     names = frames.normalize_by(by)
     check_inputs(sdf, ref_col, pred_col, text, names, id_col, settings)
     if soft:

@@ -9,6 +9,8 @@
 - `read_ragtruth_pp`: RAGTruth++ (``hallucination_spans.csv`` + ``messages.csv``).
 - `read_lettucedetect`: LettuceDetect's RAGTruth-derived samples (HaluEval span sets);
   `read_lettucedetect_predictions`: its detectors' outputs (spans or tokens).
+- `read_shroom_visions`: SHROOM-Visions 2026 gold or prediction files (typed soft spans,
+  `VISIONS_SPAN_TYPE`; probabilities read as the task's scorer reads them).
 - `attach_dataset` / `dataset_of`: a loaded frame's provenance (file names and SHA-256),
   carried into every result's signature (`mycelium.io.provenance`).
 - `mycelium.io.float_parse`: JSON numbers read as the official Mu-SHROOM scorer's
@@ -35,6 +37,7 @@ _NAMES = {
     "dataset_provenance": "provenance",
     "read_ragtruth": "ragtruth", "RAGTRUTH_LABEL_TYPE": "ragtruth",
     "read_ragtruth_pp": "ragtruth_pp", "RAGTRUTH_PP_LABEL_TYPE": "ragtruth_pp",
+    "read_shroom_visions": "shroom_visions", "VISIONS_SPAN_TYPE": "shroom_visions",
 }
 
 __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
@@ -43,6 +46,6 @@ __all__ = ["read_parquet", "write_parquet", "read_mushroom", "read_ragtruth",
            "read_ragtruth_pp", "read_lettucedetect", "read_lettucedetect_predictions",
            "RAGTRUTH_PP_LABEL_TYPE", "LETTUCEDETECT_PREDICTION_TYPE",
            "LETTUCEDETECT_LABEL_TYPE", "attach_dataset", "dataset_of", "dataset_provenance",
-           "Dataset"]
+           "Dataset", "read_shroom_visions", "VISIONS_SPAN_TYPE"]
 
 __getattr__, __dir__ = lazy_names(__name__, _NAMES, globals())

@@ -8,8 +8,9 @@ groups and confidence intervals are all computed from those statistics by
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Iterable, Mapping
+
+from ..errors import closest_name
 
 from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage
 from ._base import Metric, Param, Workspace
@@ -42,8 +43,8 @@ TOKEN_METRICS = ("token_level",)
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> ValueError:
     """A ValueError for an unknown name, listing the valid ones with a "did you mean"."""
     valid = list(valid)
-    close = difflib.get_close_matches(str(name), valid, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    close = closest_name(name, valid)
+    hint = f" Did you mean {close!r}?" if close else ""
     return ValueError(f"Unknown {kind} {name!r}.{hint} Valid {kind}s: {', '.join(valid)}.")
 
 

@@ -20,7 +20,14 @@ import numpy as np
 
 from ._order import codes_in_order, stable_order
 
-__all__ = ["EXACT_CHARS", "cor_runs"]
+__all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs"]
+
+#: The constant-vector rules (after Python ``round(x, 8)``) Cor can follow:
+#: ``"mu_shroom"``, 1.0 when both sides are constant, else 0.0 (even when the constants
+#: differ); ``"shroom_visions"``, 0.0 unless both are constant, then 1.0 when the
+#: reference is all zero and the prediction too, or the reference is a nonzero constant
+#: and the prediction is not all zero.
+CONSTANT_RULES = ("mu_shroom", "shroom_visions")
 
 #: Above this text length, sums of products of centred ranks may pass 2**53 / 4.
 EXACT_CHARS = 100_000
@@ -35,16 +42,32 @@ def cor_runs(lengths: np.ndarray, ref: tuple, pred: tuple, *, slow=None) -> np.n
     ``slow(a, b)`` scores two per-character vectors (`soft_spearman.cor`).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    m = lengths.size
-    scores = np.full(m, np.nan)
-    runs_a = _runs(lengths, *ref)
-    runs_b = _runs(lengths, *pred)
+    return cor_of_runs(lengths, _runs(lengths, *ref), _runs(lengths, *pred), slow=slow)
+
+
+def last_writer_runs(lengths, offsets, starts, ends, probs):
+    """The runs ``(example, start, end, prob)``, sorted by (example, start) and not
+    overlapping, that each example's spans write in list order (the last writer of a
+    character wins; empty and reversed spans write nothing). Arguments as `cor_runs`'s
+    ``ref``."""
+    return _runs(np.asarray(lengths, dtype=np.int64), offsets, starts, ends, probs)
+
+
+def cor_of_runs(lengths, runs_a, runs_b, *, slow=None, constant: str = "mu_shroom"
+                ) -> np.ndarray:
+    """Cor per example from the runs of both sides (`last_writer_runs`, or any sorted,
+    non-overlapping runs), under the ``constant`` rule (`CONSTANT_RULES`). ``slow(a,
+    b)`` scores the per-character vectors of a text longer than `EXACT_CHARS`."""
+    if constant not in CONSTANT_RULES:
+        raise ValueError(f"Expected a constant rule in {CONSTANT_RULES}, got {constant!r}.")
+    lengths = np.asarray(lengths, dtype=np.int64)
+    scores = np.full(lengths.size, np.nan)
     big = np.flatnonzero(lengths > EXACT_CHARS)
     for k in big.tolist():
         scores[k] = slow(_vector(runs_a, k, int(lengths[k])), _vector(runs_b, k, int(lengths[k])))
     fast = (lengths > 0) & (lengths <= EXACT_CHARS)
     if fast.any():
-        scores[fast] = _cor_fast(lengths, fast, runs_a, runs_b)
+        scores[fast] = _cor_fast(lengths, fast, runs_a, runs_b, constant)
     return scores
 
 
@@ -175,7 +198,7 @@ def _vector(runs, k: int, n: int) -> np.ndarray:
 
 # ----------------------------------------------------------------- the scores
 
-def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
+def _cor_fast(lengths, fast, runs_a, runs_b, constant: str = "mu_shroom") -> np.ndarray:
     keep_a, keep_b = fast[runs_a[0]], fast[runs_b[0]]
     ra = tuple(c[keep_a] for c in runs_a)
     rb = tuple(c[keep_b] for c in runs_b)
@@ -196,8 +219,8 @@ def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
     first = np.searchsorted(seg_ex, examples)
     va = _values(ra, width, seg_start)
     vb = _values(rb, width, seg_start)
-    twice_a, const_a = _twice_ranks(va, seg_ex, seg_len, first)
-    twice_b, const_b = _twice_ranks(vb, seg_ex, seg_len, first)
+    twice_a, const_a, zero_a = _twice_ranks(va, seg_ex, seg_len, first)
+    twice_b, const_b, zero_b = _twice_ranks(vb, seg_ex, seg_len, first)
     centre = np.repeat(n + 1, np.diff(np.append(first, seg_ex.size)))
     da, db = twice_a - centre, twice_b - centre
     # Sums of products of centred ranks, times 4: exact integers.
@@ -207,13 +230,26 @@ def _cor_fast(lengths, fast, runs_a, runs_b) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         # numpy.corrcoef's operations, in its order, on the same (exact) sums.
         inv = np.true_divide(1, (n - 1).astype(np.float64))
-        rho = (s_ab * inv) / np.sqrt(s_aa * inv)
-        rho = rho / np.sqrt(s_bb * inv)
+        first_sd, second_sd = np.sqrt(s_aa * inv), np.sqrt(s_bb * inv)
+        if constant == "shroom_visions":
+            # scipy's spearmanr (which the SHROOM-Visions kit calls) stacks the two
+            # vectors as columns and returns the matrix's [1, 0] entry: the covariance
+            # divided by the second deviation first.
+            first_sd, second_sd = second_sd, first_sd
+        rho = (s_ab * inv) / first_sd
+        rho = rho / second_sd
     rho = np.clip(rho, -1, 1)
+    either = const_a | const_b
+    both = const_a & const_b
+    if constant == "shroom_visions":
+        # Quirk of the SHROOM-Visions kit scorer (scorer.py 71-76): unless both vectors
+        # are constant after round(x, 8) the score is 0.0; then 1.0 iff the reference is
+        # all zero and the prediction too, or the reference is a nonzero constant and
+        # the prediction is not all zero.
+        both = both & np.where(zero_a, zero_b, ~zero_b)
     # Quirk of the official Mu-SHROOM scorer: either vector constant after Python
     # round(x, 8) scores 1.0 when both are, else 0.0.
-    either = const_a | const_b
-    return np.where(either, (const_a & const_b).astype(np.float64), rho)
+    return np.where(either, both.astype(np.float64), rho)
 
 
 def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
@@ -238,7 +274,8 @@ def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
 
 def _twice_ranks(values, seg_ex, seg_len, first):
     """Twice the average rank of every segment's value within its example (an int64),
-    and whether each example's vector is constant after Python ``round(x, 8)``."""
+    whether each example's vector is constant after Python ``round(x, 8)``, and whether
+    it is all zero after that rounding."""
     values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
     vid, uniq = codes_in_order(values)
     key = seg_ex * uniq.size + vid
@@ -258,4 +295,6 @@ def _twice_ranks(values, seg_ex, seg_len, first):
     rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
     cls = np.searchsorted(_distinct(np.sort(rounded)), rounded)[vid]
     const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
-    return twice, const
+    nonzero = (rounded != 0.0)[vid]
+    zero = ~np.logical_or.reduceat(nonzero, first)
+    return twice, const, zero

@@ -9,7 +9,10 @@ own procedure end to end, over its files and rules, using the profiles in
   applied to test);
 - ``fava``: FAVA's sentence-level protocol (`score_fava`);
 - ``faithbench``: FaithBench's files, gold rules and response-level detector table
-  (``mycelium.protocols.faithbench.detector_table``).
+  (``mycelium.protocols.faithbench.detector_table``);
+- ``shroom_visions``: the SHROOM-Visions 2026 kit scorer as a drop-in (Cor, Cor+Lbl and
+  IoU under the kit's rules, a per-label breakdown; ``score_files`` there, and the
+  ``mycelium shroom-visions`` command).
 
 Sits above ``io`` and ``annotators``, below ``report``.
 """

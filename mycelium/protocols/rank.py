@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
-from ..core.provenance import signature_with_dataset
+from ..core.signature import protocol_signature, signature_with
 from ..datasets import (ReferenceRow, is_data_name, leaderboard, resolve, root,
                         round_printed)
 from ..io.provenance import dataset_provenance
@@ -193,13 +193,14 @@ def rank_mushroom(predictions: str | os.PathLike[str], lang: str, *, by: str = "
     interval = _rank_interval(scores, result.ids, rows, ci=ci, n_resamples=n_resamples,
                               seed=seed)
     source = rows[0].source if rows else ""
-    fields = [f"mycelium:{__version__}", "protocol:mu_shroom", f"metric:{by}",
-              f"float_parse:{float_parse or 'pandas-fast'}", "split:test", f"lang:{lang}",
-              "rank:strictly-greater-at-printed-precision",
-              f"reference_results:{source}", f"ci:{ci}", "bootstrap:poisson-percentile",
-              f"n_resamples:{n_resamples}", f"seed:{seed}"]
-    signature = signature_with_dataset("|".join(fields),
-                                       dataset_provenance("mu_shroom", [ref_path]))
+    fields = [("mycelium", __version__), ("protocol", "mu_shroom"), ("metric", by),
+              ("float_parse", float_parse or "pandas-fast"), ("split", "test"),
+              ("lang", lang), ("rank", "strictly-greater-at-printed-precision"),
+              ("reference_results", source), ("ci", ci),
+              ("bootstrap", "poisson-percentile"), ("n_resamples", n_resamples),
+              ("seed", seed)]
+    signature = signature_with(protocol_signature(fields),
+                               dataset=dataset_provenance("mu_shroom", [ref_path]))
     if math.isnan(value):
         raise ValueError(f"Expected a defined {by} for the submission, got NaN, at "
                          f"{predictions}; fix the submission's labels.")
@@ -323,9 +324,11 @@ def rank_faithbench(predictions: str | os.PathLike[str], *,
         weights = poisson_weights(example_keys(len(ids), ids), seed, range(n_resamples))
         interval = _ranks_of(_weighted_metric(by, gold, pred, weights), rows, ci)
     missing = sum(1 for k in keys if k not in by_key)
-    fields = [f"mycelium:{__version__}", "protocol:faithbench", f"metric:{by}",
-              f"missing_predictions:{missing}", "rank:strictly-greater-at-printed-precision",
-              f"reference_results:{rows[0].source}", f"ci:{ci}",
-              "bootstrap:poisson-percentile", f"n_resamples:{n_resamples}", f"seed:{seed}",
-              "gold:" + rule.signature().replace("|", ";")]
-    return RankResult(rank, of, value, interval, above, below, rows, "|".join(fields))
+    fields = [("mycelium", __version__), ("protocol", "faithbench"), ("metric", by),
+              ("missing_predictions", missing),
+              ("rank", "strictly-greater-at-printed-precision"),
+              ("reference_results", rows[0].source), ("ci", ci),
+              ("bootstrap", "poisson-percentile"), ("n_resamples", n_resamples),
+              ("seed", seed), ("gold", rule.signature())]
+    return RankResult(rank, of, value, interval, above, below, rows,
+                      protocol_signature(fields))

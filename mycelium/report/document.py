@@ -271,12 +271,11 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
         if by:
             grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
                                               **common, **ci)
-    signature = overall.attrs.get("mycelium_signature", "")
     cols = {"ref": ref_col, "pred": pred_col, "text": text_col, "context": context_col}
     with bar.phase(sizes[2], "report: figures"):
         empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])
-        sections = _summary(frame, overall, grouped, signature, detector_col, by, ci,
-                            overall_ci, resamples, options, empties)
+        sections = _summary(frame, overall, grouped, detector_col, by, ci, overall_ci,
+                            resamples, options, empties)
     with bar.phase(sizes[3], "report: disagreement"):
         sections.append(("disagreement", "Largest disagreement",
                          disagreement(frame, overall, cols, detector_col, example_col,
@@ -296,9 +295,11 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     return html
 
 
-def _summary(frame, overall, grouped, signature, detector_col, by, ci, overall_ci,
-             resamples, options, empties) -> list[tuple[str, str, str]]:
-    """The sections before the examples: settings, glossary, tables, figures, agreement."""
+def _summary(frame, overall, grouped, detector_col, by, ci, overall_ci, resamples, options,
+             empties) -> list[tuple[str, str, str]]:
+    """The sections before the examples: settings (the signature of ``overall``),
+    glossary, tables, figures, agreement."""
+    signature = overall.attrs.get("mycelium_signature", "")
     settings = parse_signature(signature) if signature else {}
     metrics = list(dict.fromkeys(overall["metric"]))
     per_detector = {k[0]: (0, 0) for k in empties}

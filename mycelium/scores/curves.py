@@ -36,6 +36,7 @@ from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.score_metrics import pooled_values_of_sums
 from ..core.scores import (ScoreInput, concat_runs, reversed_runs, score_run_blocks,
                            spans_at_threshold)
+from ..core.score_rules import rules_of
 from ..core.settings import Settings
 from ..core.spans import SpanBatch, canonicalize
 from ..metrics import METRICS, POOLED_METRICS, Workspace
@@ -51,7 +52,7 @@ _CHUNK = 1 << 20
 
 def curve_values(si: ScoreInput, lengths: np.ndarray, refs: SpanBatch,
                  listed_refs: np.ndarray, codes: np.ndarray, grids: Grids,
-                 names: list[str], settings: Settings, *, inclusive: bool,
+                 names: list[str], settings: Settings, *,
                  listed_spans: SpanBatch | None = None,
                  progress: Callable[[int], ContextManager[Bar]] | None = None
                  ) -> dict[str, dict[str, np.ndarray]]:
@@ -60,11 +61,13 @@ def curve_values(si: ScoreInput, lengths: np.ndarray, refs: SpanBatch,
     before zero-length ones and duplicates were dropped). ``listed_spans``, the reference
     spans as listed, asks for ``response_level`` with ``unit="tokens"`` (tokens as items,
     `_token_responses`). ``progress(steps)`` opens the bar that moves one step per
-    segment re-scored and one per cell of the result."""
+    segment re-scored and one per cell of the result. Scores pass a threshold as the
+    settings' profile reads them (``> t``, or ``>= t``: `ScoreRules.inclusive`)."""
+    inclusive = rules_of(settings.profile).inclusive
     if listed_spans is not None and "response_level" in names:
         rest = [m for m in names if m != "response_level"]
         values = curve_values(si, lengths, refs, listed_refs, codes, grids, rest or ["iou"],
-                              settings, inclusive=inclusive, progress=progress)
+                              settings, progress=progress)
         if not rest:
             values.pop("iou")
         values["response_level"] = _token_responses(si, listed_spans, codes, grids,

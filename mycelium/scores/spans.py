@@ -11,14 +11,16 @@ score form and the threshold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from ..core.inputs import text_lengths
-from ..core.profiles import get_profile
+from ..core.pipeline import soft_given
+from ..core.signature import signature_with
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
 from ..core.spans import SpanBatch
@@ -205,27 +207,6 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
     return si, lengths
 
 
-def signature_with(signature: str, metrics: Sequence[str], *, form: str | None,
-                   threshold, params=None) -> str:
-    """The signature with every metric named, the extra metrics' parameters
-    (``metric.param:value``, before ``missing:``) and the score form / threshold appended."""
-    from ..core.signature import param_fields
-
-    fields = signature.split("|")
-    fields = [f"metrics:{','.join(metrics)}" if f.startswith("metrics:") else f
-              for f in fields]
-    if params:
-        at = next((i for i, f in enumerate(fields) if f.startswith("missing:")), len(fields))
-        fields[at:at] = param_fields(params)
-    if form is not None:
-        fields.append(f"scores:{form}")
-    if threshold is not None:
-        fields.append(f"threshold:{float(threshold)!r}")
-        if isinstance(threshold, Tuned):
-            fields.append(f"tuned:{threshold.metric}")
-    return "|".join(fields)
-
-
 def scored_inputs(plan: ScorePlan, references, predictions, *, text,
                   rules: ScoreRules | None = None):
     """(score input or None, text lengths or None, the references converted once (a
@@ -251,32 +232,34 @@ def scored_inputs(plan: ScorePlan, references, predictions, *, text,
     return si, lengths, ref, predictions if plan.has_spans else ref
 
 
-def evaluate_scores(evaluate_spans, references, predictions, *, text, metrics,
-                    soft_references, soft_predictions, token_offsets, token_scores,
-                    threshold, options) -> dict[str, Any]:
-    """`mycelium.evaluate` with scores, a threshold or an extra metric (module docstring)."""
-    plan = score_plan(metrics, predictions, soft_references=soft_references,
-                      soft_predictions=soft_predictions, token_offsets=token_offsets,
-                      token_scores=token_scores, threshold=threshold,
-                      granularity=options["granularity"], profile=options["profile"])
-    rules = rules_of(get_profile(options["profile"]))
+def evaluate_scores(evaluate_spans, inputs, settings, keys=None) -> dict[str, Any]:
+    """`mycelium.evaluate` with scores, a threshold or an extra metric (module docstring):
+    ``inputs`` (`mycelium.core.inputs.Inputs`) under ``settings`` (whose ``asked`` are
+    the metrics to plan), the span metrics scored by ``evaluate_spans``."""
+    d = inputs
+    plan = score_plan(settings.asked, d.predictions, soft_references=d.soft_references,
+                      soft_predictions=d.soft_predictions, token_offsets=d.token_offsets,
+                      token_scores=d.token_scores, threshold=settings.threshold,
+                      granularity=settings.granularity, profile=settings.profile)
+    rules = rules_of(settings.profile)
     si, lengths, ref, predictions = scored_inputs(
-        plan, references, predictions, text=text, rules=rules)
-    if options.get("type_field") is None:  # the per-type breakdown reads the raw spans
-        references = ref
+        plan, d.references, d.predictions, text=d.text, rules=rules)
+    soft_predictions = d.soft_predictions if d.soft_references is not None else None
+    spans = replace(d, predictions=predictions, soft_predictions=soft_predictions)
+    if settings.type_field is None:  # the per-type breakdown reads the raw spans
+        spans = replace(spans, references=ref)
     report, prepared, settings = evaluate_spans(
-        references, predictions, text=text, metrics=plan.span_names,
-        soft_references=soft_references,
-        soft_predictions=soft_predictions if soft_references is not None else None,
-        **options)
+        spans, settings.scoring(plan.span_names,
+                                soft=soft_given(d.soft_references, soft_predictions)),
+        keys)
     if plan.placeholder:
         report.pop("iou")
     stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params,
                               tokens=plan_tokens(plan, si, ref, prepared, rules,
-                                                 trim_spans=options.get("trim_spans")))
-    keys = _keys(prepared, options["ids"], options.get("keys"))
+                                                 trim_spans=settings.trim_spans))
+    keys = _keys(prepared, d.ids, keys)
     values, ci, per = score_report(si, lengths, prepared, stats, plan.extra, settings,
-                                   include_per_example=options["include_per_example"],
+                                   include_per_example=settings.include_per_example,
                                    keys=keys) if (si is not None or stats) else ({}, None, {})
     return assemble(report, values, ci, per, prepared, settings, plan)
 
@@ -348,14 +331,16 @@ def _score_signature(signature: str, settings, *, placeholder, extra, form, thre
     names = [m for m in settings.metrics if not (placeholder and m == "iou")] + list(extra)
     extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
                     if m in settings.params}
-    return signature_with(signature, names, form=None if form is None else _form_name(form),
-                          threshold=threshold, params=extra_params)
+    out = signature_with(signature, metrics=names, params=extra_params,
+                         scores=None if form is None else _form_name(form), threshold=threshold)
+    assert out is not None
+    return out
 
 
 def _keys(prepared, ids, keys=None):
     from ..stats.bootstrap import example_keys
 
-    if keys is not None:  # given by a frame face (`mycelium.evaluate.evaluate_keyed`)
+    if keys is not None:  # given by a frame face (`mycelium.evaluate.evaluate_settled`)
         return keys[prepared.kept]
     if ids is None:
         return np.flatnonzero(prepared.kept).astype(np.uint64)

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..core import pipeline
 from ..core.groups import by_table, group_codes, key_dtypes, pandas_frame
-from ..core.inputs import convert, zero_batch
+from ..core.inputs import Inputs, convert, zero_batch
 from ..core.progress import running, wanted
 from ..core.score_rules import rules_of
 from ..core.settings import Settings, resolve_settings
@@ -27,9 +27,10 @@ from ..metrics import POOLED_METRICS
 from .curves import curve_values
 from .grids import Grids, grid_label, grids
 from .plan import Tuned, split_metrics
-from .spans import prepare_scores, signature_with
+from ..core.signature import signature_with
+from .spans import prepare_scores
 
-__all__ = ["sweep", "tune_threshold", "sweep_curve", "Curve"]
+__all__ = ["sweep", "tune_threshold", "sweep_curve", "sweep_settings", "Curve"]
 
 COLUMNS = ["threshold", "metric", "measure", "value", "examples", "average", "profile"]
 #: Steps (segments re-scored, and cells of the result) from which a sweep shows a bar by
@@ -113,28 +114,43 @@ def sweep(references, *, text, soft_predictions=None, token_offsets=None,
     >>> f[["threshold", "value"]].values.tolist()
     [[0.0, 0.5], [0.1, 0.6666666666666666], [0.2, 1.0], [0.6, 0.5], [0.9, 0.0]]
     """
-    curve = sweep_curve(references, text=text, soft_predictions=soft_predictions,
-                        token_offsets=token_offsets, token_scores=token_scores,
-                        thresholds=thresholds, metrics=metrics, average=average,
-                        profile=profile, by=by, zero_division=zero_division,
-                        params=params, missing=missing, progress=progress)
+    curve = sweep_curve(Inputs(references, text=text, soft_predictions=soft_predictions,
+                               token_offsets=token_offsets, token_scores=token_scores),
+                        sweep_settings(metrics=metrics, average=average, profile=profile,
+                                       zero_division=zero_division, params=params,
+                                       missing=missing, progress=progress),
+                        by=by, thresholds=thresholds)
     frame = pandas_frame(curve.table(), curve.key_dtypes)
     frame.attrs["signature"] = curve.signature
     return frame
 
 
-def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
-                token_scores=None, thresholds=None, metrics=("iou", "character"),
-                average=None, profile=None, by=None, zero_division=None, params=None,
-                missing="error", progress=None) -> "Curve":
-    """The `Curve` of `sweep` (same parameters), for the faces that keep its key columns
-    as Arrow (``by`` may also be a dict of pandas or Polars Series)."""
+#: The options of `sweep` and `tune_threshold` that `sweep_settings` takes.
+SWEEP_OPTIONS = ("metrics", "average", "profile", "zero_division", "params", "missing",
+                 "progress")
+
+
+def sweep_settings(face: str = "sweep", **options) -> Settings:
+    """The settings of a sweep (`sweep`, `tune_threshold` and their frame faces): the
+    one place their options are checked; the metrics are split by `sweep_curve`."""
+    for name in options:
+        if name not in SWEEP_OPTIONS:
+            raise TypeError(f"{face}() got an unexpected keyword argument {name!r}")
+    return resolve_settings(**options, plan=True)
+
+
+def sweep_curve(inputs: Inputs, settings: Settings, *, by=None, thresholds=None) -> "Curve":
+    """The `Curve` of `sweep`: ``inputs`` (references, text and one score form) under
+    ``settings`` (`sweep_settings`), for the faces that keep its key columns as Arrow
+    (``by`` may also be a dict of pandas or Polars Series)."""
+    references, text = inputs.references, inputs.text
+    soft_predictions = inputs.soft_predictions
+    token_offsets, token_scores = inputs.token_offsets, inputs.token_scores
+    metrics, missing, progress = settings.option("metrics"), settings.missing, settings.progress
     rest, pooled = split_metrics(metrics)
     if rest is None:
         rest, pooled = ["iou", "character"], []
-    settings = resolve_settings(profile=profile, metrics=rest or ["iou"], average=average,
-                                zero_division=zero_division, params=params,
-                                missing=missing)
+    settings = settings.scoring(rest or ["iou"])
     names = list(rest) + pooled
     if not names or any(m in ("char_auroc", "char_ap", "response_auroc", "soft_spearman")
                         for m in names):
@@ -179,7 +195,7 @@ def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
         if tokens_as_items else None
     try:
         values = curve_values(si, lengths, prepared.refs, listed, codes, grid, names,
-                              settings, inclusive=rules.inclusive, listed_spans=listed_refs,
+                              settings, listed_spans=listed_refs,
                               progress=lambda steps: running(
                                   steps, "sweep", wanted(progress, steps, PROGRESS_STEPS),
                                   unit="step"))
@@ -188,13 +204,12 @@ def sweep_curve(references, *, text, soft_predictions=None, token_offsets=None,
             raise
         raise exc.at(int(np.flatnonzero(kept)[exc.example])) from None
     examples = np.bincount(codes, minlength=groups.n_groups)[grid.group]
-    sig = signature_with(settings.signature(), names,
-                         form="soft" if soft_predictions is not None else "token",
-                         threshold=None)
-    sig += f"|thresholds:{np.unique(grid.values).size}"  # distinct, over every group
-    label = grid_label(thresholds)
-    if label:
-        sig += f"|grid:{label}"
+    sig = signature_with(settings.signature(), metrics=names,
+                         scores="soft" if soft_predictions is not None else "token",
+                         # how many distinct thresholds, over every group
+                         thresholds=int(np.unique(grid.values).size),
+                         grid=grid_label(thresholds))
+    assert sig is not None
     return Curve(groups.keys, grid, values, examples.astype(np.int64), tuple(names),
                  settings, sig, key_dtypes(by, groups.keys) if keys is not None else {})
 
@@ -277,7 +292,9 @@ class Curve:
         return pa.table(columns)
 
     def tuned_signature(self, metric: str, measure: str) -> str:
-        return self.signature + f"|tuned:{metric}.{measure}"
+        out = signature_with(self.signature, tuned=f"{metric}.{measure}")
+        assert out is not None
+        return out
 
 
 def tune_threshold(references, *, text, soft_predictions=None, token_offsets=None,
@@ -322,11 +339,12 @@ def tune_threshold(references, *, text, soft_predictions=None, token_offsets=Non
     >>> float(best["threshold"]), best["value"], best["threshold"].metric
     (0.2, 1.0, 'iou')
     """
-    curve = sweep_curve(references, text=text, soft_predictions=soft_predictions,
-                        token_offsets=token_offsets, token_scores=token_scores,
-                        thresholds=thresholds, metrics=[metric], average=average,
-                        profile=profile, by=by, zero_division=zero_division, params=params,
-                        missing=missing, progress=progress)
+    curve = sweep_curve(Inputs(references, text=text, soft_predictions=soft_predictions,
+                               token_offsets=token_offsets, token_scores=token_scores),
+                        sweep_settings(metrics=[metric], average=average, profile=profile,
+                                       zero_division=zero_division, params=params,
+                                       missing=missing, progress=progress),
+                        by=by, thresholds=thresholds)
     if curve.keys.num_columns == 0:
         return tuned_dict(curve, metric, measure)
     return pandas_frame(curve.tuned_table(metric, measure), curve.key_dtypes)

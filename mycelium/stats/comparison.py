@@ -30,6 +30,7 @@ from ..core.groups import COMPARISON_COLUMNS
 from ..core.pipeline import compute_statistics, prepare
 from ..core.progress import Bar, running, wanted
 from ..core.settings import Settings, resolve_settings
+from ..core.signature import signature_with
 from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
@@ -128,7 +129,7 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
         rows.extend(_pair_rows(a, b, stats, boot, nulls.get((a, b)), settings, test, n))
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["p_holm"] = _holm_by_measure(frame)
-    frame.attrs["mycelium_signature"] = settings.signature() + f"|test:{test}"
+    frame.attrs["mycelium_signature"] = signature_with(settings.signature(), test=test)
     return frame
 
 

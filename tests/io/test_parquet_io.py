@@ -12,6 +12,8 @@ import pytest
 
 import mycelium
 from mycelium import SPAN_TYPE
+from mycelium.core.inputs import Inputs
+from mycelium.core.settings import resolve_settings
 from mycelium.frames.engine import evaluate_table
 from mycelium.io import ANNOTATIONS_TYPE, RAGTRUTH_LABEL_TYPE, SOFT_SPAN_TYPE
 
@@ -226,7 +228,7 @@ def test_score_frame_round_trip(tmp_path):
 
 
 def test_arrow_result_table_keeps_signature(tmp_path):
-    table = evaluate_table([[[0, 10]]], [[[2, 8]]], metrics="iou")
+    table = evaluate_table(Inputs([[[0, 10]]], [[[2, 8]]]), resolve_settings(metrics="iou"))
     signature = table.schema.metadata[b"mycelium.signature"].decode()
     mycelium.write_parquet(table, tmp_path / "t.parquet")
     back = mycelium.read_parquet(tmp_path / "t.parquet")

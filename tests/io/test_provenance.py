@@ -7,7 +7,8 @@ import json
 import pytest
 
 import mycelium
-from mycelium.core.provenance import Dataset, signature_with_dataset
+from mycelium.core.provenance import Dataset
+from mycelium.core.signature import signature_with
 from mycelium.io.provenance import attach_dataset, dataset_provenance
 
 RESPONSE = "The bridge opened in 1932 and was painted green in 1990."
@@ -120,8 +121,8 @@ def test_file_names_with_separators_round_trip(tmp_path):
 
 def test_signature_keeps_one_dataset_field():
     d = Dataset("toy", ("x.jsonl",), "0" * 64, ("0" * 64,))
-    once = signature_with_dataset("mycelium:0.1.0|profile:none", d)
-    assert signature_with_dataset(once, d) == once
+    once = signature_with("mycelium:0.1.0|profile:none", dataset=d)
+    assert signature_with(once, dataset=d) == once
 
 
 @pytest.mark.parametrize("kwargs, match", [

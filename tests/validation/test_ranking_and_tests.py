@@ -63,6 +63,24 @@ def test_winner_change_that_resampling_alone_makes_is_not_significant():
     assert t["p_holm"].tolist()[1] == 2 / 10_001
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_response_f1_of_summed_counts_equals_evaluate(flags):
+    import mycelium
+    from validation.conventions import response_f1
+
+    refs = [[[0, 2]] if g else [] for g, _ in flags]
+    preds = [[[1, 3]] if p else [] for _, p in flags]
+    text = ["abcd"] * len(flags)
+    direct = mycelium.evaluate(refs, preds, text=text, profile="mu_shroom",
+                               metrics=["response_level"])["response_level"]["f1"]
+    st_ = mycelium.statistics(refs, preds, text=text, metrics=["response_level"])
+    sums = {f"response_level__{k}": np.array([float(v.sum())])
+            for k, v in st_["response_level"].items()}
+    zd = mycelium.get_profile("mu_shroom").zero_division
+    assert math.isclose(float(response_f1(sums, zd)[0]), direct, abs_tol=1e-12)
+
+
 def test_central_weights_extend_the_shared_resamples():
     """The central table's 10,000 resamples begin with every other table's 1,000."""
     from validation.uncertainty import Resampler

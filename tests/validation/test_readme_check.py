@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from validation import check, pngmeta, readme
-from validation.run import FIGURES
+from validation import check, figtitles, pngmeta, readme
+from validation.run import FIGURES, MIN_ITEMS, PROVENANCE_MIN_ITEMS
 
 RESULTS = Path(__file__).resolve().parents[2] / "validation" / "results"
 
@@ -67,6 +67,43 @@ def test_committed_figures_carry_the_committed_tables_fingerprint(committed):
     t["convention_effects"] = eff
     problems = check.compare_figures(t, RESULTS, FIGURES)
     assert len(problems) == 1 and problems[0].startswith("fig8_convention_table.png")
+
+
+def _titles(tables):
+    return figtitles.titles(tables, min_items=MIN_ITEMS, prov_min_items=PROVENANCE_MIN_ITEMS)
+
+
+def test_committed_figures_carry_the_titles_the_tables_give(committed):
+    assert check.compare_figures(committed, RESULTS, FIGURES, _titles(committed)) == []
+    assert set(_titles(committed)) == set(FIGURES)
+
+
+def test_a_title_whose_number_or_direction_changes_fails(committed):
+    """A change the fingerprint also sees (fig5's tables), and the direction word: with
+    the hard labels lowering the annotators' IoU the title must say "lower"."""
+    t = dict(committed)
+    tw = t["annotators_two_way"].copy()
+    tw["iou_a"] = tw["iou_b"] - 0.01
+    t["annotators_two_way"] = tw
+    titles = _titles(t)
+    assert "lower the annotators' IoU by 0.01" in titles["fig5_humans_and_systems"]["suptitle"]
+    problems = check.compare_figures(committed, RESULTS, FIGURES, titles)
+    assert len(problems) == 1 and problems[0].startswith("fig5_humans_and_systems.png: titled")
+
+
+def test_numbers_typed_into_a_title_are_refused(monkeypatch):
+    assert figtitles.literal_numbers() == []
+    monkeypatch.setitem(figtitles.TEMPLATES, "fig3_metric_tau",
+                        {"title": "IoU and Span Coverage F1 agree at 0.22 ({spancov:.2f})"})
+    assert figtitles.literal_numbers() == ["fig3_metric_tau.title: 0.22"]
+    problems = check.compare_figures({}, RESULTS, FIGURES)
+    assert problems and "0.22" in problems[0]
+
+
+def test_direction_words_follow_the_signs():
+    assert figtitles.direction([0.1, 0.2]) == "more"
+    assert figtitles.direction([-0.1], "raise", "lower") == "lower"
+    assert figtitles.direction([0.1, -0.2]) == "neither more nor less"
 
 
 def test_png_text_round_trip(tmp_path):

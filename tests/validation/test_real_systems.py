@@ -125,6 +125,12 @@ def test_conventions_equal_direct_evaluate(tables, systems_dir, mushroom_dir):
         word = mycelium.evaluate(gold, pred, text=text, profile="mu_shroom", metrics=["iou"],
                                  granularity="word")
         assert close(row["iou_word"], word["iou"]["score"])
+        sentence = mycelium.evaluate(gold, pred, text=text, profile="mu_shroom",
+                                     metrics=["iou"], granularity="sentence")
+        assert close(row["iou_sentence"], sentence["iou"]["score"])
+        response = mycelium.evaluate(gold, pred, text=text, profile="mu_shroom",
+                                     metrics=["response_level"])
+        assert close(row["response_f1"], response["response_level"]["f1"])
         trim = mycelium.evaluate(gold, pred, text=text, profile="mu_shroom", metrics=["iou"],
                                  trim_spans="whitespace")
         assert close(row["iou_trim_ws"], trim["iou"]["score"])
