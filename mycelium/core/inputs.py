@@ -30,6 +30,7 @@ from .arrow_sources import arrow_source
 from .columns import _I64_MAX, _I64_MIN, _is_null, _show, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
+from .columns import zero_batch  # noqa: F401  (the faces' import path)
 from .flat import flat_pairs, numpy_bool_in, set_in_spans
 from .spans import SpanBatch
 
@@ -98,30 +99,6 @@ def convert(obj, side: str) -> Side:
                         "[[start, end], ...] for one example, a list of such lists for a "
                         "batch, or a pyarrow/pandas/Polars column of span lists.")
     return _from_sequence(obj, side)
-
-
-def zero_batch(obj, text):
-    """``obj``, or an empty span column when ``obj`` is an empty Python sequence and
-    ``text`` an empty batch of texts.
-
-    ``[]`` alone is one example without spans (SPEC section 3); beside ``text=[]`` it is
-    a batch of zero examples, which scores as a 0-row frame does. The faces call this
-    before reading the spans, so every form (spans, scores, sweeps) sees a batch.
-
-    Examples
-    --------
-    >>> len(zero_batch([], text=[])), zero_batch([], text=None)
-    (0, [])
-    """
-    if not (isinstance(obj, (list, tuple)) and len(obj) == 0):
-        return obj
-    text = arrow_source(text)
-    if text is None or isinstance(text, (str, bytes)) or not hasattr(text, "__len__") \
-            or len(text) != 0:
-        return obj
-    from .spans import SPAN_TYPE
-
-    return pa.array([], type=SPAN_TYPE)
 
 
 def _batch_side(pair: tuple[SpanBatch, np.ndarray]) -> Side:
