@@ -142,8 +142,11 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         Any of ``exact_span``, ``iou``, ``character``, ``deteval_1d``, ``cleval_1d``,
         ``span_coverage`` (and ``soft_spearman`` with soft labels); from scores,
         ``char_auroc``, ``char_ap``, ``response_auroc``; and ``response_level``
-        (always pooled). Default: the span metrics; with scores, the three score
-        metrics too, and ``response_level`` when there are predictions or a threshold.
+        (always pooled); ``typed_span`` with ``type_field`` (its scheme in
+        ``params={"typed_span": {"scheme": ...}}``, `mycelium.metrics.typed_span`;
+        never in the default set). Default: the span metrics; with scores, the three
+        score metrics too, and ``response_level`` when there are predictions or a
+        threshold.
     average : {"macro", "micro"}, optional
         macro: mean of per-example values; micro: computed from summed statistics.
         Default: the profile's, else macro.
@@ -194,7 +197,8 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
     type_field : str, optional
         Name of the span field holding a hallucination type (e.g. ``"label_type"``):
         adds ``report["by_type"]``, per type the reference-side measures and counts
-        (`mycelium.views.typology` says which measures and why).
+        (`mycelium.views.typology` says which measures and why); the metric
+        ``typed_span`` reads its types from it.
     typed_matching : bool
         With ``type_field``, restrict predictions to each type too (they must carry
         the field) and report every measure per type.
@@ -338,6 +342,10 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
     prepared = prepare_for(references, predictions, settings, text=text)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
+    if "typed_span" in settings.metrics:
+        from .views.typology import typed_span_for
+
+        stats["typed_span"] = typed_span_for(references, predictions, settings, prepared)
     if soft:
         from .metrics.soft_spearman import soft_statistics
 

@@ -161,8 +161,9 @@ def _fb_table(t: Tables) -> str:
                                                           r["tau_high"])],
         "winner": [w if not k else f"{w} -> {v}" for w, v, k in
                    zip(r["winner_from"], r["winner_to"], r["winner_changes"])],
-        "resampling alone flips the winners": [
-            pct(f.loc[to, "flip_share_from"]) if to in f.index else "–" for to in r["to"]],
+        "resampling alone flips the winners (paper's rule / changed rule)": [
+            f"{pct(f.loc[to, 'flip_share_from'])} / {pct(f.loc[to, 'flip_share_to'])}"
+            if to in f.index else "–" for to in r["to"]],
         "beyond the noise floor": [("yes" if f.loc[to, "significant"] else "no")
                                    if to in f.index else "–" for to in r["to"]],
         "largest rank move": r["max_rank_move"].astype(int),

@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 
 import mycelium
+from mycelium.core.signature import signature_with
 
 from . import (annotators, comparison, data, faithbench_study, humans, provenance_tests,
                ranking, real_study, real_systems, report, review, scoring, token_baselines,
@@ -299,12 +300,14 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
                       "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
                       "items": int((items["file"] == name).sum())})
     meta = mycelium.evaluate([[]], [[]], profile=scoring.PROFILE)["meta"]
+    # The study reads the files' numbers by the profile's rule (read_mushroom): say so.
+    rule = mycelium.get_profile(scoring.PROFILE).float_parse
     manifest = {
         "command": "python -m validation.run"
                    + (f" --languages {','.join(languages)}" if languages else "")
                    + (f" --seed {seed}" if seed else ""),
         "mycelium_version": mycelium.__version__,
-        "signature": meta["signature"],
+        "signature": signature_with(meta["signature"], float_parse=rule),
         "seed": seed,
         "bootstrap": {"resamples": RESAMPLES, "central_table_resamples":
                       ranking.CENTRAL_RESAMPLES, "seed": SEED, "level": LEVEL,

@@ -246,10 +246,11 @@ def _add_evaluate(commands) -> None:
 
 
 def _metric_names(value: str) -> list[str]:
-    from ..metrics import METRICS, POOLED_METRICS, SCORE_METRICS, SOFT_METRICS, unknown_name
+    from ..metrics import names as metric_names
+    from ..metrics import unknown_name
 
     names = _names(value)
-    valid = list(METRICS) + list(SOFT_METRICS) + list(SCORE_METRICS) + list(POOLED_METRICS)
+    valid = list(metric_names())
     for name in names:
         if name not in valid:
             raise argparse.ArgumentTypeError(str(unknown_name("metric", name, valid)))

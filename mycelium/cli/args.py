@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.settings import OPTIONS
-
 __all__ = ["names", "options_of"]
 
 
@@ -15,6 +13,10 @@ def options_of(args: argparse.Namespace) -> dict[str, Any]:
     """The scoring options among parsed ``args``: the flags named as the options of
     `mycelium.core.settings.resolve_settings` (``--zero-division`` is ``zero_division``),
     so a new option's flag reaches the scorers without another list."""
+    # Imported here: the settings load numpy, and ``mycelium --help`` / ``--version``
+    # import this module (for `names`) without scoring anything.
+    from ..core.settings import OPTIONS
+
     return {k: v for k, v in vars(args).items() if k in OPTIONS}
 
 

@@ -21,8 +21,10 @@ from ..errors import SpanValidationError
 from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
 from .args import options_of
-from .output import EXIT_OK, _is_null, _plain, write_result
-from .read import FileError, float_rule, read_frame
+from ..core.columns import is_null
+from .output import EXIT_OK, write_result
+from .output import plain_value as _plain
+from .read import FileError, float_rule, read_frame, recorded_rule
 from .stream import evaluate_streamed, streamable
 
 #: Output formats told by the --output extension (without --format).
@@ -55,16 +57,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 
 def _recorded(result: pd.DataFrame, rule: str, args: argparse.Namespace) -> pd.DataFrame:
-    """The result with ``float_parse:<rule>`` in its signature when the files were read
-    otherwise than the profile says (the profile's own rule is already there)."""
-    profile = get_profile(args.profile)
-    if rule == (profile.float_parse if profile is not None else "exact"):
+    """The result with ``float_parse:<rule>`` in its signature when a JSON file's numbers
+    were read by it (`recorded_rule`): a rule that did not apply is not recorded."""
+    applied = recorded_rule(args, [args.refs, args.preds])
+    if applied is None:
         return result
-    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=rule)
+    signature = signature_with(result.attrs.get(SIGNATURE_ATTR), float_parse=applied)
     result.attrs[SIGNATURE_ATTR] = signature
     if "signature" in result.columns:
         result["signature"] = result["signature"].map(
-            lambda s: signature_with(s, float_parse=rule) if isinstance(s, str) else s)
+            lambda s: signature_with(s, float_parse=applied) if isinstance(s, str) else s)
     return result
 
 
@@ -309,7 +311,7 @@ def _decoded(series: pd.Series, source: Source, name: str, option: str, order) -
                                 f"{name!r} ({option}): Expected a JSON list, got {v[:60]!r} "
                                 f"({exc}); fix by writing the cell as JSON, e.g. "
                                 f"{_EXAMPLE[option]}.") from None
-        elif _is_null(v):
+        elif is_null(v):
             v = None
         values.append(v)
     return pd.Series(values, dtype=object)
@@ -377,7 +379,7 @@ def _check_texts(source: Source, args) -> None:
     if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:
         return
     for row, value in enumerate(column.tolist()):
-        if not isinstance(value, str) and not _is_null(value):
+        if not isinstance(value, str) and not is_null(value):
             raise FileError(f"{source.role} {source.path}, row {row + 1}, column "
                             f"{args.text_col!r} (--text-col): expected a string (or null "
                             f"when the text is unknown), got {type(value).__name__} "

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from ..core.columns import is_null
 from ..frames.to_pandas import SIGNATURE_ATTR
 from ..io import write_parquet
 
@@ -19,7 +20,8 @@ MEASURES = ("precision", "recall", "f1", "score")  # column order of the table f
 NULL = "<null>"
 
 
-def _plain(value):
+def plain_value(value):
+    """A numpy scalar as its Python value (other values as they are)."""
     return value.item() if hasattr(value, "item") else value
 
 
@@ -49,14 +51,8 @@ def write_result(result: pd.DataFrame, fmt: str, output: str | None, *, by) -> N
 def _records(result: pd.DataFrame) -> list[dict]:
     """JSON-ready rows: Python scalars, NaN and nulls as None."""
     rows = result.astype(object).to_dict("records")
-    return [{k: None if _is_null(v) else _plain(v) for k, v in row.items()} for row in rows]
-
-
-def _is_null(value) -> bool:
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
+    return [{k: None if is_null(v) else plain_value(v) for k, v in row.items()}
+            for row in rows]
 
 
 def _write_parquet(result: pd.DataFrame, output: str, signature: str | None) -> None:
@@ -118,7 +114,7 @@ def key_cells(column: pd.Series) -> list[str]:
     JSON (``"1"`` next to the integer ``1``, ``"<null>"`` next to a null, ``""``), and
     as a last resort each key shows its type (``float:1.5``).
     """
-    values = [None if _is_null(v) else _plain(v) for v in column.tolist()]
+    values = [None if is_null(v) else plain_value(v) for v in column.tolist()]
     distinct = list({_identity(v): v for v in values}.values())
     for show in (_plain_key, _quoted_key, _typed_key):
         printed = {show(v) for v in distinct}
@@ -182,9 +178,9 @@ def _pad(cell: str, width: int, right: bool) -> str:
 
 
 def _cell(value, null: str = NULL) -> str:
-    return null if _is_null(value) else str(_plain(value))
+    return null if is_null(value) else str(plain_value(value))
 
 
 def _number(value) -> str:
-    return "nan" if _is_null(value) else f"{float(value):.4f}"
+    return "nan" if is_null(value) else f"{float(value):.4f}"
 

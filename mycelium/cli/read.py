@@ -50,6 +50,31 @@ def float_rule(args) -> str:
     return profile.float_parse if profile is not None else "exact"
 
 
+def recorded_rule(args, paths) -> str | None:
+    """The ``float_parse`` rule to write into a result's signature, or None.
+
+    A rule is recorded only where it applied: when one of ``paths`` is JSON (JSON lines
+    or standard input), whose numbers were read by it; and only when that says something,
+    a rule other than the default ``exact``, or ``exact`` chosen in place of the
+    profile's own. A CSV or Parquet file's numbers are not read by the rule."""
+    rule = float_rule(args)
+    if not any(p and _kind(p) == "jsonl" for p in paths):
+        return None
+    profile = get_profile(getattr(args, "profile", None))
+    own = profile.float_parse if profile is not None else "exact"
+    return None if rule == own == "exact" else rule
+
+
+def _kind(path: str) -> str | None:
+    """``"jsonl"``, ``"csv"``, ``"parquet"`` or None, by extension (``-``: JSON lines)."""
+    if path == "-":
+        return "jsonl"
+    suffixes = [s.lower() for s in Path(path).suffixes[-2:]]
+    packed = bool(suffixes) and suffixes[-1] == ".gz"
+    return READERS.get(suffixes[-2] if packed and len(suffixes) == 2 else
+                       (suffixes[-1] if suffixes else ""))
+
+
 def read_frame(path: str, *, infer_types: bool = False,
                float_parse: str = "exact") -> pd.DataFrame:
     """Read a JSON-lines, CSV or Parquet file (by extension; ``-`` = JSON lines on stdin).

@@ -17,9 +17,11 @@ from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
 from ..errors import SpanValidationError
+# Private: `mycelium report` reads its files as `mycelium evaluate` does, by the same
+# helpers of cli/evaluate (one reader for every subcommand, not a copy each).
 from .evaluate import Source, _column, _located, _pairing, _spans, _take, float_rule
 from .output import EXIT_OK
-from .read import read_frame
+from .read import read_frame, recorded_rule
 from .args import names as _names
 
 __all__ = ["add_parser", "run_report", "report_frame"]
@@ -149,7 +151,8 @@ def run_report(args: argparse.Namespace) -> int:
     options = ReportOptions(title=args.title, ci=args.ci or None,
                             n_resamples=args.n_resamples, seed=args.seed,
                             examples=args.examples, profile=args.profile,
-                            progress=args.progress)
+                            progress=args.progress,
+                            float_parse=recorded_rule(args, [args.refs, *(args.preds or [])]))
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,
                         by=args.by or None, options=options,

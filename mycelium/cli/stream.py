@@ -33,7 +33,7 @@ from ..core.settings import Settings, resolve_settings
 from ..evaluate import prepare_for
 from ..frames import engine as frames
 from ..frames.scores import wanted
-from ..frames.to_pandas import _to_pandas, with_signature_column
+from ..frames.to_pandas import tidy_to_pandas, with_signature_column
 from ..io._records import object_lines_in
 from .args import options_of
 from .read import chunk_kind, float_rule, json_column, open_jsonl_blocks
@@ -156,4 +156,5 @@ def _result(stats: list[dict], kept: np.ndarray, keys: dict[str, list[pa.Array]]
     groups = (frames.group_codes(frames.key_table(columns), rows) if columns
               else frames.group_codes(None, rows))
     table = frames.table_of_statistics(whole, settings, kept, groups)
-    return with_signature_column(_to_pandas(table, {n: c.dtype for n, c in columns.items()}))
+    dtypes = {n: c.dtype for n, c in columns.items()}
+    return with_signature_column(tidy_to_pandas(table, dtypes))

@@ -12,11 +12,14 @@ import argparse
 import pandas as pd
 
 from ..core.profiles import PROFILES
+from ..core.signature import signature_with
+# Private: `mycelium sweep` reads its files and writes its output as `mycelium evaluate`
+# does, by the same helpers of cli/evaluate (one reader for every subcommand).
 from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
                        _take, float_rule, score_columns)
 from ..errors import SpanValidationError
 from .output import EXIT_OK, write_result
-from .read import read_frame
+from .read import read_frame, recorded_rule
 
 DESCRIPTION = """\
 Span metrics of a detector's scores at many thresholds: the spans at
@@ -94,6 +97,13 @@ def run_sweep(args: argparse.Namespace) -> int:
         result = _sweep(frame, scores, args)
     except SpanValidationError as exc:
         raise _located(exc, refs, preds, order, args) from exc
+    applied = recorded_rule(args, [args.refs, args.preds])
+    if applied is not None:  # the numbers read from JSON by the rule: say so
+        result.attrs["signature"] = signature_with(result.attrs.get("signature"),
+                                                   float_parse=applied)
+        if "signature" in result.columns:
+            result["signature"] = result["signature"].map(
+                lambda s: signature_with(s, float_parse=applied) if isinstance(s, str) else s)
     result.attrs["mycelium_signature"] = result.attrs.get("signature")
     write_result(result, fmt, args.output, by=list(args.by) + ["threshold"])
     return EXIT_OK

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..metrics import METRICS, resolve_params
+from ..metrics import STATISTIC_METRICS, resolve_params
 from .exactsum import Parts, exact_mean, f1_of_counts, f1_ratio, parts
 from .types import AVERAGES, Average, ZeroDivision
 
@@ -106,7 +106,8 @@ def per_example(stats: Mapping[str, Mapping[str, np.ndarray]], *,
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
-    return {name: _measures(name, st, full.get(name, {}), zd) for name, st in stats.items()}
+    return {name: metric_measures(name, st, full.get(name, {}), zd)
+            for name, st in stats.items()}
 
 
 def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average = "macro",
@@ -163,16 +164,16 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
         warn_undefined(stats, average=average, params=full)
     out = {}
     for name, st in stats.items():
-        if average == "micro" and name in METRICS:
-            values = _measures(name, sum_statistics(st), full.get(name, {}), zd)
+        if average == "micro" and name in STATISTIC_METRICS:
+            values = metric_measures(name, sum_statistics(st), full.get(name, {}), zd)
             no_score_without_examples(name, values, np.array([_n_examples(st)]))
             out[name] = {m: float(v[0]) for m, v in values.items()}
-        elif name in METRICS:
+        elif name in STATISTIC_METRICS:
             out[name] = _macro_means(name, st, full.get(name, {}), zd)
         else:
             # Per-example scores outside the statistics registry (soft_spearman) keep
             # NaN in their mean, as the official Mu-SHROOM file mean does.
-            values = _measures(name, st, full.get(name, {}), zd)
+            values = metric_measures(name, st, full.get(name, {}), zd)
             out[name] = {m: _plain_mean(v) for m, v in values.items()}
     return out
 
@@ -192,17 +193,17 @@ def _macro_means(name: str, st, params, zd: float) -> dict[str, float]:
     columns = [np.asarray(v) for v in st.values()]
     n = columns[0].shape[0] if columns and columns[0].ndim == 1 else 0
     if n <= REPORT_BLOCK or any(c.ndim != 1 or c.shape[0] != n for c in columns):
-        return {m: mean(v) for m, v in _measures(name, st, params, zd).items()}
+        return {m: mean(v) for m, v in metric_measures(name, st, params, zd).items()}
     sums: dict[str, Parts] = {}
     residual = False
     for a in range(0, n, REPORT_BLOCK):
         block = {k: c[a:a + REPORT_BLOCK] for k, c in zip(st, columns)}
-        for m, v in _measures(name, block, params, zd).items():
+        for m, v in metric_measures(name, block, params, zd).items():
             p = parts(v)
             residual |= p.residual != 0.0
             sums[m] = sums[m] + p if m in sums else p
     if residual:  # float residuals: summed in one order, as for the whole array
-        return {m: mean(v) for m, v in _measures(name, st, params, zd).items()}
+        return {m: mean(v) for m, v in metric_measures(name, st, params, zd).items()}
     return {m: p.mean() for m, p in sums.items()}
 
 
@@ -217,9 +218,9 @@ def undefined_counts(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: 
     full = resolve_params(params)
     out = {}
     for name, st in stats.items():
-        if name not in METRICS:
+        if name not in STATISTIC_METRICS:
             continue
-        metric = METRICS[name]
+        metric = STATISTIC_METRICS[name]
         pooled = st
         if average == "micro":
             pooled = sum_statistics(st) if codes is None else _by_group(st, codes, n_groups)
@@ -316,12 +317,12 @@ def no_score_without_examples(name: str, values: Mapping[str, np.ndarray],
     >>> values["score"].tolist()
     [nan, 1.0]
     """
-    if name not in METRICS:
+    if name not in STATISTIC_METRICS:
         return
     none = np.asarray(examples) == 0
     if not none.any():
         return
-    for measure in METRICS[name].fixed_undefined:
+    for measure in STATISTIC_METRICS[name].fixed_undefined:
         if measure in values:
             values[measure][none] = np.nan
 
@@ -353,12 +354,14 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
-def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
-    if name not in METRICS:  # a metric that is already a per-example value
+def metric_measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
+    """Per-example (or per-sum) measures of metric ``name`` from its statistics ``st``:
+    the one rule `per_example`, the reducer and the resampling all apply."""
+    if name not in STATISTIC_METRICS:  # a metric that is already a per-example value
         return {key: np.asarray(v, dtype=np.float64) for key, v in st.items()}
-    metric = METRICS[name]
+    metric = STATISTIC_METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(st, params).items()}
-    out = _finalize(metric, ratios, zd, exact=False)
+    out = finalize_ratios(metric, ratios, zd, exact=False)
     prf = "precision" in ratios
     big = _needs_exact(ratios, _FLOAT_EXACT if prf else _WIDE)  # one division: 2**53
     if big is not None and prf:
@@ -367,7 +370,7 @@ def _measures(name: str, st, params, zd: float) -> dict[str, np.ndarray]:
         # Integers beyond what float64 computes exactly: recompute those examples with
         # Python integers so every value is still rounded exactly once.
         sub = {k: (n[big].astype(object), d[big].astype(object)) for k, (n, d) in ratios.items()}
-        for key, values in _finalize(metric, sub, zd, exact=True).items():
+        for key, values in finalize_ratios(metric, sub, zd, exact=True).items():
             out[key][big] = values
     return out
 
@@ -434,7 +437,7 @@ def _exact_f1(ratios, big: np.ndarray, out, zd: float) -> np.ndarray | None:
     return left if left.any() else None
 
 
-def _finalize(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:
+def finalize_ratios(metric, ratios, zd: float, *, exact: bool) -> dict[str, np.ndarray]:
     """Measures from ``{measure: (num, den)}``; float64, or Python numbers if ``exact``."""
     convert = _as_object if exact else _as_float
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -19,12 +19,23 @@ import pyarrow.compute as pc
 from ..errors import SpanValidationError
 from .arrow_sources import arrow_source
 
-__all__ = ["child_pairs", "text_lengths", "text_values", "arrow_or_python", "zero_batch"]
+__all__ = ["child_pairs", "text_lengths", "text_values", "arrow_or_python", "is_null",
+           "zero_batch"]
 
-_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+#: The int64 range: offsets beyond it are refused by every reader.
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 
 
-def _is_null(x) -> bool:
+def is_null(x) -> bool:
+    """Whether a cell is a null: None, a float NaN, ``pd.NA`` or ``pd.NaT`` (the one test
+    of every face and loader; a list or an array is a value, never a null).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [is_null(v) for v in (None, float("nan"), pd.NA, pd.NaT, 0.0, [float("nan")], "")]
+    [True, True, True, True, False, False, False]
+    """
     if x is None:
         return True
     if isinstance(x, float) and math.isnan(x):
@@ -32,7 +43,8 @@ def _is_null(x) -> bool:
     return type(x).__name__ in ("NAType", "NaTType")
 
 
-def _show(x) -> str:
+def show_value(x) -> str:
+    """``repr(x)`` cut to 60 characters: how an error message quotes a bad value."""
     text = repr(x)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -80,8 +92,8 @@ def _int_column(col, side: str, offsets: np.ndarray, name: str,
              "is null; expected an integer offset")
     t = col.type
     if pa.types.is_integer(t):
-        if pa.types.is_uint64(t) and len(col) and pc.max(col).as_py() > _I64_MAX:
-            i = int(np.flatnonzero(col.to_numpy() > _I64_MAX)[0])
+        if pa.types.is_uint64(t) and len(col) and pc.max(col).as_py() > I64_MAX:
+            i = int(np.flatnonzero(col.to_numpy() > I64_MAX)[0])
             fail(i, f"{col[i].as_py()} is beyond the int64 range; expected an offset "
                  f"below 2**63 (the column is uint64)")
         return col.cast(pa.int64()).to_numpy(zero_copy_only=False)
@@ -95,7 +107,7 @@ def _int_column(col, side: str, offsets: np.ndarray, name: str,
                  "accepted)")
         return values.astype(np.int64)
     if len(col):  # bools, strings, ...: the first value is already wrong
-        fail(0, f"{_show(col[0].as_py())} is of Arrow type {t}; expected an integer "
+        fail(0, f"{show_value(col[0].as_py())} is of Arrow type {t}; expected an integer "
              "character offset (cast the span fields to int64)")
     raise TypeError(f"{side}: span field '{name}' has Arrow type {t}; expected an integer.")
 
@@ -166,7 +178,7 @@ def text_values(text, *, single: bool) -> list:
     if isinstance(text, (pa.Array, pa.ChunkedArray)):
         return text.to_pylist()
     if module.startswith("pandas") and hasattr(text, "tolist"):
-        return [None if _is_null(t) else t for t in text.tolist()]
+        return [None if is_null(t) else t for t in text.tolist()]
     return list(text)
 
 
@@ -179,7 +191,7 @@ def _arrowish(series) -> bool:
 def _text_len(t, k: int) -> int:
     if isinstance(t, str):
         return len(t)
-    if t is None or _is_null(t):
+    if t is None or is_null(t):
         return -1
     raise TypeError(f"text example {k} is a {type(t).__name__}; expected a str (or None "
                     "when the text is unknown).")

@@ -356,7 +356,7 @@ def key_dtypes(by, keys: pa.Table) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ back to pandas
 
-_NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
+NULLABLE_INTS = {str(pa.from_numpy_dtype(t.numpy_dtype)): t for t in (
     pd.Int8Dtype(), pd.Int16Dtype(), pd.Int32Dtype(), pd.Int64Dtype(), pd.UInt8Dtype(),
     pd.UInt16Dtype(), pd.UInt32Dtype(), pd.UInt64Dtype())}
 
@@ -370,7 +370,7 @@ def key_series(column: pa.ChunkedArray | pa.Array, dtype: Any) -> pd.Series:
     if dtype is None:
         if not (pa.types.is_integer(column.type) and column.null_count):
             return column.to_pandas()
-        dtype = _NULLABLE_INTS[str(column.type)]
+        dtype = NULLABLE_INTS[str(column.type)]
     if hasattr(dtype, "__from_arrow__"):
         try:
             return pd.Series(dtype.__from_arrow__(column), copy=False)

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from ..errors import SpanValidationError
 from .arrow_sources import arrow_source
-from .columns import _I64_MAX, _I64_MIN, _is_null, _show, child_pairs
+from .columns import I64_MAX, I64_MIN, is_null, show_value, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
 from .columns import zero_batch  # noqa: F401  (the faces' import path)
@@ -149,7 +149,7 @@ def _is_batch(obj: Sequence) -> bool:
     first = obj[0]
     if isinstance(first, Mapping):
         return False
-    if first is None or isinstance(first, (str, bytes)) or _is_null(first):
+    if first is None or isinstance(first, (str, bytes)) or is_null(first):
         return True
     if isinstance(first, np.ndarray):
         return first.ndim == 2 or first.size == 0 or first.dtype == object
@@ -251,7 +251,7 @@ def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndar
     for k, spans in enumerate(examples):
         if isinstance(spans, (str, bytes)):
             spans = _parse_json(spans, side, k)
-        if spans is None or _is_null(spans):
+        if spans is None or is_null(spans):
             nulls[k] = True
             continue
         if isinstance(spans, np.ndarray):
@@ -259,7 +259,7 @@ def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndar
         if isinstance(spans, Mapping) or not isinstance(spans, Sequence):
             raise SpanValidationError(
                 f"{side} example {k}: expected a span set (a list of [start, end] pairs), "
-                f"got {_show(spans)}. Wrap a single span in a list: [[start, end]].",
+                f"got {show_value(spans)}. Wrap a single span in a list: [[start, end]].",
                 side=side, example=k)
         for j, span in enumerate(spans):
             s, e = _span_pair(span, side, k, j, single)
@@ -311,7 +311,8 @@ def _parse_json(text, side: str, k: int):
         return json.loads(text)
     except (ValueError, TypeError) as exc:
         raise SpanValidationError(
-            f"{side} example {k}: could not parse the JSON string {_show(text)} as a span "
+            f"{side} example {k}: could not parse the JSON string {show_value(text)} as a "
+            "span "
             f"list ({exc}); expected e.g. '[[0, 10], [12, 15]]' or "
             "'[{\"start\": 0, \"end\": 10}]'.", side=side, example=k) from None
 
@@ -326,21 +327,22 @@ def _span_pair(span, side: str, k: int, j: int, single: bool) -> tuple[int, int]
         pair = (span["start"], span["end"])
     elif isinstance(span, Set):
         raise SpanValidationError(
-            f"{where}: expected a span [start, end], got the set {_show(span)}; a set is "
-            "unordered, so which offset is the start would depend on hash order. Write "
-            "the span as a list or tuple [start, end].", side=side, example=k, span=j)
+            f"{where}: expected a span [start, end], got the set {show_value(span)}; a "
+            "set is unordered, so which offset is the start would depend on hash order. "
+            "Write the span as a list or tuple [start, end].", side=side, example=k,
+            span=j)
     elif isinstance(span, (Sequence, np.ndarray)) and not isinstance(span, (str, bytes)):
         if len(span) != 2:
             raise SpanValidationError(
                 f"{where}: expected a pair [start, end], got {len(span)} values "
-                f"{_show(span)}.", side=side, example=k, span=j)
+                f"{show_value(span)}.", side=side, example=k, span=j)
         pair = (span[0], span[1])
     else:
         hint = (" A single example is a list of spans: wrap it, e.g. [[0, 10]]."
                 if single else "")
         raise SpanValidationError(
             f"{where}: expected a span [start, end] or {{'start': s, 'end': e}}, got "
-            f"{_show(span)}.{hint}", side=side, example=k, span=j)
+            f"{show_value(span)}.{hint}", side=side, example=k, span=j)
     return (_offset(pair[0], "start", where, side, k, j),
             _offset(pair[1], "end", where, side, k, j))
 
@@ -350,7 +352,7 @@ def _offset(v, name: str, where: str, side: str, k: int, j: int) -> int:
         problem = "a bool"
     elif isinstance(v, (int, np.integer)):
         v = int(v)
-        if _I64_MIN <= v <= _I64_MAX:
+        if I64_MIN <= v <= I64_MAX:
             return v
         problem = "beyond the int64 range"
     elif isinstance(v, (float, np.floating)):
@@ -363,8 +365,8 @@ def _offset(v, name: str, where: str, side: str, k: int, j: int) -> int:
     else:
         problem = f"of type {type(v).__name__}"
     raise SpanValidationError(
-        f"{where}: {name} {_show(v)} is {problem}; expected an integer character offset "
-        "(integral floats such as 3.0 are accepted).", side=side, example=k, span=j)
+        f"{where}: {name} {show_value(v)} is {problem}; expected an integer character "
+        "offset (integral floats such as 3.0 are accepted).", side=side, example=k, span=j)
 
 
 # ------------------------------------------------------------------- Arrow path

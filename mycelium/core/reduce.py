@@ -24,7 +24,7 @@ from typing import Iterator, Mapping
 import numpy as np
 
 from ..metrics import METRICS
-from .aggregate import _measures, no_score_without_examples, per_example
+from .aggregate import metric_measures, no_score_without_examples, per_example
 from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings
 
@@ -139,7 +139,7 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings, example
         if metric in METRICS and settings.average == "micro":
             st = {key: _as_exact(sums[f"{metric}{SEP}{key}"])
                   for key in METRICS[metric].statistics}
-            out[metric] = _measures(metric, st, settings.params.get(metric, {}),
+            out[metric] = metric_measures(metric, st, settings.params.get(metric, {}),
                                     settings.zero_division)
             if examples is not None:
                 no_score_without_examples(metric, out[metric], examples)

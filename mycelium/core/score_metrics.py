@@ -20,7 +20,7 @@ import numpy as np
 
 from ..metrics import POOLED_METRICS, SCORE_METRICS
 from ..metrics._ranking import blocks, pooled_blocks, rank
-from .aggregate import _finalize
+from .aggregate import finalize_ratios
 from .exactsum import exact_mean, weighted_means
 from .scores import ScoreRuns
 
@@ -180,4 +180,4 @@ def pooled_values_of_sums(sums: dict[str, np.ndarray], name: str, *,
 def _pooled(sums, name: str, zero_division: float, *, exact: bool) -> dict[str, np.ndarray]:
     metric = POOLED_METRICS[name]
     ratios = {k: (np.asarray(n), np.asarray(d)) for k, (n, d) in metric.ratios(sums, {}).items()}
-    return _finalize(metric, ratios, zero_division, exact=exact)
+    return finalize_ratios(metric, ratios, zero_division, exact=exact)

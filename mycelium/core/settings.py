@@ -124,6 +124,7 @@ class Settings:
         has soft labels."""
         names = _metric_names(self.profile, metrics, soft)
         _soft_granularity(soft, self.granularity)
+        _typed_field(names, self.type_field)
         return replace(self, metrics=names)
 
     def option(self, name: str) -> Any:
@@ -187,6 +188,7 @@ def resolve_settings(**options: Any) -> Settings:
     _choice("granularity", o["granularity"], GRANULARITIES)
     if not o["plan"]:
         _soft_granularity(o["soft"], o["granularity"])
+        _typed_field(names, o["type_field"])
     if o["trim_spans"] is not None:
         _choice("trim_spans", o["trim_spans"], TRIM_SPANS)
     check_offsets(o["offsets"])
@@ -206,6 +208,18 @@ def _metric_names(prof: Profile | None, metrics: Any, soft: bool) -> tuple[str, 
     if metrics is None and prof is not None and prof.metrics is not None:
         metrics = [m for m in prof.metrics if m in METRICS or soft]
     return resolve_metrics(metrics, soft=soft)
+
+
+#: The error of a call naming ``typed_span`` without ``type_field=``.
+TYPED_SPAN_NEEDS_FIELD = ("Expected type_field= with metric 'typed_span', got none; fix by "
+                          "naming the span field that holds each span's type, e.g. "
+                          "type_field='label'.")
+
+
+def _typed_field(names: tuple[str, ...], type_field: Any) -> None:
+    """``typed_span`` reads each span's type from ``type_field``: required with it."""
+    if "typed_span" in names and type_field is None:
+        raise ValueError(TYPED_SPAN_NEEDS_FIELD)
 
 
 def _soft_granularity(soft: bool, granularity: str) -> None:

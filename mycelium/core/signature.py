@@ -49,8 +49,10 @@ def format_signature(settings) -> str:
         fields.append(("trim_spans", settings.trim_spans))
     if prof is not None:  # score rules other than SPEC's defaults (absent otherwise)
         fields += [(k, _value(v)) for k, v in prof.score_rules.items()]
-    if prof is not None and prof.float_parse != "exact":  # absent when exact
-        fields.append(("float_parse", prof.float_parse))
+    # No float_parse field here: the profile's rule applies only where numbers are read
+    # from text (a loader, the command line), and those readers record it
+    # (`signature_with(float_parse=...)`, a dataset's provenance); numbers passed in
+    # were never parsed.
     if settings.bootstrap is not None:
         b = settings.bootstrap
         fields += [("ci", repr(b.ci)), ("resamples", str(b.n_resamples)),
@@ -88,6 +90,12 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
     >>> signature_with("mycelium:0.1.0|profile:mu_shroom@2|float_parse:pandas-fast",
     ...                float_parse="exact")
     'mycelium:0.1.0|profile:mu_shroom@2|float_parse:exact'
+    >>> signature_with("mycelium:0.1.0|profile:mu_shroom@2|offsets:half-open",
+    ...                float_parse="exact")
+    'mycelium:0.1.0|profile:mu_shroom@2|offsets:half-open|float_parse:exact'
+    >>> signature_with("mycelium:0.1.0|profile:ragtruth@2|offsets:half-open",
+    ...                float_parse="exact")
+    'mycelium:0.1.0|profile:ragtruth@2|offsets:half-open'
     >>> signature_with("mycelium:0.1.0|metrics:iou|missing:error", metrics=["iou", "char_ap"],
     ...                scores="soft", threshold=0.5)
     'mycelium:0.1.0|metrics:iou,char_ap|missing:error|scores:soft|threshold:0.5'
@@ -138,11 +146,23 @@ def protocol_signature(fields: Sequence[tuple[str, Any]]) -> str:
     return "|".join(f"{k}:{str(v).replace('|', ';')}" for k, v in fields)
 
 
+def _profile_rule(fields: list[str]) -> str:
+    """The float rule of the named profile of a signature's fields (``exact`` if none):
+    an exact reading is written under ``mu_shroom``, whose files its official scorer
+    reads with pandas' fast parser, since it departs from the benchmark's rule."""
+    from .profiles import PROFILES
+
+    name = next((f.split(":", 1)[1].split("@")[0] for f in fields
+                 if f.startswith("profile:")), "none")
+    profile = PROFILES.get(name)
+    return profile.float_parse if profile is not None else "exact"
+
+
 def _set_float_parse(fields: list[str], rule: str, *, always: bool) -> None:
     at = [i for i, f in enumerate(fields) if f.startswith("float_parse:")]
     if at:
         fields[at[0]] = f"float_parse:{rule}"
-    elif always or rule != "exact":
+    elif always or rule != "exact" or _profile_rule(fields) != "exact":
         ends = [i for i, f in enumerate(fields) if f.startswith(("dataset:", "dataset_files:"))]
         fields.insert(ends[0] if ends else len(fields), f"float_parse:{rule}")
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import SpanValidationError
 from .arrow_sources import arrow_source
-from .columns import _I64_MAX, child_pairs
+from .columns import I64_MAX, child_pairs
 from .flat import flat_numbers, flat_pairs
 
 __all__ = ["token_arrays", "arrow_column", "offset_arrays"]
@@ -106,7 +106,7 @@ def _row_offsets(rows):
             return None
         counts = np.fromiter(map(len, rows), np.int64, len(rows))
         pairs = np.concatenate(arrays) if arrays else np.empty((0, 2), np.int64)
-        if pairs.dtype.kind == "u" and pairs.size and pairs.max() > _I64_MAX:
+        if pairs.dtype.kind == "u" and pairs.size and pairs.max() > I64_MAX:
             return None
         pairs = pairs.astype(np.int64)
         return counts, pairs[:, 0], pairs[:, 1]

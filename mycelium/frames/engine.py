@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.aggregate import aggregate, per_example, warn_undefined
+from ..core.columns import is_null
 from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
@@ -61,7 +62,14 @@ def face_call(arguments) -> tuple[Inputs, Settings]:
     names = Inputs(**{field: arguments.get(role) for role, field in COLUMN_ROLES.items()})
     options = {k: v for k, v in arguments.items()
                if k not in COLUMN_ROLES and k not in FACE_ONLY}
-    return names, resolve_settings(**options, ids=names.ids is not None, plan=True)
+    settings = resolve_settings(**options, ids=names.ids is not None, plan=True)
+    if settings.asked is not None and "typed_span" in settings.asked:
+        # A frame's rows with type_field are per type, a breakdown typed_span does not
+        # define yet; the other frame engines (polars, Spark) have no typed statistics.
+        raise ValueError("Expected span metrics on a frame, got 'typed_span'; fix by "
+                         "scoring it with mycelium.evaluate(..., metrics=['typed_span'], "
+                         "type_field=...) on the columns' values.")
+    return names, settings
 
 
 def columns_of(names: Inputs, column) -> Inputs:
@@ -337,7 +345,7 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
     average ``"sum"``. ``examples`` counts the group's examples having the type. A
     group lists the types occurring in its own rows, as ``evaluate`` on those rows does.
     """
-    from ..views.typology import _sorted_types, typed_for
+    from ..views.typology import sorted_types, typed_for
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
@@ -356,7 +364,7 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
 
     for g in range(groups.n_groups):
         in_group = codes == g
-        for t in _sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
+        for t in sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
             present = typed.present[t] & in_group
             examples = int(present.sum())
             sub = {m: {k: v[present] for k, v in st.items()}
@@ -411,20 +419,7 @@ def column_values(col) -> list:
         return col.to_pylist()
     if isinstance(col, np.ndarray):
         col = col.tolist()
-    return [None if _is_null(v) else v for v in col]
-
-
-def _is_null(value) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return value != value
-    try:
-        import pandas as pd
-
-        return value is pd.NA or value is pd.NaT
-    except ImportError:  # pragma: no cover
-        return False
+    return [None if is_null(v) else v for v in col]
 
 
 def soft_lists(col, side: str) -> list:

@@ -30,7 +30,7 @@ from ._options import (
     Test,
     ZeroDivision,
 )
-from .to_pandas import SIGNATURE_ATTR, _to_pandas, with_index_label, with_signature_column
+from .to_pandas import SIGNATURE_ATTR, tidy_to_pandas, with_index_label, with_signature_column
 
 __all__ = ["MyceliumAccessor"]
 
@@ -203,7 +203,7 @@ class MyceliumAccessor(FrameFace):
         """
         names, settings = frames.face_call(locals())  # first: locals() are the arguments
         table = self._evaluate_table(names, settings, by)
-        out = self._stamped(_to_pandas(table, self._key_dtypes(by)))
+        out = self._stamped(tidy_to_pandas(table, self._key_dtypes(by)))
         return with_signature_column(out) if with_signature else out
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
@@ -360,7 +360,7 @@ class MyceliumAccessor(FrameFace):
             baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
             seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
             zero_division=zero_division, params=params)
-        return self._stamped(_to_pandas(table, self._key_dtypes(by)))
+        return self._stamped(tidy_to_pandas(table, self._key_dtypes(by)))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
              ascending: bool = True, n: int = 10, by=None, **options):

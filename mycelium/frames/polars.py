@@ -29,8 +29,8 @@ from ._options import (
 )
 from .polars_batches import (
     SPAN_DTYPE,
-    _frame,
-    _to_polars,
+    polars_frame,
+    to_polars,
 )
 
 __all__ = ["SPAN_DTYPE", "MyceliumFrame", "MyceliumExpr"]  # MyceliumLazyFrame: polars_lazy
@@ -147,7 +147,7 @@ class MyceliumFrame(FrameFace):
         """
         names, settings = frames.face_call(locals())  # first: locals() are the arguments
         table = self._evaluate_table(names, settings, by)
-        return self._with_key_types(_to_polars(table, with_signature),
+        return self._with_key_types(to_polars(table, with_signature),
                                     frames.normalize_by(by))
 
     def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
@@ -157,7 +157,7 @@ class MyceliumFrame(FrameFace):
         curve = self._scores("sweep", by, ref_col=ref_col, text=text,
                              soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
                              token_scores_col=token_scores_col, **options)
-        return self._with_key_types(_frame(curve.table()), frames.normalize_by(by))
+        return self._with_key_types(polars_frame(curve.table()), frames.normalize_by(by))
 
     def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
                        token_offsets_col: str | None = None,
@@ -168,7 +168,7 @@ class MyceliumFrame(FrameFace):
                            token_scores_col=token_scores_col, **options)
         if isinstance(out, dict):
             return out
-        return self._with_key_types(_frame(out), frames.normalize_by(by))
+        return self._with_key_types(polars_frame(out), frames.normalize_by(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
@@ -223,7 +223,7 @@ class MyceliumFrame(FrameFace):
         """
         names, settings = frames.face_call(locals())  # first: locals() are the arguments
         table = self._score_table(names, settings)
-        return _to_polars(table, with_signature)
+        return to_polars(table, with_signature)
 
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
                 id_col: str | None = None, detector_col: str | None = None,
@@ -274,7 +274,7 @@ class MyceliumFrame(FrameFace):
             baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
             seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
             zero_division=zero_division, params=params)
-        return self._with_key_types(_to_polars(table, with_signature),
+        return self._with_key_types(to_polars(table, with_signature),
                                     frames.normalize_by(by))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",

@@ -24,14 +24,14 @@ from . import engine as frames
 #: The Polars dtype of a span column (`mycelium.SPAN_TYPE` in Polars terms).
 SPAN_DTYPE = pl.List(pl.Struct({"start": pl.Int64, "end": pl.Int64}))
 
-_ROW = "__mycelium_row__"        # the frame position of each row in lazy plans
-_STATS = "__mycelium_stats__"    # the Struct column of per-row statistics
-_COUNT = "__mycelium_examples__"  # 1 per row scored (summed: the examples of a group)
-_TIDY = {"metric": pl.String, "measure": pl.String, "value": pl.Float64,
+ROW = "__mycelium_row__"        # the frame position of each row in lazy plans
+STATS = "__mycelium_stats__"    # the Struct column of per-row statistics
+COUNT = "__mycelium_examples__"  # 1 per row scored (summed: the examples of a group)
+TIDY = {"metric": pl.String, "measure": pl.String, "value": pl.Float64,
          "examples": pl.Int64, "average": pl.String, "profile": pl.String}
 
 
-def _check_columns(columns, ref_col, pred_col, text, by: list[str]) -> None:
+def check_columns(columns, ref_col, pred_col, text, by: list[str]) -> None:
     """KeyError (listing the columns) for a missing column; TypeError for a non-name."""
     roles = [("ref_col", ref_col), ("pred_col", pred_col)] + [("by", n) for n in by]
     if text is not None:
@@ -44,15 +44,15 @@ def _check_columns(columns, ref_col, pred_col, text, by: list[str]) -> None:
                            f"{list(columns)}.")
 
 
-def _frame(table: pa.Table) -> pl.DataFrame:
+def polars_frame(table: pa.Table) -> pl.DataFrame:
     """``pl.from_arrow`` of a table (always a DataFrame; its type says DataFrame | Series)."""
     out = pl.from_arrow(table)
     assert isinstance(out, pl.DataFrame)
     return out
 
 
-def _to_polars(table: pa.Table, with_signature: bool) -> pl.DataFrame:
-    out = _frame(table)
+def to_polars(table: pa.Table, with_signature: bool) -> pl.DataFrame:
+    out = polars_frame(table)
     if with_signature:
         out = out.with_columns(signature=pl.lit(frames.signature_of(table), pl.String))
     return out
@@ -67,7 +67,7 @@ def _expr(x, role: str) -> pl.Expr:
                     "polars expression.")
 
 
-def _inputs(ref, pred, text, *, row: bool = False, soft_ref=None, soft_pred=None
+def batch_inputs(ref, pred, text, *, row: bool = False, soft_ref=None, soft_pred=None
             ) -> pl.Expr:
     """One Struct expression holding what a batch of rows needs."""
     parts = {"ref": _expr(ref, "references"), "pred": _expr(pred, "predictions")}
@@ -77,11 +77,11 @@ def _inputs(ref, pred, text, *, row: bool = False, soft_ref=None, soft_pred=None
         parts["soft_ref"] = _expr(soft_ref, "soft references")
         parts["soft_pred"] = _expr(soft_pred, "soft predictions")
     if row:
-        parts["row"] = pl.col(_ROW)
+        parts["row"] = pl.col(ROW)
     return pl.struct(*(expr.alias(name) for name, expr in parts.items()))
 
 
-def _one_metric(metric) -> str:
+def one_metric(metric) -> str:
     if not isinstance(metric, str):
         raise TypeError(f"metric is a {type(metric).__name__}; expected one metric name "
                         f"from: {', '.join(METRICS)}.")
@@ -90,7 +90,7 @@ def _one_metric(metric) -> str:
     return metric
 
 
-def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
+def stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
     """(metric, statistic, Polars dtype) of every statistic, read off an empty batch."""
     empty = pa.array([], SPAN_TYPE)
     prepared = prepare(empty, empty)
@@ -100,7 +100,7 @@ def _stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
             for m, st in stats.items() for k, v in st.items()]
 
 
-def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
+def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
     """Validate and canonicalise one batch (in the units and with the span edges of
     ``settings``: `mycelium.evaluate.prepare_for`); errors name the row's frame position."""
     from ..evaluate import prepare_for
@@ -133,13 +133,13 @@ def _prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = N
             side=exc.side, example=row, span=exc.span) from None
 
 
-def _batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
+def batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
                       measures: bool = False) -> pl.Series:
     """Per-row statistics (or per-example values) of one batch as a Struct Series.
 
     Rows left out by ``missing="drop"`` are null.
     """
-    prepared = _prepare_batch(batch, settings.missing)
+    prepared = prepare_batch(batch, settings.missing)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if measures:
@@ -157,7 +157,7 @@ def _batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
     return pl.Series(batch.name, struct)
 
 
-def _batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None
+def batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None
                   ) -> pl.Series:
     """`frames.score_table` of one batch: a Struct of all measures, or one column."""
     fields = batch.struct.fields
@@ -166,9 +166,9 @@ def _batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = 
             batch.struct.field("ref"), batch.struct.field("pred"),
             text=batch.struct.field("text") if "text" in fields else None), settings)
     except SpanValidationError:
-        _prepare_batch(batch, settings.missing)  # re-raise with the row's position
+        prepare_batch(batch, settings.missing)  # re-raise with the row's position
         raise
-    out = _frame(table)
+    out = polars_frame(table)
     if column is not None:
         return out[column].alias(batch.name)
     return out.to_struct(batch.name)
@@ -180,4 +180,4 @@ def first_row() -> pl.Expr:
     UInt32 column and aggregates as the rows come for an Int64 one
     (`benchmarks/bench_scale_scores.py`: 10 M examples' micro scores, 6,894 MiB peak
     before)."""
-    return pl.col(_ROW).cast(pl.Int64).min().cast(pl.get_index_type())
+    return pl.col(ROW).cast(pl.Int64).min().cast(pl.get_index_type())

@@ -18,11 +18,11 @@ from ._options import (
     ZeroDivision,
 )
 from .polars_batches import (
-    _batch_scores,
-    _batch_statistics,
-    _inputs,
-    _one_metric,
-    _stat_fields,
+    batch_scores,
+    batch_statistics,
+    batch_inputs,
+    one_metric,
+    stat_fields,
 )
 
 __all__ = ["MyceliumExpr"]
@@ -102,12 +102,12 @@ class MyceliumExpr:
         >>> st.unnest("character").to_dict(as_series=False)
         {'tp': [6, 0], 'fp': [0, 0], 'fn': [4, 3]}
         """
-        settings = resolve_settings(metrics=[_one_metric(metric)], params=params,
+        settings = resolve_settings(metrics=[one_metric(metric)], params=params,
                                     missing=missing)
-        fields = _stat_fields(settings)
+        fields = stat_fields(settings)
         labels = [k for _, k, _ in fields]
-        return _inputs(self._expr, predictions, text).map_batches(
-            partial(_batch_statistics, settings=settings, fields=fields, labels=labels),
+        return batch_inputs(self._expr, predictions, text).map_batches(
+            partial(batch_statistics, settings=settings, fields=fields, labels=labels),
             return_dtype=pl.Struct({lab: d for lab, (_, _, d) in zip(labels, fields)}),
             is_elementwise=True).alias(metric)
 
@@ -147,13 +147,13 @@ class MyceliumExpr:
         ...                 )["character_recall"].to_list()
         [0.6, 0.0]
         """
-        options: dict[str, Any] = dict(profile=profile, metrics=[_one_metric(metric)],
+        options: dict[str, Any] = dict(profile=profile, metrics=[one_metric(metric)],
                                        zero_division=zero_division, params=params,
                                        missing=missing)
         settings = resolve_settings(**options)  # checked now, not on collect
         if measure not in METRICS[metric].measures:
             raise unknown_name(f"{metric} measure", measure, METRICS[metric].measures)
         name = f"{metric}_{measure}"
-        return _inputs(self._expr, predictions, text).map_batches(
-            partial(_batch_scores, settings=settings, column=name),
+        return batch_inputs(self._expr, predictions, text).map_batches(
+            partial(batch_scores, settings=settings, column=name),
             return_dtype=pl.Float64, is_elementwise=True).alias(name)

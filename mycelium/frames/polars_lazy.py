@@ -26,16 +26,16 @@ from . import engine as frames
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
 from .polars_batches import (
-    _COUNT,
-    _ROW,
-    _STATS,
-    _TIDY,
-    _batch_scores,
-    _check_columns,
+    COUNT,
+    ROW,
+    STATS,
+    TIDY,
+    batch_scores,
+    check_columns,
     first_row,
-    _frame,
-    _inputs,
-    _prepare_batch,
+    polars_frame,
+    batch_inputs,
+    prepare_batch,
 )
 
 
@@ -186,19 +186,19 @@ class MyceliumLazyFrame:
         settings = settings.scoring(settings.asked, soft=soft)
         names = frames.normalize_by(by)
         schema = self._lf.collect_schema()
-        _check_columns(schema.names(), ref_col, pred_col, text, names)
+        check_columns(schema.names(), ref_col, pred_col, text, names)
         for role, name in (("soft_ref_col", soft_ref_col), ("soft_pred_col", soft_pred_col)):
             if name is not None:
                 frames.check_column(name, role, schema.names())
         frames.key_table({n: pl.Series(n, [], dtype=schema[n]) for n in names})  # types
         layout = engine_layout(settings)
-        inputs = list(dict.fromkeys([*names, _ROW, ref_col, pred_col]
+        inputs = list(dict.fromkeys([*names, ROW, ref_col, pred_col]
                                     + ([text] if text is not None else [])
                                     + ([soft_ref_col, soft_pred_col] if soft else [])))
         sums_schema = ({name: schema[name] for name in names}
                        | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
-                       | {_COUNT: pl.Int64, _ROW: pl.get_index_type()})
-        batch_sums = (self._lf.with_row_index(_ROW).select(inputs).map_batches(
+                       | {COUNT: pl.Int64, ROW: pl.get_index_type()})
+        batch_sums = (self._lf.with_row_index(ROW).select(inputs).map_batches(
             partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
                     soft=(soft_ref_col, soft_pred_col) if soft else None, names=names,
                     settings=settings, layout=layout, schema=sums_schema),
@@ -206,7 +206,7 @@ class MyceliumLazyFrame:
         sums = _sums(layout)
         partials = (batch_sums.group_by(names).agg(sums) if names
                     else batch_sums.select(sums))
-        out_schema = {name: schema[name] for name in names} | _TIDY
+        out_schema = {name: schema[name] for name in names} | TIDY
         if with_signature:
             out_schema["signature"] = pl.String
         return partials.map_batches(
@@ -251,13 +251,13 @@ class MyceliumLazyFrame:
                                        missing=missing, granularity=granularity,
                                        trim_spans=trim_spans)
         settings = resolve_settings(**options)
-        _check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
+        check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
-        scores = _inputs(ref_col, pred_col, text, row=True).map_batches(
-            partial(_batch_scores, settings=settings),
+        scores = batch_inputs(ref_col, pred_col, text, row=True).map_batches(
+            partial(batch_scores, settings=settings),
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
-        return (self._lf.with_row_index(_ROW).select(scores.alias(_STATS))
-                .unnest(_STATS))
+        return (self._lf.with_row_index(ROW).select(scores.alias(STATS))
+                .unnest(STATS))
 
 
 def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: dict
@@ -289,7 +289,7 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
     out_schema: dict[str, Any] = {n: schema[n] for n in names}
     if options["type_field"] is not None:
         out_schema["type"] = pl.String
-    tidy: dict[str, Any] = dict(_TIDY)
+    tidy: dict[str, Any] = dict(TIDY)
     if options["ci"] is not None:
         tidy = {k: v for k, v in tidy.items() if k in ("metric", "measure", "value")} | {
             "ci_low": pl.Float64, "ci_high": pl.Float64} | {
@@ -314,7 +314,7 @@ def _sums(layout) -> list[pl.Expr]:
     """Group sums of the engine columns (Int128: exact), the examples and the first row
     (its minimum as Int64: see `first_row`)."""
     return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
-             for c in layout] + [pl.col(_COUNT).sum(), first_row()])
+             for c in layout] + [pl.col(COUNT).sum(), first_row()])
 
 
 
@@ -346,9 +346,9 @@ def _batch_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
 def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
                 settings: Settings, layout) -> pl.DataFrame:
     soft_ref, soft_pred = soft if soft is not None else (None, None)
-    batch = df.select(_inputs(ref_col, pred_col, text, row=True, soft_ref=soft_ref,
-                              soft_pred=soft_pred).alias(_STATS)).to_series()
-    prepared = _prepare_batch(batch, settings.missing, settings)
+    batch = df.select(batch_inputs(ref_col, pred_col, text, row=True, soft_ref=soft_ref,
+                              soft_pred=soft_pred).alias(STATS)).to_series()
+    prepared = prepare_batch(batch, settings.missing, settings)
     if soft is None:
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
@@ -359,13 +359,13 @@ def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
             soft_predictions=batch.struct.field("soft_pred"))
     columns = engine_columns(stats, settings, layout)
     kept = prepared.kept
-    columns[_COUNT] = np.ones(int(kept.sum()), dtype=np.int64)
+    columns[COUNT] = np.ones(int(kept.sum()), dtype=np.int64)
     if not kept.all():
         for label, col in columns.items():
             full = np.zeros(kept.size, dtype=col.dtype)
             full[kept] = col
             columns[label] = full
-    rows = df.select(*names, _ROW).hstack(pl.DataFrame(columns))
+    rows = df.select(*names, ROW).hstack(pl.DataFrame(columns))
     return rows.group_by(names).agg(_sums(layout)) if names else rows.select(_sums(layout))
 
 
@@ -378,13 +378,13 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
     sums of merged partials are added exactly.
     """
     # In first-row order; only the columns read are gathered, as numpy (not the frame).
-    order = df.get_column(_ROW).arg_sort(nulls_last=True).to_numpy()
+    order = df.get_column(ROW).arg_sort(nulls_last=True).to_numpy()
     keys = df.select(names).to_arrow().take(order) if names else None
     groups = frames.group_codes(keys, df.height)
     partials = {c.label: (_exact_sums(df[c.label]) if c.integer
                           else df[c.label].fill_null(0.0).to_numpy())[order] for c in layout}
     sums = reduce_engine_sums(partials, groups.codes, groups.n_groups, settings, layout)
-    examples = group_sums({"": _exact_sums(df[_COUNT])[order]}, groups.codes,
+    examples = group_sums({"": _exact_sums(df[COUNT])[order]}, groups.codes,
                           groups.n_groups)[""]
     table = frames.tidy_from_sums(sums, examples, groups, settings)
     return _result(table, settings, schema)
@@ -400,7 +400,7 @@ def _exact_sums(sums: pl.Series) -> np.ndarray:
 
 
 def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:
-    out = _frame(table)
+    out = polars_frame(table)
     if "signature" in schema:
         out = out.with_columns(signature=pl.lit(settings.signature(), pl.String))
     return out.cast(schema)

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from ..errors import SpanValidationError
 from . import engine as frames
-from .polars_batches import _ROW, _TIDY, _frame
+from .polars_batches import ROW, TIDY, polars_frame
 from .score_sums import (CHAR, LONG_COLUMNS, RESPONSE, ScoreSums, batch_rows, finish,
                          frame_score_sums)
 
@@ -72,16 +72,16 @@ def streamed_scores(lf: pl.LazyFrame, ref_col: str, pred_col: str | None,
     columns = {"ref": ref_col, "pred": pred_col, "text": options["text"], "soft": soft,
                "offsets": offsets, "scores": scores}
     columns = {role: name for role, name in columns.items() if name is not None}
-    inputs = list(dict.fromkeys([*names, _ROW, *columns.values()]))
+    inputs = list(dict.fromkeys([*names, ROW, *columns.values()]))
     long_schema = {n: schema[n] for n in names} | {_L + k: v for k, v in _LONG.items()}
-    rows = lf.with_row_index(_ROW).select(inputs).map_batches(
+    rows = lf.with_row_index(ROW).select(inputs).map_batches(
         partial(_long_rows, ss=ss, columns=columns, names=names, schema=long_schema,
                 gate=threading.BoundedSemaphore(_CONCURRENT)),
         streamable=True, schema=long_schema)
     keys = _keys(names)
     sums = [pl.col(_L + "a").cast(pl.Int128).sum(), pl.col(_L + "b").cast(pl.Int128).sum(),
             pl.col(_L + "f").sum()]
-    out_schema: dict[str, Any] = {n: schema[n] for n in names} | _TIDY
+    out_schema: dict[str, Any] = {n: schema[n] for n in names} | TIDY
     if options["with_signature"]:
         out_schema["signature"] = pl.String
 
@@ -170,7 +170,7 @@ def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], nam
     except SpanValidationError as exc:
         raise _at_row(exc, df) from None
     first = np.full(groups.n_groups, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, groups.codes, df.get_column(_ROW).cast(pl.Int64).to_numpy())
+    np.minimum.at(first, groups.codes, df.get_column(ROW).cast(pl.Int64).to_numpy())
     present = np.flatnonzero(first < np.iinfo(np.int64).max)
     zeros = np.zeros(present.size, dtype=np.int64)
     rows = {"group": np.concatenate([rows["group"], present]),
@@ -182,14 +182,14 @@ def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], nam
     group = pa.array(rows["group"], pa.int64())
     out = {n: groups.keys.column(n).take(group) for n in names}
     out.update({_L + k: pa.array(rows[k]) for k in LONG_COLUMNS})
-    return _frame(pa.table(out))
+    return polars_frame(pa.table(out))
 
 
 def _at_row(exc: SpanValidationError, df: pl.DataFrame) -> SpanValidationError:
     """The error of a slice's example told at its row of the plan (as for spans)."""
     if exc.example is None:
         return exc
-    row = int(df.get_column(_ROW)[exc.example])
+    row = int(df.get_column(ROW)[exc.example])
     message = str(exc).replace(f"{exc.side} example {exc.example}",
                                f"{exc.side} example {row}", 1)
     return SpanValidationError(
@@ -220,7 +220,7 @@ def _finish(df: pl.DataFrame, *, ss: ScoreSums, names, schema) -> pl.DataFrame:
     rows = {k: (_numbers(df.get_column(_L + k)) if _L + k in df.columns
                 else np.zeros(df.height))[order] for k in LONG_COLUMNS}
     rows["group"] = groups.codes
-    out = _frame(finish(ss, rows, groups))
+    out = polars_frame(finish(ss, rows, groups))
     if "signature" in schema:
         out = out.with_columns(signature=pl.lit(ss.signature, pl.String))
     return out.cast(schema)

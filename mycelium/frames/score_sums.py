@@ -49,7 +49,7 @@ from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import score_runs, spans_at_threshold
 from ..core.settings import Settings, profile_default_metrics, resolve_settings
 from ..evaluate import prepare
-from ..metrics import POOLED_METRICS, SCORE_METRICS
+from ..metrics import POOLED_METRICS, SCORE_METRICS, fixed_average
 from ..metrics._order import codes_in_order
 from ..metrics._ranking import blocks, rank
 from ..scores.plan import ScorePlan, score_plan
@@ -68,7 +68,6 @@ SUM, CHAR, RESPONSE = 0, 1, 2
 LONG_COLUMNS = ("kind", "column", "score", "a", "b", "f")
 _EXAMPLES = "examples"
 #: Metrics whose value is pooled over the examples whatever ``average`` says.
-_POOLED = {"response_level": "micro", "token_level": "micro", "response_auroc": "micro"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -369,7 +368,7 @@ def _tidy(ss: ScoreSums, values, examples: np.ndarray, groups: Groups) -> pa.Tab
         "measure": repeated([q for _, q in pairs]),
         "value": pa.array(matrix.ravel(), pa.float64()),
         "examples": pa.array(np.repeat(_exact(examples).astype(np.int64), k), pa.int64()),
-        "average": repeated([_POOLED.get(m, settings.average) for m, _ in pairs]),
+        "average": repeated([fixed_average(m) or settings.average for m, _ in pairs]),
         "profile": repeated([profile] * k),
     })
     return pa.table(columns).replace_schema_metadata({SIGNATURE_KEY: ss.signature.encode()})

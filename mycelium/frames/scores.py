@@ -29,6 +29,7 @@ from ..errors import SpanValidationError
 from ..core.inputs import Inputs
 from ..core.settings import Settings
 from ..evaluate import evaluate_settled
+from ..metrics import fixed_average
 from ..scores.plan import score_form_given
 from ..scores.thresholds import Curve, sweep_curve, sweep_settings, tuned_dict
 from .engine import COLUMN_ROLES, SIGNATURE_KEY
@@ -36,9 +37,6 @@ from .engine import COLUMN_ROLES, SIGNATURE_KEY
 __all__ = ["wanted", "evaluate_scores_table", "rows_of", "evaluate_call", "call"]
 
 COLUMNS = ["metric", "measure", "value", "examples", "average", "profile"]
-#: Metrics whose value is pooled over the examples whatever ``average`` says.
-POOLED = {"response_level": "micro", "token_level": "micro", "response_auroc": "micro",
-          "soft_spearman": "macro"}
 
 
 def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
@@ -136,7 +134,7 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, names: Input
                 for c, v in (("group", g), ("metric", metric), ("measure", measure),
                              ("value", value), ("ci_low", ci["low"]), ("ci_high", ci["high"]),
                              ("examples", meta["examples"]),
-                             ("average", POOLED.get(metric, meta["average"])),
+                             ("average", fixed_average(metric) or meta["average"]),
                              ("profile", meta["profile"])):
                     rows[c].append(v)
     group = pa.array(rows.pop("group"), pa.int64())

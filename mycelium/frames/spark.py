@@ -31,8 +31,8 @@ from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
 from .spark_checks import check_inputs, collect_sums, for_driver, located
-from .spark_io import (_ID, _N, _PRED, _R, _REF, _SOFT_PRED, _SOFT_REF, _TEXT,
-                       _mapped_schema, _select, _to_spark, collected)
+from .spark_io import (ID_COL, N_COL, PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
+                       mapped_schema, select_inputs, to_spark, collected)
 from .spark_io import spark_names as _spark_names
 
 if TYPE_CHECKING:  # pyspark is imported only when `evaluate` runs
@@ -59,13 +59,13 @@ def _columns(stats, settings: Settings, layout, kept: np.ndarray) -> list[np.nda
 
 def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarray, list]:
     """Rows kept and the engine columns of one Arrow batch (spans converted by the core)."""
-    text = batch.column(_TEXT) if _TEXT in batch.schema.names else None
+    text = batch.column(TEXT_COL) if TEXT_COL in batch.schema.names else None
     try:
-        prepared = prepare_for(batch.column(_REF), batch.column(_PRED), settings, text=text)
-        if _SOFT_REF in batch.schema.names:
+        prepared = prepare_for(batch.column(REF_COL), batch.column(PRED_COL), settings, text=text)
+        if SOFT_REF_COL in batch.schema.names:
             stats = frames.all_statistics(prepared, settings, text=text,
-                                          soft_references=batch.column(_SOFT_REF),
-                                          soft_predictions=batch.column(_SOFT_PRED))
+                                          soft_references=batch.column(SOFT_REF_COL),
+                                          soft_predictions=batch.column(SOFT_PRED_COL))
         else:
             stats = compute_statistics(prepared.refs, prepared.preds,
                                        settings.span_metrics, settings.params)
@@ -84,7 +84,7 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
     sends one row per group and batch to the JVM instead of one per example.
     """
     boot = settings.bootstrap
-    names = [*keys, *([_R] if boot else []), _N]
+    names = [*keys, *([R_COL] if boot else []), N_COL]
     names += [name for name, _, _ in _spark_names(layout)]
     for batch in batches:
         if batch.num_rows == 0:
@@ -110,7 +110,7 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
     """`mycelium.stats.bootstrap.example_keys` of the scored rows' ids (0 for the others);
     ids must be unique within each group, as for the pandas accessor."""
-    ids = np.array(batch.column(_ID).to_pylist() + [None], dtype=object)[:-1]
+    ids = np.array(batch.column(ID_COL).to_pylist() + [None], dtype=object)[:-1]
     out = np.zeros(batch.num_rows, dtype=np.uint64)
     for g in range(groups.n_groups):
         rows = np.flatnonzero(kept & (groups.codes == g))
@@ -370,19 +370,19 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     keys = [f"__k{i}" for i in range(len(names))]
     boot = settings.bootstrap is not None
     worker = partial(_group_batches, settings=settings, layout=layout, keys=keys)
-    mapped = _select(sdf, ref_col, pred_col, text, names, id_col,
+    mapped = select_inputs(sdf, ref_col, pred_col, text, names, id_col,
                      (soft_ref_col, soft_pred_col) if soft else None).mapInArrow(
-        worker, _mapped_schema(sdf, names, keys, layout, boot))
-    values = [_N] + [name for name, _, _ in _spark_names(layout)]
-    summed = mapped.groupBy(*keys, *([_R] if boot else [])).agg(
+        worker, mapped_schema(sdf, names, keys, layout, boot))
+    values = [N_COL] + [name for name, _, _ in _spark_names(layout)]
+    summed = mapped.groupBy(*keys, *([R_COL] if boot else [])).agg(
         *[F.sum(name).alias(name) for name in values])
     sums_table = collect_sums(summed)
     tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
-        return _to_spark(sdf, tidy, names)
-    from .to_pandas import _to_pandas
+        return to_spark(sdf, tidy, names)
+    from .to_pandas import tidy_to_pandas
 
-    return _to_pandas(tidy, dict.fromkeys(names), signature_column=True)
+    return tidy_to_pandas(tidy, dict.fromkeys(names), signature_column=True)
 
 
 def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Table:
@@ -391,7 +391,7 @@ def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Tabl
     groups = frames.group_codes(key_table, table.num_rows)
     estimate = np.ones(table.num_rows, dtype=bool)
     if settings.bootstrap is not None:
-        resample = table.column(_R).to_numpy().astype(np.int64)
+        resample = table.column(R_COL).to_numpy().astype(np.int64)
         estimate = resample < 0
     examples, sums = _group_sums(table.filter(pa.array(estimate)), groups.codes[estimate],
                                  groups.n_groups, settings, layout)
@@ -409,7 +409,7 @@ def _group_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, lay
     def column(name):  # Spark's bigint sums are int64 (exact_ints' form); null: no rows
         return table.column(name).fill_null(0).to_numpy()
 
-    examples = np.bincount(codes, weights=column(_N), minlength=n_groups).astype(np.int64)
+    examples = np.bincount(codes, weights=column(N_COL), minlength=n_groups).astype(np.int64)
     partials = {label: column(name) for name, label, _ in _spark_names(layout)}
     return examples, reduce_engine_sums(partials, codes, n_groups, settings, layout)
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 from ..core.settings import Settings
 from ..errors import SpanValidationError
 from . import engine as frames
-from .spark_io import _ID, _collect
+from .spark_io import ID_COL, collect_arrow
 
 __all__ = ["check_inputs", "check_columns", "for_driver", "from_worker", "located",
            "collect_sums"]
@@ -136,8 +136,8 @@ def located(exc: SpanValidationError, batch: pa.RecordBatch) -> SpanValidationEr
     """The error naming the example by its id (a position inside a batch means nothing)."""
     if exc.example is None or exc.side is None:
         return exc
-    if _ID in batch.schema.names:
-        where = f"{exc.side} example with id {batch.column(_ID)[exc.example].as_py()!r}"
+    if ID_COL in batch.schema.names:
+        where = f"{exc.side} example with id {batch.column(ID_COL)[exc.example].as_py()!r}"
     else:
         where = (f"{exc.side} example at row {exc.example} of a Spark Arrow batch (pass "
                  "id_col=... to name it by its id)")
@@ -149,7 +149,7 @@ def collect_sums(df) -> pa.Table:
     """The workers' summed rows on the driver, as Arrow; a worker's error (packed by
     `for_driver`) is raised as itself."""
     try:
-        return _collect(df)
+        return collect_arrow(df)
     except Exception as exc:  # noqa: BLE001 - Spark wraps worker errors in its own types
         raised = from_worker(exc)
         if raised is None:

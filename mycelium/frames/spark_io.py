@@ -18,8 +18,10 @@ from . import engine as frames
 
 __all__ = ["collected", "spark_names"]
 
-_REF, _PRED, _TEXT, _ID, _N, _R = "__ref", "__pred", "__text", "__id", "__n", "__r"
-_SOFT_REF, _SOFT_PRED = "__soft_ref", "__soft_pred"
+#: The working column names the workers see (the user's names may be anything).
+REF_COL, PRED_COL, TEXT_COL, ID_COL = "__ref", "__pred", "__text", "__id"
+N_COL, R_COL = "__n", "__r"
+SOFT_REF_COL, SOFT_PRED_COL = "__soft_ref", "__soft_pred"
 
 
 def spark_names(layout) -> list[tuple[str, str, bool]]:
@@ -28,35 +30,36 @@ def spark_names(layout) -> list[tuple[str, str, bool]]:
     return [(f"c{i}", col.label, col.integer) for i, col in enumerate(layout)]
 
 
-def _quoted(name: str):
+def quoted(name: str):
     from pyspark.sql import functions as F
 
     return F.col("`" + name.replace("`", "``") + "`")
 
 
-def _select(sdf, ref_col, pred_col, text, names, id_col, soft=None):
+def select_inputs(sdf, ref_col, pred_col, text, names, id_col, soft=None):
     """The columns the workers read, under the working names (soft labels: a pair)."""
-    cols = [_quoted(ref_col).alias(_REF), _quoted(pred_col).alias(_PRED)]
-    pairs = [(text, _TEXT), (id_col, _ID)] + ([(soft[0], _SOFT_REF), (soft[1], _SOFT_PRED)]
-                                               if soft is not None else [])
-    cols += [_quoted(c).alias(a) for c, a in pairs if c is not None]
-    cols += [_quoted(n).alias(f"__k{i}") for i, n in enumerate(names)]
+    cols = [quoted(ref_col).alias(REF_COL), quoted(pred_col).alias(PRED_COL)]
+    pairs = [(text, TEXT_COL), (id_col, ID_COL)]
+    if soft is not None:
+        pairs += [(soft[0], SOFT_REF_COL), (soft[1], SOFT_PRED_COL)]
+    cols += [quoted(c).alias(a) for c, a in pairs if c is not None]
+    cols += [quoted(n).alias(f"__k{i}") for i, n in enumerate(names)]
     return sdf.select(*cols)
 
 
-def _mapped_schema(sdf, names, keys, layout, boot: bool):
+def mapped_schema(sdf, names, keys, layout, boot: bool):
     from pyspark.sql import types as T
 
     fields = [T.StructField(k, sdf.schema[n].dataType, True) for k, n in zip(keys, names)]
     if boot:
-        fields.append(T.StructField(_R, T.IntegerType(), False))
-    fields.append(T.StructField(_N, T.LongType(), False))
+        fields.append(T.StructField(R_COL, T.IntegerType(), False))
+    fields.append(T.StructField(N_COL, T.LongType(), False))
     fields += [T.StructField(name, T.LongType() if integer else T.DoubleType(), False)
                for name, _, integer in spark_names(layout)]
     return T.StructType(fields)
 
 
-def _collect(df) -> pa.Table:
+def collect_arrow(df) -> pa.Table:
     """The summed rows as an Arrow table (``toArrow`` from Spark 4; 3.5's collector)."""
     if hasattr(df, "toArrow"):
         return df.toArrow()
@@ -66,7 +69,7 @@ def _collect(df) -> pa.Table:
                                  schema=to_arrow_schema(df.schema))
 
 
-def _to_spark(sdf, tidy: pa.Table, names, extra=None):
+def to_spark(sdf, tidy: pa.Table, names, extra=None):
     """The tidy table as a Spark DataFrame on ``sdf``'s session, the signature in the
     metadata of its ``value`` field (key columns typed as in ``sdf``, or by ``extra``)."""
     from pyspark.sql import types as T
@@ -96,7 +99,7 @@ def collected(sdf, ref_col: str, pred_col: str | None, *, by, as_spark: bool,
     names = frames.normalize_by(by)
     read = list(dict.fromkeys([ref_col, *([pred_col] if pred_col else []), *names,
                                *(c for c in columns.values() if c is not None)]))
-    table = _collect(sdf.select(*[_quoted(c) for c in read]))
+    table = collect_arrow(sdf.select(*[quoted(c) for c in read]))
     pdf = table.to_pandas(types_mapper=lambda t: pd.ArrowDtype(t) if (
         pa.types.is_list(t) or pa.types.is_large_list(t)) else None)
     for name in names:  # bigint keys with nulls stay integers (Int64), never floats
@@ -107,4 +110,4 @@ def collected(sdf, ref_col: str, pred_col: str | None, *, by, as_spark: bool,
     keys = names + (["type"] if options.get("type_field") is not None else [])
     tidy = pa.Table.from_pandas(out, preserve_index=False).replace_schema_metadata(
         {frames.SIGNATURE_KEY: out.attrs["mycelium_signature"].encode()})
-    return _to_spark(sdf, tidy, keys, extra={"type"})
+    return to_spark(sdf, tidy, keys, extra={"type"})

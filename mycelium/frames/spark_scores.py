@@ -21,7 +21,7 @@ from ..errors import SpanValidationError
 from . import engine as frames
 from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
 from .spark_checks import collect_sums, for_driver, located
-from .spark_io import _ID, _PRED, _REF, _TEXT, _quoted, _to_spark
+from .spark_io import ID_COL, PRED_COL, REF_COL, TEXT_COL, quoted, to_spark
 
 __all__ = ["distributed_scores"]
 
@@ -42,10 +42,11 @@ def distributed_scores(sdf, ref_col: str, pred_col: str | None, *, by, as_spark:
     soft = columns["soft_pred_col"]
     names = frames.normalize_by(by)
     keys = [f"__k{i}" for i in range(len(names))]
-    read = [(ref_col, _REF), (pred_col, _PRED), (columns["text"], _TEXT),
-            (columns["id_col"], _ID), (offsets, _OFFSETS), (scores, _SCORES), (soft, _SOFT)]
-    selected = sdf.select(*[_quoted(c).alias(a) for c, a in read if c is not None],
-                          *[_quoted(n).alias(k) for n, k in zip(names, keys)])
+    read = [(ref_col, REF_COL), (pred_col, PRED_COL), (columns["text"], TEXT_COL),
+            (columns["id_col"], ID_COL), (offsets, _OFFSETS), (scores, _SCORES),
+            (soft, _SOFT)]
+    selected = sdf.select(*[quoted(c).alias(a) for c, a in read if c is not None],
+                          *[quoted(n).alias(k) for n, k in zip(names, keys)])
     mapped = selected.mapInArrow(partial(_long_batches, ss=ss, keys=keys),
                                  _long_schema(sdf, names, keys))
     summed = mapped.groupBy(*keys, *(_L + k for k in ("kind", "column", "score"))).agg(
@@ -57,10 +58,10 @@ def distributed_scores(sdf, ref_col: str, pred_col: str | None, *, by, as_spark:
     rows["group"] = groups.codes
     tidy = finish(ss, rows, groups)
     if as_spark:
-        return _to_spark(sdf, tidy, names)
-    from .to_pandas import _to_pandas
+        return to_spark(sdf, tidy, names)
+    from .to_pandas import tidy_to_pandas
 
-    return _to_pandas(tidy, dict.fromkeys(names), signature_column=True)
+    return tidy_to_pandas(tidy, dict.fromkeys(names), signature_column=True)
 
 
 def _long_schema(sdf, names, keys):
@@ -87,8 +88,8 @@ def _long_batches(batches: Iterator[pa.RecordBatch], *, ss: ScoreSums, keys: lis
 
         try:
             try:
-                rows = batch_rows(ss, references=col(_REF), predictions=col(_PRED),
-                                  text=col(_TEXT), soft_predictions=col(_SOFT),
+                rows = batch_rows(ss, references=col(REF_COL), predictions=col(PRED_COL),
+                                  text=col(TEXT_COL), soft_predictions=col(_SOFT),
                                   token_offsets=col(_OFFSETS), token_scores=col(_SCORES),
                                   codes=groups.codes, n_groups=groups.n_groups)
             except SpanValidationError as exc:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..core.groups import _NULLABLE_INTS, key_series
+from ..core.groups import NULLABLE_INTS, key_series
 from ..errors import SpanValidationError
 from . import engine as frames
 
@@ -20,7 +20,7 @@ __all__ = ["SIGNATURE_ATTR", "key_series", "with_index_label", "with_signature_c
 SIGNATURE_ATTR = "mycelium_signature"
 
 
-def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None, *,
+def tidy_to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None, *,
                signature_column: bool = False) -> pd.DataFrame:
     """The result frame. Key columns (the names of ``key_dtypes``) keep their values
     exactly: in the given dtype (the input column's), or for a dtype of None in
@@ -33,7 +33,7 @@ def _to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None, *,
         if dtype is None:
             if not (pa.types.is_integer(column.type) and column.null_count):
                 continue
-            dtype = _NULLABLE_INTS[str(column.type)]
+            dtype = NULLABLE_INTS[str(column.type)]
         out[name] = key_series(column, dtype)
     if "profile" in out.columns:
         out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)

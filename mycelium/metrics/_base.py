@@ -53,9 +53,14 @@ class Param:
         where = f"params['{metric}']['{self.name}']"
         if self.choices:
             if not isinstance(value, str) or value not in self.choices:
+                from ..errors import closest_name
+
                 valid = ", ".join(map(repr, self.choices))
+                close = closest_name(value, self.choices) if isinstance(value, str) else None
+                hint = f" Did you mean {close!r}?" if close else ""
                 raise ValueError(f"Expected {self.expected}, got {value!r}, at {where}; fix "
-                                 f"by passing one of {valid} (default {self.default!r}).")
+                                 f"by passing one of {valid} (default {self.default!r})."
+                                 f"{hint}")
             return value
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):

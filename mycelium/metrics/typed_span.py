@@ -281,13 +281,15 @@ def _divide(num, den, zero_division: float) -> np.ndarray:
 
 def _no_types(ws, params) -> dict[str, np.ndarray]:
     raise ValueError("Expected typed spans for typed_span, got untyped span arrays; fix by "
-                     "scoring with mycelium.views.typology.typed_span (references and "
-                     "predictions carrying type_field).")
+                     "scoring with mycelium.evaluate(..., metrics=['typed_span'], "
+                     "type_field=...) (references and predictions carrying the field).")
 
 
 #: The metric's definition: its statistics, measures, ratios and parameter. Its
 #: statistics need each span's type, which the untyped `Workspace` does not carry, so it
-#: is scored by `mycelium.views.typology.typed_span` and not listed in `METRICS`.
+#: is not listed in `METRICS` (nor in the default set) but in `TYPED_METRICS`:
+#: `mycelium.evaluate` computes them with ``type_field=``
+#: (`mycelium.views.typology.typed_span_for`), and aggregates them like any metric's.
 METRIC = Metric(
     name="typed_span",
     statistics=STATISTICS,

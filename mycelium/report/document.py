@@ -14,7 +14,7 @@ from html import escape
 import numpy as np
 import pandas as pd
 
-from ..core.signature import parse_signature
+from ..core.signature import parse_signature, signature_with
 from ..evaluate import statistics
 from ..stats.agreement import metric_agreement
 from .figures import bars, heatmap
@@ -79,6 +79,7 @@ class ReportOptions:
     profile: object = None
     sort_by: str = "iou"
     progress: bool | None = None  # None: a bar only on a terminal or in a notebook
+    float_parse: str | None = None  # the rule the numbers were read from text by, if any
 
 
 def _cell(row) -> str:
@@ -271,6 +272,9 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
         if by:
             grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
                                               **common, **ci)
+    if options.float_parse is not None:  # the numbers were read from text by this rule
+        overall.attrs["mycelium_signature"] = signature_with(
+            overall.attrs.get("mycelium_signature"), float_parse=options.float_parse)
     cols = {"ref": ref_col, "pred": pred_col, "text": text_col, "context": context_col}
     with bar.phase(sizes[2], "report: figures"):
         empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])

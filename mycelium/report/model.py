@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..metrics import REGISTRY, names
 from .segments import Span
 
 __all__ = ["ExampleView", "ViewData", "DEFAULT_METRICS", "SCORE_METRICS", "types_of",
@@ -16,7 +17,7 @@ __all__ = ["ExampleView", "ViewData", "DEFAULT_METRICS", "SCORE_METRICS", "types
 DEFAULT_METRICS = ("iou", "character", "exact_span")
 #: Threshold-free metrics of one example, shown beside the scores row when scores are given
 #: (by default both; name them in ``metrics`` to choose).
-SCORE_METRICS = ("char_auroc", "char_ap")
+SCORE_METRICS = tuple(n for n in names("score") if REGISTRY[n].metric.UNIT == "char")
 
 
 @dataclass(frozen=True)

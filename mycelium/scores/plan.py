@@ -15,12 +15,13 @@ import numpy as np
 
 from ..core.profiles import get_profile
 from ..metrics import POOLED_METRICS, SCORE_METRICS, TOKEN_METRICS
+from ..metrics import names as metric_names
 
 __all__ = ["ScorePlan", "Tuned", "score_plan", "split_metrics", "check_threshold",
            "score_form_given", "wanted", "plan_key", "plan_of", "plan_said"]
 
 #: The names this module adds to `evaluate`'s metrics.
-EXTRA = tuple(SCORE_METRICS) + tuple(POOLED_METRICS)
+EXTRA = metric_names("score", "pooled")
 
 
 class Tuned(float):
@@ -54,9 +55,9 @@ def split_metrics(metrics) -> tuple[list[str] | None, list[str]]:
     if metrics is None:
         return None, []
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    from ..metrics import METRICS, SOFT_METRICS, unknown_name
+    from ..metrics import unknown_name
 
-    valid = list(METRICS) + list(SOFT_METRICS) + list(EXTRA)
+    valid = list(metric_names())
     for m in names:
         if m not in valid:
             raise unknown_name("metric", m, valid)
@@ -103,7 +104,7 @@ class ScorePlan:
 
     @property
     def form_name(self) -> str | None:
-        return None if self.form is None else _form_name(self.form)
+        return None if self.form is None else form_name(self.form)
 
 
 def score_plan(metrics, predictions, *, soft_references, soft_predictions, token_offsets,
@@ -165,7 +166,7 @@ def score_plan(metrics, predictions, *, soft_references, soft_predictions, token
                      ["iou"] if placeholder else rest, placeholder)
 
 
-def _form_name(form: dict) -> str:
+def form_name(form: dict) -> str:
     return "soft" if "soft_predictions" in form else "token"
 
 

@@ -58,12 +58,12 @@ def report_from_runs(runs, stats, names, settings, *, include_per_example: bool,
 
 
 def _intervals(runs, stats, names, settings, keys, estimates) -> dict:
-    from ..stats.bootstrap import _chunks, percentile_interval, poisson_weights
+    from ..stats.bootstrap import resample_chunks, percentile_interval, poisson_weights
 
     b = settings.bootstrap
     scored = [m for m in names if m in SCORE_METRICS]
     draws: dict[str, dict[str, list]] = {m: {} for m in names}
-    for chunk in _chunks(b.n_resamples):
+    for chunk in resample_chunks(b.n_resamples):
         w = poisson_weights(keys, b.seed, chunk)
         empty = w.sum(axis=1) == 0
         sv = score_values(runs, scored, average=settings.average, weights=w,

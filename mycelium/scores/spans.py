@@ -25,7 +25,7 @@ from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
 from ..core.spans import SpanBatch
 from ..metrics import POOLED_METRICS, TOKEN_METRICS, recorded_params
-from .plan import (EXTRA, ScorePlan, Tuned, _form_name, check_threshold,  # noqa: F401
+from .plan import (EXTRA, ScorePlan, Tuned, form_name, check_threshold,  # noqa: F401
                    score_form_given, score_plan, split_metrics, wanted)
 from .report import report_from_runs, score_report  # noqa: F401
 
@@ -332,7 +332,7 @@ def _score_signature(signature: str, settings, *, placeholder, extra, form, thre
     extra_params = {m: recorded_params(m, settings.params[m]) for m in extra
                     if m in settings.params}
     out = signature_with(signature, metrics=names, params=extra_params,
-                         scores=None if form is None else _form_name(form), threshold=threshold)
+                         scores=None if form is None else form_name(form), threshold=threshold)
     assert out is not None
     return out
 
@@ -364,7 +364,7 @@ def _assemble(report, values, ci, per, prepared, settings, *, placeholder, extra
         meta["params"].pop("iou", None)
     meta["params"].update(extra_params)
     if form is not None:
-        meta["scores"] = _form_name(form)
+        meta["scores"] = form_name(form)
     if threshold is not None:
         meta["threshold"] = float(threshold)
         if isinstance(threshold, Tuned):

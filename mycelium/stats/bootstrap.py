@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..core.aggregate import _measures, resolve_zero_division
+from ..core.aggregate import metric_measures, resolve_zero_division
 from ..core.exactsum import (LIMB_COLUMNS, PRODUCT_BLOCK, Parts, combine_limbs, limb_matrix,
                               limbs, reweight, small_products)
 from ..core.types import Average, ZeroDivision
-from ..metrics import METRICS, resolve_params
+from ..metrics import STATISTIC_METRICS, resolve_params
 
 __all__ = ["example_keys", "poisson_weights", "resampled_values", "percentile_interval",
            "Resampled", "leave_out_empty"]
@@ -52,7 +52,7 @@ CHUNK = 64
 EXAMPLE_BLOCK = 1 << 14
 
 
-def _mix(x: np.ndarray, inplace: bool = False) -> np.ndarray:
+def mix64(x: np.ndarray, inplace: bool = False) -> np.ndarray:
     """splitmix64 finaliser: a bijective, well-mixed hash of uint64 values (of ``x``
     itself when ``inplace``: a uint64 array nobody else holds)."""
     x = x if inplace else np.array(x, dtype=np.uint64)  # a copy, mixed in place
@@ -149,7 +149,8 @@ def poisson_weights(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray
 def _key_base(keys: np.ndarray, seed: int) -> np.ndarray:
     """Each example's hash under ``seed``, shared by all its resamples."""
     with np.errstate(over="ignore"):
-        return _mix(keys.astype(np.uint64) + _mix(np.uint64(seed) * _GOLDEN + np.uint64(1)))
+        salt = mix64(np.uint64(seed) * _GOLDEN + np.uint64(1))
+        return mix64(keys.astype(np.uint64) + salt)
 
 
 def _weights(base: np.ndarray, resamples: range) -> np.ndarray:
@@ -157,7 +158,7 @@ def _weights(base: np.ndarray, resamples: range) -> np.ndarray:
     with np.errstate(over="ignore"):
         r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
         bits = base[None, :] + (r + np.uint64(1)) * _GOLDEN
-        _mix(bits, inplace=True)
+        mix64(bits, inplace=True)
     # Inverse CDF of u = (bits >> 11) / 2**53 by a 2**16-bucket table on the top bits;
     # the few buckets that straddle a CDF step are resolved exactly.
     top = np.right_shift(bits, np.uint64(48)).view(np.int64)
@@ -245,11 +246,11 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
     """
     zd = resolve_zero_division(zero_division)
     full = resolve_params(params)
-    per_ex = {m: _measures(m, st, full.get(m, {}), zd) for m, st in stats.items()}
-    summed = [(m, k) for m, st in stats.items() if average == "micro" and m in METRICS
-              for k in st]
+    per_ex = {m: metric_measures(m, st, full.get(m, {}), zd) for m, st in stats.items()}
+    summed = [(m, k) for m, st in stats.items()
+              if average == "micro" and m in STATISTIC_METRICS for k in st]
     averaged = [(m, k) for m, meas in per_ex.items()
-                if not (average == "micro" and m in METRICS) for k in meas]
+                if not (average == "micro" and m in STATISTIC_METRICS) for k in meas]
     # Column layout: total weight, then each summed statistic (one or more limbs), then
     # the limbs of each averaged value, then each averaged value's NaN flag.
     # Columns are kept once each as they come (limb columns repeat), so memory holds the
@@ -271,13 +272,14 @@ def resampled_values(stats: Mapping[str, Mapping[str, np.ndarray]], *, keys: np.
                                                  [stats[m][k] for m, k in summed])):
         sums.setdefault(m, {})[k] = arr
     for m, st in sums.items():
-        out[m].update(_measures(m, st, full.get(m, {}), zd))
+        out[m].update(metric_measures(m, st, full.get(m, {}), zd))
     base, width, n_avg = col, len(LIMB_COLUMNS), len(averaged)
     for i, (m, k) in enumerate(averaged):
         cols = total[:, base + width * i: base + width * (i + 1)]
         means = np.array([Parts(int(h), int(mm), int(lo), float(r), int(c)).mean()
                           for h, mm, lo, r, c in cols.tolist()])
-        if m not in METRICS:  # a NaN score propagates into every resample containing it
+        # a NaN score propagates into every resample containing it
+        if m not in STATISTIC_METRICS:
             means[total[:, base + width * n_avg + i] > 0] = np.nan
         out[m][k] = means
     out.n_empty = leave_out_empty(out, total[:, 0])
@@ -344,7 +346,7 @@ def _sums(columns: _DistinctColumns, keys: np.ndarray, seed: int, n_resamples: i
     base = _key_base(keys, seed)
     ints = np.zeros((n_resamples, core.shape[1]), dtype=np.int64)
     floats = np.zeros((n_resamples, core.shape[1])) if not exact.all() else None
-    for chunk in _chunks(n_resamples):
+    for chunk in resample_chunks(n_resamples):
         rows = slice(chunk.start, chunk.stop)
         for start in range(0, n, step):
             stop = min(n, start + step)
@@ -393,7 +395,8 @@ def leave_out_empty(values: Mapping[str, Mapping[str, np.ndarray]],
     return int(empty.sum())
 
 
-def _chunks(n: int) -> Iterator[range]:
+def resample_chunks(n: int) -> Iterator[range]:
+    """The resamples ``0..n`` in ranges of `CHUNK` (the unit every resampler weighs)."""
     for start in range(0, n, CHUNK):
         yield range(start, min(n, start + CHUNK))
 

@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.aggregate import _measures, aggregate
+from ..core.aggregate import metric_measures, aggregate
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.groups import COMPARISON_COLUMNS
 from ..core.pipeline import compute_statistics, prepare
@@ -34,9 +34,10 @@ from ..core.signature import signature_with
 from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
-from ..metrics import METRICS
+from ..metrics import STATISTIC_METRICS
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
-from .bootstrap import _chunks, _mix, example_keys, percentile_interval, resampled_values
+from .bootstrap import (example_keys, mix64, percentile_interval, resample_chunks,
+                        resampled_values)
 
 __all__ = ["compare", "holm"]
 
@@ -189,7 +190,8 @@ def _pair_rows(a, b, stats, boot, nulls, settings: Settings, test: str, n: int):
             else:
                 p = _permutation_p(nulls[metric][measure], diff)
             yield (a, b, metric, measure, value_a, value_b, diff, low, high, p, math.nan,
-                   test, R, n, "macro" if metric not in METRICS else settings.average,
+                   test, R, n,
+                   "macro" if metric not in STATISTIC_METRICS else settings.average,
                    profile)
 
 
@@ -212,10 +214,10 @@ def _permutation_p(null: np.ndarray, diff: float) -> float:
 def _coins(keys: np.ndarray, seed: int, resamples: range) -> np.ndarray:
     """1.0 where resample r swaps the detectors on example i (a fair, keyed coin)."""
     with np.errstate(over="ignore"):
-        salt = _mix(np.uint64(seed) ^ np.uint64(0xC0FFEE15BADC0DE5))
-        base = _mix(keys.astype(np.uint64) ^ salt)
+        salt = mix64(np.uint64(seed) ^ np.uint64(0xC0FFEE15BADC0DE5))
+        base = mix64(keys.astype(np.uint64) ^ salt)
         r = np.arange(resamples.start, resamples.stop, dtype=np.uint64)[:, None]
-        bits = _mix(base[None, :] + (r + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+        bits = mix64(base[None, :] + (r + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
     return (bits >> np.uint64(63)).astype(np.float64)
 
 
@@ -226,7 +228,7 @@ def _permutation_differences(stats, pairs, keys, settings: Settings, bar: Bar):
     b = settings.resampling()
     layout = {pair: _SwapLayout(stats[pair[0]], stats[pair[1]], settings) for pair in pairs}
     out: dict = {pair: {} for pair in pairs}
-    for chunk in _chunks(b.n_resamples):
+    for chunk in resample_chunks(b.n_resamples):
         c = _coins(keys, b.seed, chunk)
         for pair, lay in layout.items():
             for metric, values in lay.differences(c).items():
@@ -252,12 +254,13 @@ class _SwapLayout:
     def __init__(self, sa, sb, settings: Settings) -> None:
         self.settings = settings
         zd, params = settings.zero_division, settings.params
-        self.summed = [(m, k) for m in sa if settings.average == "micro" and m in METRICS
+        micro = settings.average == "micro"
+        self.summed = [(m, k) for m in sa if micro and m in STATISTIC_METRICS
                        for k in sa[m]]
-        pa_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
-        pb_ = {m: _measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
-        self.averaged = [(m, k) for m in sa if not (settings.average == "micro"
-                                                    and m in METRICS) for k in pa_[m]]
+        pa_ = {m: metric_measures(m, st, params.get(m, {}), zd) for m, st in sa.items()}
+        pb_ = {m: metric_measures(m, st, params.get(m, {}), zd) for m, st in sb.items()}
+        self.averaged = [(m, k) for m in sa if not (micro and m in STATISTIC_METRICS)
+                         for k in pa_[m]]
         n = len(next(iter(next(iter(sa.values())).values()))) if sa else 0
         # both detectors' statistics in one limb matrix: the same width for a and b
         both = [np.concatenate([np.asarray(sa[m][k]).astype(object),
@@ -289,8 +292,8 @@ class _SwapLayout:
             sums_a.setdefault(m, {})[k] = a
             sums_b.setdefault(m, {})[k] = b
         for m in sums_a:
-            ma = _measures(m, sums_a[m], params.get(m, {}), zd)
-            mb = _measures(m, sums_b[m], params.get(m, {}), zd)
+            ma = metric_measures(m, sums_a[m], params.get(m, {}), zd)
+            mb = metric_measures(m, sums_b[m], params.get(m, {}), zd)
             out[m] = {k: ma[k] - mb[k] for k in ma}
         step = len(LIMB_COLUMNS)
         for i, (m, k) in enumerate(self.averaged):

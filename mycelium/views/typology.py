@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..core.columns import _is_null, arrow_or_python
+from ..core.columns import is_null, arrow_or_python
 from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, validate
@@ -148,7 +148,7 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
         preds = canonicalize(convert(predictions, "predictions").batch.take(kept))
         pred_types = None
         names = [m for m, _ in REFERENCE_SIDE if m in metrics]
-    types = _sorted_types(ref_types, pred_types)
+    types = sorted_types(ref_types, pred_types)
     out_stats, present, n_ref = {}, {}, {}
     for t in types:
         r = canonicalize(_only(refs, ref_types, t))
@@ -243,6 +243,30 @@ def typed_span(references, predictions, *, type_field: str, scheme: str = "stric
     return measures(st, scheme, average=average, zero_division=zero_division)
 
 
+def typed_span_for(references, predictions, settings, prepared) -> dict[str, np.ndarray]:
+    """The ``typed_span`` statistics of a call's kept examples (`Prepared.kept`; the
+    examples ``missing="drop"`` left out are left out here too), under its
+    ``params["typed_span"]["scheme"]``, with the type read from its ``type_field``."""
+    from ..core.settings import TYPED_SPAN_NEEDS_FIELD
+    from ..metrics.typed_span import TypedSpans
+    from ..metrics.typed_span import typed_statistics as by_scheme
+
+    if settings.type_field is None:
+        raise ValueError(TYPED_SPAN_NEEDS_FIELD)
+    if settings.granularity != "char":
+        raise ValueError(f"Expected granularity='char' with typed_span, got "
+                         f"{settings.granularity!r}; fix by scoring typed_span in a "
+                         "separate call at character granularity.")
+    sides = [TypedSpans(*_offsets_spans(*_typed_side(obj, side, settings.type_field,
+                                                     prepared.kept, prepared.text_lengths)))
+             for obj, side in ((references, "references"), (predictions, "predictions"))]
+    return by_scheme(sides[0], sides[1], settings.params["typed_span"]["scheme"])
+
+
+def _offsets_spans(batch: SpanBatch, types) -> tuple:
+    return batch.offsets, batch.starts, batch.ends, types
+
+
 def typed_for(references, predictions, settings, prepared, *, type_field: str,
               typed_matching: bool) -> TypedStatistics:
     """`typed_statistics` under a call's settings (character granularity only)."""
@@ -288,7 +312,7 @@ def _same(x, t) -> bool:
     return (x is None and t is None) or x == t
 
 
-def _sorted_types(ref_types, pred_types) -> list:
+def sorted_types(ref_types, pred_types) -> list:
     values = set(ref_types.tolist())
     if pred_types is not None:
         values |= set(pred_types.tolist())
@@ -337,7 +361,7 @@ def span_field(obj, field: str, side: str, *, single: bool) -> np.ndarray:
     for k, spans in enumerate(examples):
         if isinstance(spans, (str, bytes)):
             spans = json.loads(spans)
-        if spans is None or _is_null(spans):
+        if spans is None or is_null(spans):
             continue
         if isinstance(spans, np.ndarray):
             spans = list(spans)

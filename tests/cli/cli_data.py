@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import mycelium
+from mycelium.core.signature import signature_with
 
 ROWS = [
     {"id": "a", "model": "m1", "lang": "en", "text": "0123456789",
@@ -91,8 +92,18 @@ def frame_records(frame: pd.DataFrame) -> list[tuple]:
 
 @pytest.fixture
 def expected(frame):
-    """``expected(by=..., **options)``: the accessor's tidy result as canonical tuples."""
-    def run(by=None, **options):
+    """``expected(by=..., **options)``: the accessor's tidy result as canonical tuples.
+
+    ``read_from="jsonl"`` says the command read a JSON file, whose numbers the
+    profile's float rule read: its signature then records the rule (the accessor's, on
+    numbers passed in, does not)."""
+    def run(by=None, read_from=None, **options):
         out = frame.mycelium.evaluate("ref", "pred", text="text", by=by, **options)
+        profile = mycelium.get_profile(options.get("profile"))
+        if read_from == "jsonl" and profile is not None and profile.float_parse != "exact":
+            rule = profile.float_parse
+            out.attrs["mycelium_signature"] = signature_with(
+                out.attrs["mycelium_signature"], float_parse=rule)
+            out["signature"] = [signature_with(s, float_parse=rule) for s in out["signature"]]
         return frame_records(out), out.attrs["mycelium_signature"], list(out.columns)
     return run

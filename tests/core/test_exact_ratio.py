@@ -50,10 +50,10 @@ def test_measures_of_wide_counts_equal_the_exact_path(rows, zd):
     st_ = {"precision_num": tp, "det_chars": np.array([r[1] for r in rows], dtype=np.int64),
            "recall_num": tp, "gt_chars": np.array([r[2] for r in rows], dtype=np.int64)}
     metric = METRICS["cleval_1d"]
-    got = aggregate._measures("cleval_1d", st_, {}, zd)
+    got = aggregate.metric_measures("cleval_1d", st_, {}, zd)
     ratios = {k: (np.asarray(n).astype(object), np.asarray(dd).astype(object))
               for k, (n, dd) in metric.ratios(st_, {}).items()}
-    want = aggregate._finalize(metric, ratios, zd, exact=True)
+    want = aggregate.finalize_ratios(metric, ratios, zd, exact=True)
     for key in want:
         assert got[key].tolist() == want[key].tolist(), key
 
@@ -123,10 +123,10 @@ def test_measures_of_counts_below_2_53_equal_the_exact_path(rows, name, zd, all_
         st_ = {"precision_num": np.minimum(a, b), "det_chars": b,
                "recall_num": np.minimum(c, d), "gt_chars": d}
     metric = METRICS[name]
-    got = aggregate._measures(name, st_, {}, zd)
+    got = aggregate.metric_measures(name, st_, {}, zd)
     ratios = {k: (np.asarray(n).astype(object), np.asarray(dd).astype(object))
               for k, (n, dd) in metric.ratios(st_, {}).items()}
-    want = aggregate._finalize(metric, ratios, zd, exact=True)
+    want = aggregate.finalize_ratios(metric, ratios, zd, exact=True)
     for key in want:
         assert np.array_equal(got[key], want[key], equal_nan=True), key
         assert np.signbit(got[key]).tolist() == np.signbit(want[key]).tolist(), key

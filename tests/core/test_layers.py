@@ -271,7 +271,7 @@ def test_core_inputs_split_keeps_its_import_paths():
     # names the faces import from mycelium.core.inputs are the same objects.
     from mycelium.core import columns, inputs
 
-    for name in ("text_lengths", "text_values", "arrow_or_python", "_is_null"):
+    for name in ("text_lengths", "text_values", "arrow_or_python", "is_null"):
         assert getattr(inputs, name) is getattr(columns, name), name
     assert len(modules(PACKAGE)["mycelium.core.inputs"].read_text(
         encoding="utf-8").splitlines()) <= 450

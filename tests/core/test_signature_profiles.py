@@ -3,6 +3,8 @@ values whose settings lose to explicit arguments."""
 
 from __future__ import annotations
 
+import json
+
 import dataclasses
 import math
 
@@ -35,13 +37,11 @@ def test_signature_reproduces_the_report(options):
     for metric in report:
         if metric != "meta":
             assert _same(again[metric], report[metric]), metric
-    # all but version and profile (and the profile's float_parse rule for its files)
-    assert again["meta"]["signature"].split("|", 2)[2] == "|".join(
-        f for f in report["meta"]["signature"].split("|")[2:]
-        if not f.startswith("float_parse:"))
-    profile = mycelium.get_profile(options.get("profile"))
-    rule = profile.float_parse if profile else "exact"
-    assert parsed.get("float_parse", "exact") == rule
+    # all but version and profile
+    assert again["meta"]["signature"].split("|", 2)[2] == \
+        report["meta"]["signature"].split("|", 2)[2]
+    # numbers passed in were not parsed from text: no float rule is recorded
+    assert "float_parse" not in parsed
 
 
 def _same(a, b):
@@ -61,14 +61,25 @@ def test_signature_fields_and_params_round_trip():
     assert parsed["offsets"] == "half-open" and parsed["profile_version"] == 2
 
 
-def test_mu_shroom_signature_records_its_float_rule():
+def test_mu_shroom_signature_records_its_float_rule_only_where_it_applied(tmp_path):
+    # Numbers passed in were never parsed from text: the rule did not apply.
     sig = mycelium.evaluate([[0, 1]], [[0, 1]], profile="mu_shroom",
                             metrics="iou")["meta"]["signature"]
     assert sig.startswith(f"mycelium:{mycelium.__version__}|profile:mu_shroom@2|")
-    assert sig.endswith("|granularity:char|float_parse:pandas-fast")
-    assert parse_signature(sig)["float_parse"] == "pandas-fast"
+    assert sig.endswith("|granularity:char")
+    assert "float_parse" not in sig and "float_parse" not in parse_signature(sig)
     assert "float_parse" not in mycelium.evaluate([[0, 1]], [[0, 1]])["meta"]["signature"]
     assert mycelium.get_profile("mu_shroom").float_parse == "pandas-fast"
+    # A file read by the rule: the result says so.
+    path = tmp_path / "mushroom.en-val.v2.jsonl"
+    path.write_text(json.dumps({
+        "id": "val-en-1", "lang": "EN", "model_input": "q", "model_output_text": "abcdef",
+        "model_id": "m", "soft_labels": [{"start": 0, "end": 3, "prob": 0.3}],
+        "hard_labels": [[0, 3]]}) + "\n", encoding="utf-8")
+    mu = mycelium.read_mushroom(path)
+    sig = mycelium.evaluate(mu["hard_labels"], mu["hard_labels"], profile="mu_shroom",
+                            metrics="iou")["meta"]["signature"]
+    assert parse_signature(sig)["float_parse"] == "pandas-fast"
     with pytest.raises(ValueError, match="float_parse"):
         Profile("mine", float_parse="fast")
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 import mycelium
-from mycelium.frames.scores import POOLED
+from mycelium.metrics import fixed_average
 from _optional import pl  # polars, or a stand-in that skips the test using it
 
 KEYS = ("model", "lang")
@@ -149,7 +149,7 @@ def truth_rows(rows, by, form=list, **options):
                 continue
             for measure, value in measures.items():
                 # pooled metrics (response_level) are micro whatever the average
-                average = POOLED.get(metric, meta["average"])
+                average = fixed_average(metric) or meta["average"]
                 out.append(key + (metric, measure, value, meta["examples"], average,
                                   meta["profile"], meta["signature"]))
     return out

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 import mycelium
-from mycelium.frames.scores import POOLED
+from mycelium.metrics import fixed_average
 
 WORDS = ["alpha", "be", "gamma", "d", "epsilon", "zeta", "eta", "theta"]
 GRID = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0]
@@ -125,7 +125,7 @@ def truth(columns: dict[str, list], case: str, by: list[str]) -> list[tuple]:
                 continue
             for measure, value in measures.items():
                 out.append((*key, metric, measure, value, meta["examples"],
-                            POOLED.get(metric, meta["average"]), meta["profile"],
+                            fixed_average(metric) or meta["average"], meta["profile"],
                             meta["signature"]))
     return out
 

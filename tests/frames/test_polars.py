@@ -39,13 +39,13 @@ def _streaming(lf: pl.LazyFrame, chunk: int = 4) -> pl.DataFrame:
 def batches(monkeypatch):
     """The sizes of the batches the lazy plan validates and scores."""
     sizes: list[int] = []
-    original = polars_lazy._prepare_batch
+    original = polars_lazy.prepare_batch
 
     def counting(batch, missing, settings=None):
         sizes.append(len(batch))
         return original(batch, missing, settings)
 
-    monkeypatch.setattr(polars_lazy, "_prepare_batch", counting)
+    monkeypatch.setattr(polars_lazy, "prepare_batch", counting)
     return sizes
 
 

@@ -56,7 +56,8 @@ def test_accessor_and_namespace_methods_are_documented(site):
 
 def test_loaders_the_scorer_and_the_command_are_documented(site):
     ids = _ids(site, "io")
-    for name in ("read_parquet", "write_parquet", "read_mushroom", "read_ragtruth"):
+    for name in ("parquet.read_parquet", "parquet.write_parquet", "mushroom.read_mushroom",
+                 "ragtruth.read_ragtruth"):
         assert f"mycelium.io.{name}" in ids, name
     assert "mycelium.protocols.mushroom" in _ids(site, "protocols")
     assert "mycelium.legacy.span_coverage" in _ids(site, "legacy")

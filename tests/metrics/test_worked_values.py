@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import pathlib
+import re
 import sys
 
 import pytest
@@ -360,16 +361,14 @@ def test_per_example_only_on_request():
     assert "per_example" not in rep
 
 
-def test_reference_build_renders_every_metric_module():
-    # Each metric's definition is its module docstring; the reference must render it.
-    import importlib.util
-
-    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "build_reference.py"
-    spec = importlib.util.spec_from_file_location("build_reference", path)
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
+def test_reference_renders_every_metric_module():
+    # Each metric's definition is its module docstring; the API reference page of the
+    # metrics (docs/reference/metrics.md, rendered by mkdocstrings) must name its module.
+    path = pathlib.Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
+    rendered = set(re.findall(r"^::: (mycelium\.metrics\.\w+)$", path.read_text(encoding="utf-8"),
+                              re.M))
     names = [*mycelium.METRICS, "soft_spearman"]
-    assert [n for n in names if f"mycelium.metrics.{n}" not in build.PAGES] == []
+    assert [n for n in names if f"mycelium.metrics.{n}" not in rendered] == []
     for n in names:
         doc = importlib.import_module(f"mycelium.metrics.{n}").__doc__
         assert "Examples\n--------\n" in doc and ">>> mycelium.evaluate(" in doc, n

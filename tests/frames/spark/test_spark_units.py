@@ -79,7 +79,7 @@ def test_exact_dot_beyond_float64():
 
 
 def test_id_keys_unique_within_each_group_only():
-    from mycelium.frames.spark import _ID, _id_keys
+    from mycelium.frames.spark import ID_COL as _ID, _id_keys
 
     keys = pa.table({"k": ["x", "y", "x", "y"]})
     groups = frames.group_codes(keys, 4)
