@@ -2,7 +2,7 @@
 
 ``cases.json`` holds file pairs and what the kit's ``scorer.py`` (sckwokyboom/
 Vision-Hallucination-Detector @ 0db49dc, ``scripts/official/official_scorer.py``) printed,
-wrote and refused, and its per-item scores (see ``build_cases.py``, which made them by
+wrote and refused, and its per-item scores (see ``build_visions_cases.py``, which made them by
 running the kit). Cor and IoU must be the kit's to the last bit; Cor lbl too up to the
 order of a sum the kit takes in hash order (see `mycelium.metrics._typed_soft`).
 """

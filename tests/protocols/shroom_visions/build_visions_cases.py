@@ -5,7 +5,7 @@ sckwokyboom/Vision-Hallucination-Detector at commit
 0db49dcddbb5fb56f8f74b7945ae8932a8f79d54, ``scripts/official/official_scorer.py``. It is
 not part of this project: get a copy and run
 
-    python tests/protocols/shroom_visions/build_cases.py /path/to/official_scorer.py
+    python tests/protocols/shroom_visions/build_visions_cases.py /path/to/official_scorer.py
 
 Every case is a reference and a prediction file, written here line by line (the text of
 each line is kept, since the numbers' spelling matters to pandas' float parser). For each,
@@ -232,7 +232,7 @@ def main(argv):
     cases = hand_cases() + random_cases()
     for case in cases:
         case["kit"] = run_kit(scorer, case, kit)
-    doc = {"provenance": dict(KIT, generator="tests/protocols/shroom_visions/build_cases.py",
+    doc = {"provenance": dict(KIT, generator="tests/protocols/shroom_visions/build_visions_cases.py",
                               python=sys.version.split()[0]),
            "cases": cases}
     (HERE / "cases.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
