@@ -35,7 +35,8 @@ import types
 
 from ._version import __version__
 from .core.lazy import lazy_names
-from .errors import MyceliumError, SpanValidationError, UndefinedMetricWarning
+from .errors import (EmptySpanWarning, MyceliumError, SpanValidationError,
+                     UndefinedMetricWarning)
 from .frames import _hooks
 
 
@@ -47,7 +48,7 @@ __all__ = [
     "spans_at", "align_tokens",
     "to_spans", "SPAN_TYPE", "Profile", "PROFILES", "get_profile", "parse_signature",
     "METRICS", "MyceliumError", "SpanValidationError", "UndefinedMetricWarning",
-    "__version__",
+    "EmptySpanWarning", "__version__",
 ]
 
 #: The public names above that load on first use, and the module that defines each.

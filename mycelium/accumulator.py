@@ -57,6 +57,7 @@ class _Part:
     keys: np.ndarray | None = None  # their resampling keys (`example_keys`)
     pooled: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # response_level
     runs: ScoreRuns | None = None  # the kept examples' pieces of constant score and label
+    empty: tuple[int, int] = (0, 0)  # zero-length spans listed: references, predictions
 
 
 @dataclass
@@ -65,7 +66,7 @@ class Accumulator:
 
     Parameters
     ----------
-    profile, metrics, average, zero_division, params, missing, granularity, trim_spans
+    profile, metrics, average, zero_division, params, missing, granularity, trim_spans, offsets
         As in `mycelium.evaluate`: the settings every batch is scored with (``metrics``
         may name the score metrics and ``response_level``).
     ci, n_resamples, seed
@@ -120,6 +121,7 @@ class Accumulator:
     n_resamples: int = 1000
     seed: int = 0
     trim_spans: str | None = None
+    offsets: str = "half-open"
     _parts: list[_Part] = field(default_factory=list, repr=False)
     _soft: bool | None = field(default=None, repr=False)
     _keyed: bool | None = field(default=None, repr=False)
@@ -185,6 +187,11 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
+            if self.offsets != "half-open":
+                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
+                                 f"got offsets={self.offsets!r}; the score forms read "
+                                 "half-open offsets only. Fix by converting the spans to "
+                                 "[start, end + 1) first, or by scoring the spans alone.")
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -231,7 +238,8 @@ class Accumulator:
                                  "giving ids in the examples' order.")
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
-        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs))
+        self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs,
+                                 prepared.empty_spans))
 
     def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""
@@ -307,7 +315,8 @@ class Accumulator:
         stats = {m: {k: _concat([p.stats[m][k] for p in self._parts]) for k in names[m]}
                  for m in names}
         kept = np.concatenate([p.kept for p in self._parts])
-        prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None)
+        prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None,
+                            empty_spans=self._empty())
         report = build_report(stats, settings, prepared, False)
         keys = self._keys()
         if settings.bootstrap is not None:
@@ -345,6 +354,10 @@ class Accumulator:
 
     # --------------------------------------------------------------- serialisation
 
+    def _empty(self) -> tuple[int, int]:
+        """Zero-length spans listed by every batch so far (references, predictions)."""
+        return (sum(p.empty[0] for p in self._parts), sum(p.empty[1] for p in self._parts))
+
     def to_bytes(self) -> bytes:
         """The accumulated statistics as an Arrow IPC stream (with the settings)."""
         columns: dict[str, pa.Array] = {"__kept": pa.array(
@@ -379,7 +392,7 @@ class Accumulator:
             schema_meta[_RUNS] = _ipc(pa.table({a: getattr(runs, a) for a in _PIECES}))
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
-                "plan": json.dumps(self._plan)}
+                "plan": json.dumps(self._plan), "empty_spans": json.dumps(self._empty())}
         table = pa.table(columns).replace_schema_metadata({_FORMAT: json.dumps(meta),
                                                            **schema_meta})
         return _ipc(table)
@@ -430,7 +443,9 @@ class Accumulator:
                                  *(t.column(a).to_numpy() for a in _PIECES[1:]),
                                  *(table.column(f"__{a}").to_numpy(zero_copy_only=False)[kept]
                                    for a in ("max_score", "gold")))
-            acc._parts.append(_Part(stats, kept, None, keys, pooled, runs))
+            empty = tuple(json.loads(info.get("empty_spans", "[0, 0]")))
+            acc._parts.append(_Part(stats, kept, None, keys, pooled, runs,
+                                    (int(empty[0]), int(empty[1]))))
         return acc
 
 

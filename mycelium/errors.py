@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["MyceliumError", "SpanValidationError", "UndefinedMetricWarning"]
+__all__ = ["MyceliumError", "SpanValidationError", "UndefinedMetricWarning",
+           "EmptySpanWarning"]
 
 
 class MyceliumError(Exception):
@@ -138,3 +139,26 @@ def closest_name(name: object, valid) -> str | None:
         return prefixed.pop()
     close = difflib.get_close_matches(typed, list(keys), n=1, cutoff=0.6)
     return keys[close[0]] if close else None
+class EmptySpanWarning(UserWarning):
+    """Zero-length spans (``start == end``) were given: valid, but they carry no
+    characters and are dropped before any metric (SPEC section 2). The most common cause
+    is data written with inclusive ends (a one-character span as ``[7, 7]``), read with
+    ``offsets="inclusive"``. One per call, naming how many there were and the first.
+
+    Attributes
+    ----------
+    references, predictions : int
+        How many zero-length spans each side listed.
+    first : str
+        Where the first one is (``"references example 3, span 0: [7, 7]"``).
+    """
+
+    def __init__(self, references: int, predictions: int, first: str) -> None:
+        total = references + predictions
+        super().__init__(
+            f"{total} zero-length span{'s' if total != 1 else ''} (start == end: "
+            f"{references} in references, {predictions} in predictions), the first at "
+            f"{first}; a zero-length span carries no characters and is dropped before "
+            "scoring. If the data writes inclusive ends (a one-character span as [7, 7]), "
+            'fix by passing offsets="inclusive" (reads [s, e] as [s, e + 1)).')
+        self.references, self.predictions, self.first = references, predictions, first

@@ -32,11 +32,12 @@ OFFSET_CONVENTION = "half-open [start, end)"
 
 def prepare(references: Any, predictions: Any, *, text: Any = None,
             missing: Missing = "error", granularity: Granularity = "char",
-            trim_spans: str | None = None) -> Prepared:
+            trim_spans: str | None = None, offsets: str = "half-open") -> Prepared:
     """`mycelium.core.pipeline.prepare`, the span edges trimmed when ``trim_spans`` is
     set (`mycelium.adapters.trim`), then the units of ``granularity``
     (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
-    prepared = pipeline.prepare(references, predictions, text=text, missing=missing)
+    prepared = pipeline.prepare(references, predictions, text=text, missing=missing,
+                                offsets=offsets)
     if trim_spans is not None:
         from .adapters.trim import trim_prepared
 
@@ -49,9 +50,10 @@ def prepare(references: Any, predictions: Any, *, text: Any = None,
 def prepare_for(references: Any, predictions: Any, settings: Settings, *,
                 text: Any = None) -> Prepared:
     """`prepare` under ``settings``: the one place the options that shape the spans
-    (``missing``, ``trim_spans``, ``granularity``) reach it."""
+    (``missing``, ``offsets``, ``trim_spans``, ``granularity``) reach it."""
     return prepare(references, predictions, text=text, missing=settings.missing,
-                   granularity=settings.granularity, trim_spans=settings.trim_spans)
+                   granularity=settings.granularity, trim_spans=settings.trim_spans,
+                   offsets=settings.offsets)
 
 
 def statistics(references: Any, predictions: Any, *, text: Any = None,
@@ -122,7 +124,7 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
              type_field: str | None = None, typed_matching: bool = False,
              ids: Sequence[Any] | None = None, trim_spans: str | None = None,
              token_offsets: Any = None, token_scores: Any = None,
-             threshold: float | None = None) -> dict[str, Any]:
+             threshold: float | None = None, offsets: str = "half-open") -> dict[str, Any]:
     """Score predicted hallucination spans against reference spans.
 
     Parameters
@@ -205,6 +207,13 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         White_Space, or White_Space and punctuation (P*), from both ends of every span
         of both sides before scoring; a span of nothing else is dropped. Recorded in
         the signature (``trim_spans:<mode>``). Not combined with ``type_field``.
+    offsets : {"half-open", "inclusive"}, default "half-open"
+        How the spans' offsets are read: half-open ``[start, end)``, or inclusive
+        ``[start, end]`` (a one-character span written ``[7, 7]``), read as
+        ``[start, end + 1)`` before anything is checked. Recorded in the signature
+        (``offsets:inclusive``). Zero-length spans are valid but carry no characters:
+        they are counted in ``meta["empty_spans"]`` and one `mycelium.EmptySpanWarning`
+        names the first. Not combined with the score forms or ``type_field`` yet.
 
     Returns
     -------
@@ -270,8 +279,12 @@ def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
 
 def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str, Any]:
     """`evaluate` of ``inputs`` under ``settings`` (as `settled` builds them)."""
+    from .core.inputs import zero_batch
     from .scores import spans as scoring
 
+    # [] beside text=[] is a batch of zero examples, on every form
+    inputs = replace(inputs, references=zero_batch(inputs.references, inputs.text),
+                     predictions=zero_batch(inputs.predictions, inputs.text))
     metrics: Any = settings.asked
     d = inputs
     if metrics is None and d.predictions is not None and settings.threshold is None \
@@ -282,6 +295,12 @@ def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str,
             settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
     if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
                       d.token_scores, settings.threshold, d.predictions):
+        if settings.offsets != "half-open":
+            raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
+                             f"offsets={settings.offsets!r}; the score forms read half-open "
+                             "offsets only. Fix by converting the spans to [start, end + 1) "
+                             "first (mycelium.core.spans.inclusive_to_half_open), or by "
+                             "scoring the spans alone.")
         report = scoring.evaluate_scores(_evaluate_spans, inputs,
                                          replace(settings, asked=_names(metrics)), keys)
     else:
@@ -312,6 +331,10 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
     soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
     type_field, ids = settings.type_field, inputs.ids
+    if settings.offsets != "half-open" and type_field is not None:
+        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
+                         "per-type breakdown reads half-open spans); fix by converting the "
+                         "spans to [start, end + 1) first.")
     if settings.trim_spans is not None and type_field is not None:
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "
@@ -423,7 +446,8 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "examples": int(prepared.kept.sum()),
         "average": settings.average,
-        "offset_convention": OFFSET_CONVENTION,
+        "offset_convention": OFFSET_CONVENTION if settings.offsets == "half-open"
+        else "inclusive [start, end], read as [start, end + 1)",
         "profile": settings.profile.name if settings.profile else None,
         "zero_division": settings.zero_division_label,
         "params": settings.used_params(),
@@ -431,6 +455,8 @@ def _meta(settings: Settings, prepared: Prepared) -> dict[str, Any]:
         "signature": settings.signature(),
         "missing": settings.missing,
         "dropped": int((~prepared.kept).sum()),
+        "empty_spans": {"references": prepared.empty_spans[0],
+                        "predictions": prepared.empty_spans[1]},
         "granularity": settings.granularity,
     }
     if settings.trim_spans is not None:

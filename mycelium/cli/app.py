@@ -212,6 +212,10 @@ def _add_evaluate(commands) -> None:
                    help="strip whitespace (or whitespace and punctuation) from both ends of "
                         "every span before scoring (needs --text-col; recorded in the "
                         "signature; default: off)")
+    p.add_argument("--offsets", choices=("half-open", "inclusive"), default="half-open",
+                   help="how span offsets are read: half-open [start, end) (default) or "
+                        "inclusive [start, end], read as [start, end + 1) (recorded in the "
+                        "signature)")
     p.add_argument("--soft-ref-col", metavar="COLUMN",
                    help="column of reference soft labels, lists of {start, end, prob} (in "
                         "REFS); with --soft-pred-col adds soft_spearman (needs --text-col)")

@@ -114,17 +114,21 @@ def _pair(refs: list[Path], preds: list[Path]) -> list[tuple[str, Path, Path]]:
             raise MushroomInputError(f"{p}: language {lang!r} has no reference file among "
                                      f"{', '.join(sorted(ref_by_lang))}.")
         pairs.append((lang, ref_by_lang[lang], p))
+    # A duplicate first: two files for one language usually mean one was misnamed,
+    # which also leaves a language without its file.
+    taken = [lang for lang, _, _ in pairs]
+    duplicate = {lang for lang in taken if taken.count(lang) > 1}
+    if duplicate:
+        lang = sorted(duplicate)[0]
+        files = ", ".join(str(p) for p_lang, _, p in pairs if p_lang == lang)
+        raise MushroomInputError(f"several prediction files for language {lang!r} "
+                                 f"({files}); give one file per language.")
     missing = sorted(set(ref_by_lang) - {lang for lang, _, _ in pairs})
     if missing and len(preds) > 1:  # one prediction file scores just its language
         raise MushroomInputError(f"no prediction file for language {missing[0]!r} "
                                  f"({ref_by_lang[missing[0]]}); give one prediction file per "
                                  "reference language, or narrow REF to the languages you "
                                  "predicted.")
-    taken = [lang for lang, _, _ in pairs]
-    duplicate = {lang for lang in taken if taken.count(lang) > 1}
-    if duplicate:
-        raise MushroomInputError(f"several prediction files for language "
-                                 f"{sorted(duplicate)[0]!r}; give one file per language.")
     return sorted(pairs)
 
 

@@ -166,6 +166,7 @@ def aggregate(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Average
     for name, st in stats.items():
         if average == "micro" and name in STATISTIC_METRICS:
             values = metric_measures(name, sum_statistics(st), full.get(name, {}), zd)
+            no_score_without_examples(name, values, np.array([_n_examples(st)]))
             out[name] = {m: float(v[0]) for m, v in values.items()}
         elif name in STATISTIC_METRICS:
             out[name] = _macro_means(name, st, full.get(name, {}), zd)
@@ -297,6 +298,33 @@ def _plain_mean(values: np.ndarray) -> float:
     if values.size == 0 or np.isnan(values).any():
         return math.nan
     return exact_mean(values)
+
+
+def _n_examples(st: Mapping[str, np.ndarray]) -> int:
+    return int(np.asarray(next(iter(st.values()))).size) if st else 0
+
+
+def no_score_without_examples(name: str, values: Mapping[str, np.ndarray],
+                              examples) -> None:
+    """Set NaN, in place, a micro measure's fixed value for an empty sum (IoU's 1.0 when
+    ``Σ union = 0``) where there are no examples at all: both sides empty earns 1.0,
+    nothing scored earns no score. Precision and recall keep ``zero_division``.
+
+    Examples
+    --------
+    >>> values = {"score": np.array([1.0, 1.0])}
+    >>> no_score_without_examples("iou", values, np.array([0, 3]))
+    >>> values["score"].tolist()
+    [nan, 1.0]
+    """
+    if name not in STATISTIC_METRICS:
+        return
+    none = np.asarray(examples) == 0
+    if not none.any():
+        return
+    for measure in STATISTIC_METRICS[name].fixed_undefined:
+        if measure in values:
+            values[measure][none] = np.nan
 
 
 def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

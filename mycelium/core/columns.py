@@ -19,7 +19,8 @@ import pyarrow.compute as pc
 from ..errors import SpanValidationError
 from .arrow_sources import arrow_source
 
-__all__ = ["child_pairs", "text_lengths", "text_values", "arrow_or_python", "is_null"]
+__all__ = ["child_pairs", "text_lengths", "text_values", "arrow_or_python", "is_null",
+           "zero_batch"]
 
 #: The int64 range: offsets beyond it are refused by every reader.
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
@@ -194,3 +195,27 @@ def _text_len(t, k: int) -> int:
         return -1
     raise TypeError(f"text example {k} is a {type(t).__name__}; expected a str (or None "
                     "when the text is unknown).")
+
+
+def zero_batch(obj, text):
+    """``obj``, or an empty span column when ``obj`` is an empty Python sequence and
+    ``text`` an empty batch of texts.
+
+    ``[]`` alone is one example without spans (SPEC section 3); beside ``text=[]`` it is
+    a batch of zero examples, which scores as a 0-row frame does. The faces call this
+    before reading the spans, so every form (spans, scores, sweeps) sees a batch.
+
+    Examples
+    --------
+    >>> len(zero_batch([], text=[])), zero_batch([], text=None)
+    (0, [])
+    """
+    if not (isinstance(obj, (list, tuple)) and len(obj) == 0):
+        return obj
+    text = arrow_source(text)
+    if text is None or isinstance(text, (str, bytes)) or not hasattr(text, "__len__") \
+            or len(text) != 0:
+        return obj
+    from .spans import SPAN_TYPE
+
+    return pa.array([], type=SPAN_TYPE)

@@ -11,11 +11,12 @@ the first bad value, so the fast path never changes a result or a message.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set as AbstractSet
 from itertools import chain
 
 import numpy as np
 
-__all__ = ["flat_pairs", "flat_numbers"]
+__all__ = ["flat_pairs", "flat_numbers", "set_in_spans", "numpy_bool_in"]
 
 _SEQ = {list, tuple}
 _INTS = {int}
@@ -77,3 +78,34 @@ def flat_numbers(rows):
     except OverflowError:
         return None
     return counts, values
+
+
+# Arrow's converter, which the span lists take first, reads a set as a list (its items in
+# hash order) and a numpy bool among integers as 0 or 1; SPEC section 2 refuses both, so
+# these tell the caller to let its checked path name them.
+
+def set_in_spans(examples) -> bool:
+    """Whether a span of ``examples`` (a list of span lists) is a set or frozenset (one
+    pass over the span types)."""
+    if not isinstance(examples, (list, tuple)):
+        return False
+    rows = examples if set(map(type, examples)) <= _SEQ else [
+        e for e in examples if isinstance(e, (list, tuple))]
+    return any(issubclass(t, AbstractSet) for t in set(map(type, chain.from_iterable(rows))))
+
+
+def numpy_bool_in(examples, offsets: np.ndarray, starts: np.ndarray, ends: np.ndarray
+                  ) -> bool:
+    """Whether a span read as ``starts``/``ends`` (per example ``offsets``) was written
+    with a ``numpy.bool_``: only the spans with an offset of 0 or 1 are looked at (what a
+    bool becomes)."""
+    suspects = np.flatnonzero(((starts >= 0) & (starts <= 1)) | ((ends >= 0) & (ends <= 1)))
+    if not suspects.size:
+        return False
+    examples_of = np.searchsorted(offsets, suspects, side="right") - 1
+    for i, k in zip(suspects.tolist(), examples_of.tolist()):
+        span = examples[k][i - int(offsets[k])]
+        values = (span.get("start"), span.get("end")) if isinstance(span, Mapping) else span
+        if any(isinstance(v, np.bool_) for v in values):
+            return True
+    return False

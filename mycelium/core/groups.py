@@ -138,6 +138,7 @@ def key_table(columns: Mapping[str, Any]) -> pa.Table:
 
 def _key_array(name: str, col) -> pa.Array | pa.ChunkedArray:
     module = type(col).__module__
+    _one_kind(name, col)
     try:
         if isinstance(col, (pa.Array, pa.ChunkedArray)):
             arr = col
@@ -151,6 +152,29 @@ def _key_array(name: str, col) -> pa.Array | pa.ChunkedArray:
         raise TypeError(_unreadable(name, col, exc)) from None
     check_key_type(name, arr.type, str(col.dtype) if module.startswith("polars") else None)
     return arr
+
+
+#: Python key values Arrow would read as one type though they are different keys: a bool
+#: among numbers becomes 1.0 or 0 (``[1.0, True]`` one group), bytes among strings
+#: binary (``[b"a", "a"]`` one group). Numbers of several types are one kind: 1 and 1.0
+#: are one key, as in pandas' ``groupby``.
+_KINDS = ((bool, "bool"), (np.bool_, "bool"), (bytes, "bytes"), (str, "str"))
+
+
+def _one_kind(name: str, col) -> None:
+    """Refuse a column of Python values (a list, a tuple, an object array or Series)
+    that mixes bools with numbers or bytes with strings, as a mix of ints and bools is
+    refused (SPEC section 7: keys keep their identity)."""
+    values = _sample(col)
+    if not values:
+        return
+    types = set(map(type, values))
+    kinds = {next((k for t_, k in _KINDS if issubclass(t, t_)), "other") for t in types}
+    if len(kinds) > 1 and kinds & {"bool", "bytes"}:
+        names = sorted({"bool" if issubclass(t, np.bool_) else t.__name__ for t in types})
+        raise TypeError(f"Expected by column {name!r} to hold values of one type, got a mix "
+                        f"of {', '.join(names)}; fix by giving it one type (e.g. every key "
+                        "a string) in the frame or file.")
 
 
 def _unreadable(name: str, col, exc: Exception) -> str:

@@ -17,7 +17,7 @@ import json
 import math
 from itertools import chain
 from operator import itemgetter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,10 +30,12 @@ from .arrow_sources import arrow_source
 from .columns import I64_MAX, I64_MIN, is_null, show_value, child_pairs
 # The text conversions moved to `mycelium.core.columns`; their old import path stays.
 from .columns import arrow_or_python, text_lengths, text_values  # noqa: F401
-from .flat import flat_pairs
+from .columns import zero_batch  # noqa: F401  (the faces' import path)
+from .flat import flat_pairs, numpy_bool_in, set_in_spans
 from .spans import SpanBatch
 
-__all__ = ["Inputs", "Side", "convert", "from_python", "from_arrow", "to_spans"]
+__all__ = ["Inputs", "Side", "convert", "from_python", "from_arrow", "to_spans",
+           "zero_batch"]
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,8 @@ def _is_batch(obj: Sequence) -> bool:
         if len(first) == 0:
             return True
         inner = first[0]
-        return isinstance(inner, (Mapping, Sequence, np.ndarray)) and not isinstance(
+        # A set in a span's place is a (refused, unordered) span: a batch of them.
+        return isinstance(inner, (Mapping, Sequence, Set, np.ndarray)) and not isinstance(
             inner, (str, bytes))
     return False
 
@@ -215,6 +218,10 @@ _START, _END = itemgetter("start"), itemgetter("end")
 
 
 def _via_arrow(examples, side: str):
+    # Arrow reads a set as a list (its offsets in hash order) and a numpy bool among
+    # integers as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
+    if set_in_spans(examples):
+        return None
     try:
         arr = pa.array(examples)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
@@ -229,9 +236,11 @@ def _via_arrow(examples, side: str):
     if not ok:
         return None
     try:
-        return from_arrow(arr, side)
+        read = from_arrow(arr, side)
     except (SpanValidationError, TypeError):
         return None  # let the checked loop report it in the user's terms
+    b = read[0]
+    return None if numpy_bool_in(examples, b.offsets, b.starts, b.ends) else read
 
 
 def _checked_loop(examples, side: str, single: bool) -> tuple[SpanBatch, np.ndarray]:
@@ -316,6 +325,12 @@ def _span_pair(span, side: str, k: int, j: int, single: bool) -> tuple[int, int]
                 f"{where}: expected a mapping with 'start' and 'end' keys, got keys "
                 f"{sorted(map(str, span))}.", side=side, example=k, span=j)
         pair = (span["start"], span["end"])
+    elif isinstance(span, Set):
+        raise SpanValidationError(
+            f"{where}: expected a span [start, end], got the set {show_value(span)}; a "
+            "set is unordered, so which offset is the start would depend on hash order. "
+            "Write the span as a list or tuple [start, end].", side=side, example=k,
+            span=j)
     elif isinstance(span, (Sequence, np.ndarray)) and not isinstance(span, (str, bytes)):
         if len(span) != 2:
             raise SpanValidationError(

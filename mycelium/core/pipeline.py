@@ -17,11 +17,16 @@ import numpy as np
 from ..errors import SpanValidationError
 from ..metrics import METRICS, Workspace
 from .columns import text_lengths
-from .inputs import Side, convert
-from .spans import SpanBatch, canonicalize, validate
+from .inputs import Side, convert, zero_batch
+from .spans import (SpanBatch, canonicalize, empty_span_counts, inclusive_to_half_open,
+                    validate)
 
 __all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "kept_texts",
-           "PAIR_METRICS"]
+           "PAIR_METRICS", "OFFSETS"]
+
+#: How span offsets are read (SPEC section 2): ``"half-open"`` ``[start, end)``, the
+#: default, or ``"inclusive"`` ``[start, end]``, read as ``[start, end + 1)``.
+OFFSETS = ("half-open", "inclusive")
 
 #: Metrics that enumerate every overlapping span pair (the others can reuse them).
 PAIR_METRICS = ("deteval_1d", "cleval_1d")
@@ -40,32 +45,87 @@ class Prepared:
     #: duplicates were dropped (``response_level`` with ``positive_min_length=0``
     #: reads them); None means the canonical counts.
     listed: tuple[np.ndarray, np.ndarray] | None = None
+    #: zero-length spans listed by the kept examples: (references, predictions)
+    empty_spans: tuple[int, int] = (0, 0)
+    #: where the first of them is (``"references example 3, span 0: [7, 7]"``), or None
+    first_empty: str | None = None
 
     @property
     def n_input(self) -> int:
         return self.kept.size
 
 
-def prepare(references, predictions, *, text=None, missing="error") -> Prepared:
+def prepare(references, predictions, *, text=None, missing="error", offsets="half-open",
+            warn_empty: bool = True) -> Prepared:
     """Convert, check and canonicalise both sides (SPEC sections 2, 3 and 8).
 
     The examples left out by ``missing="drop"`` are recorded in ``kept``; the text
-    lengths (when a text is given) are those of the kept examples.
+    lengths (when a text is given) are those of the kept examples. ``offsets="inclusive"``
+    reads every ``[s, e]`` as ``[s, e + 1)`` before anything is checked. Zero-length
+    spans of the kept examples are counted in ``empty_spans`` and, with ``warn_empty``,
+    told by one `mycelium.EmptySpanWarning` (faces that prepare a call in several parts
+    pass False and warn once themselves, `warn_empty_spans`).
     """
-    ref = convert(references, "references")
-    pred = convert(predictions, "predictions")
+    check_offsets(offsets)
+    ref = convert(zero_batch(references, text), "references")
+    pred = convert(zero_batch(predictions, text), "predictions")
     _same_form(ref, pred)
     n = ref.batch.n_examples
     lengths = text_lengths(text, single=ref.single, n_examples=n)
     kept = _apply_missing(ref, pred, missing)
-    for side, name in ((ref, "references"), (pred, "predictions")):
-        validate(side.batch, name, lengths)
     refs, preds = ref.batch, pred.batch
+    if offsets == "inclusive":
+        refs = inclusive_to_half_open(refs, "references")
+        preds = inclusive_to_half_open(preds, "predictions")
+    validate(refs, "references", lengths)
+    validate(preds, "predictions", lengths)
     if not kept.all():
         refs, preds = refs.take(kept), preds.take(kept)
         lengths = None if lengths is None else lengths[kept]
+    empty, first = _empty_spans(refs, preds, kept, offsets)
+    if warn_empty and first is not None:
+        warn_empty_spans(empty, first)
     return Prepared(canonicalize(refs), canonicalize(preds), kept, ref.single, lengths,
-                    listed=(refs.counts, preds.counts))
+                    listed=(refs.counts, preds.counts), empty_spans=empty,
+                    first_empty=first)
+
+
+def check_offsets(offsets) -> None:
+    """Raise ValueError unless ``offsets`` is one of `OFFSETS`."""
+    if offsets not in OFFSETS:
+        raise ValueError(f"Expected offsets='half-open' or 'inclusive', got {offsets!r}; "
+                         "fix by passing 'inclusive' for data whose spans include their "
+                         "end character ([s, e] read as [s, e + 1)), else leave the default "
+                         "'half-open'.")
+
+
+def _empty_spans(refs: SpanBatch, preds: SpanBatch, kept: np.ndarray, offsets: str
+                 ) -> tuple[tuple[int, int], str | None]:
+    """The zero-length spans of each side and where the first is, in the user's terms
+    (input example position, span index, the span as written)."""
+    counts, first = [], None
+    positions = np.flatnonzero(kept)
+    for batch, side in ((refs, "references"), (preds, "predictions")):
+        n, i = empty_span_counts(batch)
+        counts.append(n)
+        if first is None and i is not None:
+            k = int(np.searchsorted(batch.offsets, i, side="right") - 1)
+            start, end = int(batch.starts[i]), int(batch.ends[i])
+            written = end - 1 if offsets == "inclusive" else end  # never: e + 1 > s
+            first = (f"{side} example {int(positions[k])}, span "
+                     f"{i - int(batch.offsets[k])}: [{start}, {written}]")
+    return (counts[0], counts[1]), first
+
+
+def warn_empty_spans(counts: tuple[int, int], first: str) -> None:
+    """One `mycelium.EmptySpanWarning`, pointing at the user's line."""
+    import warnings
+
+    from ..errors import EmptySpanWarning
+    from .aggregate import _outside_mycelium
+
+    warnings.warn(EmptySpanWarning(counts[0], counts[1], first),
+                  stacklevel=_outside_mycelium())
 
 
 def _same_form(ref: Side, pred: Side) -> None:

@@ -24,7 +24,7 @@ from typing import Iterator, Mapping
 import numpy as np
 
 from ..metrics import METRICS
-from .aggregate import metric_measures, per_example
+from .aggregate import metric_measures, no_score_without_examples, per_example
 from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings
 
@@ -129,9 +129,11 @@ def _int_group_sums(col: np.ndarray, bounds: np.ndarray, nonempty: np.ndarray) -
     return out
 
 
-def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
+def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings, examples=None
                      ) -> dict[str, dict[str, np.ndarray]]:
-    """``{metric: {measure: value per group}}`` from group sums of `row_columns`."""
+    """``{metric: {measure: value per group}}`` from group sums of `row_columns`;
+    ``examples`` (per group, when known) makes a group of no examples score NaN where
+    an empty sum has a fixed value (`mycelium.core.aggregate.no_score_without_examples`)."""
     out: dict[str, dict[str, np.ndarray]] = {}
     for metric in settings.metrics:
         if metric in METRICS and settings.average == "micro":
@@ -139,6 +141,8 @@ def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings
                   for key in METRICS[metric].statistics}
             out[metric] = metric_measures(metric, st, settings.params.get(metric, {}),
                                     settings.zero_division)
+            if examples is not None:
+                no_score_without_examples(metric, out[metric], examples)
             continue
         measures = METRICS[metric].measures if metric in METRICS else ("score",)
         out[metric] = {}

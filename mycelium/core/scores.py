@@ -101,7 +101,15 @@ class ScoreRuns:
 
 
 def _where(side: str, k: int, j: int | None = None) -> str:
-    return f"{side} example {k}" + ("" if j is None else f", token {j}")
+    # Soft labels are spans (Mu-SHROOM's {start, end, prob}); the token form has tokens.
+    item = "span" if side.startswith("soft") else "token"
+    return f"{side} example {k}" + ("" if j is None else f", {item} {j}")
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it holds, so messages show ``nan``, not
+    ``np.float64(nan)``."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _bad(side, k, j, problem, fix) -> SpanValidationError:
@@ -113,11 +121,11 @@ def _bad(side, k, j, problem, fix) -> SpanValidationError:
 def _check_score(side, k, j, p) -> float:
     if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer,
                                                               np.floating)):
-        raise _bad(side, k, j, f"Expected a score in [0, 1], got {p!r}",
+        raise _bad(side, k, j, f"Expected a score in [0, 1], got {_plain(p)!r}",
                    "passing a finite number in [0, 1]")
     x = float(p)
     if not (math.isfinite(x) and 0.0 <= x <= 1.0):
-        raise _bad(side, k, j, f"Expected a finite score in [0, 1], got {p!r}",
+        raise _bad(side, k, j, f"Expected a finite score in [0, 1], got {_plain(p)!r}",
                    "rescaling the detector's scores into [0, 1] (e.g. a sigmoid)")
     return x
 
@@ -127,7 +135,8 @@ def _check_offset(side, k, j, s, e, n) -> tuple[int, int]:
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer, float,
                                                                   np.floating)) \
                 or (isinstance(v, (float, np.floating)) and not float(v).is_integer()):
-            raise _bad(side, k, j, f"Expected integer offsets, got ({s!r}, {e!r})",
+            raise _bad(side, k, j, "Expected integer offsets, got "
+                       f"({_plain(s)!r}, {_plain(e)!r})",
                        "passing code-point offsets as integers")
     s, e = int(s), int(e)
     if not 0 <= s <= e <= n:

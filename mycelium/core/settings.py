@@ -14,6 +14,7 @@ import numpy as np
 from ..errors import closest_name
 from ..metrics import METRICS, TOKEN_METRICS, recorded_params, resolve_metrics, resolve_params
 from .aggregate import resolve_zero_division, warns, zero_division_label
+from .pipeline import check_offsets
 from .profiles import Profile, get_profile
 from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Missing,
                     ZeroDivision)
@@ -69,6 +70,9 @@ class Settings:
     warn_undefined: bool = False
     #: Span edges trimmed before scoring (`TRIM_SPANS`), or None.
     trim_spans: str | None = None
+    #: How span offsets are read: "half-open" [s, e), or "inclusive" [s, e] as [s, e + 1)
+    #: (`mycelium.core.pipeline.OFFSETS`).
+    offsets: str = "half-open"
     #: The ``metrics`` option as given (a tuple of names), or None for the default set.
     asked: tuple[str, ...] | None = None
     #: ``threshold=``: scores above it are spans (a float or a `Tuned` value), or None.
@@ -135,6 +139,7 @@ OPTIONS: dict[str, Any] = {
     "profile": None, "metrics": None, "average": None, "zero_division": None,
     "params": None, "missing": "error", "soft": False, "ci": None, "n_resamples": 1000,
     "seed": 0, "granularity": "char", "ids": False, "trim_spans": None, "threshold": None,
+    "offsets": "half-open",
     "type_field": None, "typed_matching": False, "include_per_example": False,
     "progress": None, "plan": False,
 }
@@ -186,13 +191,15 @@ def resolve_settings(**options: Any) -> Settings:
         _typed_field(names, o["type_field"])
     if o["trim_spans"] is not None:
         _choice("trim_spans", o["trim_spans"], TRIM_SPANS)
+    check_offsets(o["offsets"])
     return Settings(prof, cast(Average, average), zd, names, full,
                         cast(Missing, o["missing"]), boot,
                         cast(Granularity, o["granularity"]), warns(zero_division),
                         o["trim_spans"], asked=_asked(metrics), threshold=o["threshold"],
                         type_field=o["type_field"], typed_matching=o["typed_matching"],
                         include_per_example=o["include_per_example"],
-                        progress=o["progress"], given=dict(options))
+                        progress=o["progress"], offsets=o["offsets"],
+                        given=dict(options))
 
 
 def _metric_names(prof: Profile | None, metrics: Any, soft: bool) -> tuple[str, ...]:

@@ -43,7 +43,7 @@ def format_signature(settings) -> str:
     ]
     fields += [(k, v) for k, _, v in (f.partition(":") for f in
                                        param_fields(settings.used_params()))]
-    fields += [("missing", settings.missing), ("offsets", OFFSETS),
+    fields += [("missing", settings.missing), ("offsets", settings.offsets),
                ("granularity", settings.granularity)]
     if settings.trim_spans is not None:  # absent when off, so older signatures stand
         fields.append(("trim_spans", settings.trim_spans))

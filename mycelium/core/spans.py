@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..errors import SpanValidationError
 from ..metrics import _intervals as iv
 
-__all__ = ["SPAN_TYPE", "SpanBatch"]
+__all__ = ["SPAN_TYPE", "SpanBatch", "inclusive_to_half_open", "empty_span_counts"]
 
 #: Arrow type of a span column: a list of ``{start, end}`` structs per example.
 SPAN_TYPE = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64())]))
@@ -117,6 +117,40 @@ class SpanBatch:
         s, e = self.starts.tolist(), self.ends.tolist()
         o = self.offsets.tolist()
         return [list(zip(s[o[k]:o[k + 1]], e[o[k]:o[k + 1]])) for k in range(self.n_examples)]
+
+
+def inclusive_to_half_open(batch: SpanBatch, side: str) -> SpanBatch:
+    """``batch`` with inclusive ends ``[s, e]`` read as half-open ``[s, e + 1)``
+    (``offsets="inclusive"``, SPEC section 2); the input is not changed.
+
+    Raises
+    ------
+    SpanValidationError
+        An end of ``2**63 - 1``, whose ``e + 1`` is beyond int64.
+
+    Examples
+    --------
+    >>> b = SpanBatch(np.array([0, 2]), np.array([0, 7]), np.array([2, 7]))
+    >>> inclusive_to_half_open(b, "references").to_lists()
+    [[(0, 3), (7, 8)]]
+    """
+    ends = batch.ends
+    if ends.size and int(ends.max()) == np.iinfo(np.int64).max:
+        i = int(np.argmax(ends))
+        k = int(np.searchsorted(batch.offsets, i, side="right") - 1)
+        j = i - int(batch.offsets[k])
+        raise SpanValidationError(
+            f"{side} example {k}, span {j}: end {int(ends[i])} read as inclusive is end "
+            f"{int(ends[i]) + 1} half-open, beyond the int64 range; fix the span.",
+            side=side, example=k, span=j)
+    return SpanBatch(batch.offsets, batch.starts, ends + 1, False, batch.multiplicity)
+
+
+def empty_span_counts(batch: SpanBatch) -> tuple[int, int | None]:
+    """(how many zero-length spans ``batch`` lists, the index of the first or None)."""
+    empty = batch.starts == batch.ends
+    n = int(np.count_nonzero(empty))
+    return n, (int(np.argmax(empty)) if n else None)
 
 
 def validate(batch: SpanBatch, side: str, text_lengths: np.ndarray | None) -> None:

@@ -110,6 +110,10 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
     if type_field is not None and settings.trim_spans is not None:
         raise ValueError(TRIM_TYPED)
+    if settings.type_field is not None and settings.offsets != "half-open":
+        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
+                         "per-type breakdown reads half-open spans); fix by converting the "
+                         "spans to [start, end + 1) first.")
     settings = settings.scoring(settings.asked, soft=soft)
     ids = inputs.ids
     prepared = prepare_for(references, predictions, settings, text=text)
@@ -190,7 +194,7 @@ def tidy_table(stats, settings: Settings, codes: np.ndarray, groups: Groups, *,
 
 def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings) -> pa.Table:
     """The tidy table from exact group sums of `mycelium.core.reduce.row_columns`."""
-    values = values_from_sums(sums, settings)
+    values = values_from_sums(sums, settings, examples=examples_per_group)
     pairs = [(metric, measure) for metric in settings.metrics for measure in values[metric]]
     n, k = groups.n_groups, len(pairs)
     profile = settings.profile.name if settings.profile else None

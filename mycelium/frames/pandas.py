@@ -98,7 +98,8 @@ class MyceliumAccessor(FrameFace):
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None,
                  threshold: float | None = None,
-                 trim_spans: TrimSpans = None, with_signature: bool = True) -> pd.DataFrame:
+                 trim_spans: TrimSpans = None, with_signature: bool = True,
+                 offsets: str = "half-open") -> pd.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -131,6 +132,9 @@ class MyceliumAccessor(FrameFace):
             Strip whitespace (or whitespace and punctuation) from both ends of every span
             before scoring (needs ``text``; recorded in the signature), as in
             `mycelium.evaluate`. Not combined with ``type_field``.
+        offsets : {"half-open", "inclusive"}, default "half-open"
+            ``"inclusive"`` reads every span ``[s, e]`` as ``[s, e + 1)`` (recorded in the
+            signature), as in `mycelium.evaluate`.
         ci : float, optional
             Confidence level (e.g. 0.95): adds ``ci_low`` and ``ci_high`` after
             ``value`` (which stays the full-data estimate): percentile-bootstrap

@@ -80,7 +80,7 @@ class MyceliumFrame(FrameFace):
                  typed_matching: bool = False, with_signature: bool = True,
                  token_offsets_col: str | None = None, token_scores_col: str | None = None,
                  threshold: float | None = None,
-                 trim_spans: TrimSpans = None) -> pl.DataFrame:
+                 trim_spans: TrimSpans = None, offsets: str = "half-open") -> pl.DataFrame:
         """Tidy results: one row per (group, metric, measure).
 
         Parameters
@@ -105,6 +105,9 @@ class MyceliumFrame(FrameFace):
             key column after the ``by`` keys.
         trim_spans : {"whitespace", "punctuation"}, optional
             As in `mycelium.evaluate` (needs ``text``; recorded in the signature).
+        offsets : {"half-open", "inclusive"}, default "half-open"
+            ``"inclusive"`` reads every span ``[s, e]`` as ``[s, e + 1)`` (recorded in the
+            signature), as in `mycelium.evaluate`.
         with_signature : bool
             Add the last column ``signature`` (default): the settings signature on every
             row (Polars frames have no ``attrs``; ``pl.concat`` of several results keeps

@@ -113,7 +113,8 @@ def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = No
             return prepare_for(batch.struct.field("ref"), batch.struct.field("pred"),
                                settings, text=text)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
-                       missing=missing)
+                       missing=missing,
+                       offsets=settings.offsets if settings is not None else "half-open")
     except SpanValidationError as exc:
         if exc.example is None:
             raise

@@ -83,7 +83,7 @@ class MyceliumLazyFrame:
                  progress: bool | None = None, type_field: str | None = None,
                  typed_matching: bool = False, token_offsets_col: str | None = None,
                  token_scores_col: str | None = None, threshold: float | None = None,
-                 with_signature: bool = True) -> pl.LazyFrame:
+                 with_signature: bool = True, offsets: str = "half-open") -> pl.LazyFrame:
         """Tidy results as a LazyFrame; arguments and result as `MyceliumFrame.evaluate`.
 
         Parameters
@@ -96,7 +96,7 @@ class MyceliumLazyFrame:
             Group key columns, grouped and ordered as by the eager faces.
         profile, metrics, average, zero_division, params, missing
             As in `mycelium.evaluate`.
-        soft_ref_col, soft_pred_col, granularity, trim_spans
+        soft_ref_col, soft_pred_col, granularity, trim_spans, offsets
             As in the eager face (`mycelium.frames.polars.MyceliumFrame.evaluate`):
             streamed, batch by batch.
         token_offsets_col, token_scores_col, threshold
@@ -176,7 +176,9 @@ class MyceliumLazyFrame:
                 threshold, metrics, profile=profile):
             from .polars_scores import streamed_scores
 
-            streamed = streamed_scores(self._lf, ref_col, pred_col, eager)
+            # inclusive offsets: the eager face reads (or refuses) them
+            streamed = streamed_scores(self._lf, ref_col, pred_col, eager) \
+                if offsets == "half-open" else None
             return streamed if streamed is not None else _collected(
                 self._lf, ref_col, pred_col, eager)
         soft = soft_given(soft_ref_col, soft_pred_col)

@@ -281,7 +281,7 @@ def finish(ss: ScoreSums, rows: dict[str, np.ndarray], groups: Groups) -> pa.Tab
     sums = _column_sums(ss, rows, kind == SUM, group, n)
     values: dict[str, dict[str, np.ndarray]] = {}
     if ss.span_layout:
-        values.update(values_from_sums(sums, ss.settings))
+        values.update(values_from_sums(sums, ss.settings, examples=sums[_EXAMPLES]))
     for m in ss.pooled:
         values[m] = _pooled(m, sums, n, ss.settings.zero_division)
     for m in ss.char:

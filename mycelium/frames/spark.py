@@ -215,7 +215,8 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
              granularity: Granularity = "char", trim_spans: TrimSpans = None,
              type_field: str | None = None, typed_matching: bool = False,
              token_offsets_col: str | None = None, token_scores_col: str | None = None,
-             threshold: float | None = None) -> pd.DataFrame | pyspark.sql.DataFrame:
+             threshold: float | None = None, offsets: str = "half-open"
+             ) -> pd.DataFrame | pyspark.sql.DataFrame:
     """Tidy results of a PySpark DataFrame: one row per (group, metric, measure).
 
     Parameters
@@ -245,7 +246,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     id_col : str, optional
         Column of unique example ids: the resampling key of each example, and the name
         of a bad example in error messages.
-    soft_ref_col, soft_pred_col, granularity, trim_spans
+    soft_ref_col, soft_pred_col, granularity, trim_spans, offsets
         As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`),
         scored on the workers like the spans (soft labels:
         ``array<struct<start, end, prob>>`` or JSON strings; they add ``soft_spearman``).
@@ -330,6 +331,11 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     if type_field is not None or scores.wanted(pred_col, soft_ref_col, soft_pred_col,
                                                 token_offsets_col, token_scores_col,
                                                 threshold, metrics, profile=profile):
+        if offsets != "half-open":
+            raise ValueError(f"Expected offsets='half-open' with scores, a threshold or "
+                             f"type_field, got offsets={offsets!r}; fix by converting the "
+                             "spans to [start, end + 1) first, or by scoring the spans "
+                             "alone.")
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,

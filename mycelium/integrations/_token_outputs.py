@@ -188,6 +188,23 @@ class TokenForm:
     tokens: int
 
 
+def _no_labels_past_offsets(layout: TokenLayout, labels: np.ndarray) -> None:
+    """Raise when a position past an example's offsets is labelled (not `IGNORE_INDEX`):
+    its prediction would be dropped silently, so the offsets are not those of the
+    evaluated inputs (the reverse, offsets past the predictions, raises too)."""
+    counts = np.bincount(layout.example, minlength=layout.n)
+    width = labels.shape[1]
+    past = (np.arange(width)[None, :] >= counts[:, None]) & (labels != IGNORE_INDEX)
+    if not past.any():
+        return
+    k, pos = (int(v) for v in np.argwhere(past)[0])
+    raise ValueError(f"Expected label {IGNORE_INDEX} past the offset mapping of example {k} "
+                     f"({int(counts[k])} token offsets), got label {labels[k, pos].item()} at "
+                     f"position {pos} of the {width} positions of the predictions; fix by "
+                     "passing the offset_mapping of the inputs the model was evaluated on "
+                     "(the same tokenizer, special tokens and truncation).")
+
+
 def token_form(layout: TokenLayout, eval_pred, *, scheme: str, positive_label,
                outputs: str) -> TokenForm:
     """The scored tokens of one evaluation: every token with a non-empty offset, inside
@@ -207,6 +224,8 @@ def token_form(layout: TokenLayout, eval_pred, *, scheme: str, positive_label,
         raise ValueError(f"Expected label_ids of shape {predictions.shape[:2]} (one label "
                          f"per token), got {labels.shape}; fix by passing the labels "
                          "Trainer gives with the predictions.")
+    if labels is not None:
+        _no_labels_past_offsets(layout, labels)
     inside = layout.position < width
     empty = layout.ends == layout.starts
     cut = np.flatnonzero(~inside & ~empty)

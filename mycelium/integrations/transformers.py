@@ -152,7 +152,8 @@ def compute_metrics_for(texts, offset_mapping, references, *, metrics=None, prof
     ValueError, TypeError
         Bad options now; at evaluation, predictions that do not fit the evaluation set
         (another number of examples, fewer token positions than the offsets have
-        tokens, labels of another shape, non-finite values).
+        tokens, a labelled position past the offsets, labels of another shape,
+        non-finite values).
     SpanValidationError
         A scored token past its text's end (named by example and token position).
 
@@ -163,7 +164,8 @@ def compute_metrics_for(texts, offset_mapping, references, *, metrics=None, prof
     position labelled -100 in ``label_ids`` (special tokens, padding, and whatever the
     data collator leaves out of the loss, such as the context of a context + answer
     input) is left out; positions past an example's offsets (Trainer pads the
-    predictions of shorter batches with -100) are ignored. A character then takes the
+    predictions of shorter batches with -100) are ignored, but a label other than -100
+    there raises (the offsets are then not those of the evaluated inputs). A character then takes the
     highest score of the scored tokens covering it, and characters no scored token
     covers score 0 (SPEC section 9). If only the first sub-token of each word is
     labelled (``label_all_tokens=False`` in Hugging Face's examples), the other

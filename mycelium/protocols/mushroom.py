@@ -65,7 +65,8 @@ from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_val
 from ..metrics._soft_runs import cor_runs
 from ..metrics.soft_spearman import cor, soft_arrays
 from .mushroom_checks import (MushroomInputError, _by_id, _check_references, _checked_hard,
-                              _checked_soft, _label_fields, _located, _namer, _same_ids)
+                              _checked_soft, _label_fields, _located, _namer, _same_ids,
+                              refuse_byte_order_mark)
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]
@@ -236,9 +237,10 @@ def score_files(ref_path: str | os.PathLike[str],
     ------
     MushroomInputError
         A file cannot be read or is not valid JSON lines, ids are missing, extra or
-        repeated, a label field is missing or malformed, or a span or probability is
-        out of range; the message names the file, the line, the id and the field (and
-        the span, with the task's format-checker rule it breaks).
+        repeated, a label field is missing or malformed, a span or probability is out
+        of range, or the file holds what the official scorer itself refuses (a byte
+        order mark, a null id, hard labels of floats or of dicts); the message names the
+        file, the line, the id and the field (and the span, with the rule it breaks).
 
     Examples
     --------
@@ -259,6 +261,8 @@ def score_files(ref_path: str | os.PathLike[str],
     Cor: 0.69337525
     """
     rule = resolve_float_parse(float_parse)
+    for path in (ref_path, pred_path):
+        refuse_byte_order_mark(path)
     flats = _arrow_flats(Path(ref_path), Path(pred_path), rule)
     if flats is None:  # read record by record: its checks say what is wrong, and where
         refs, ref_lines = _read_lines(ref_path, rule)

@@ -19,7 +19,8 @@ from ..errors import MyceliumError, SpanValidationError
 from ..io.mushroom import checker_rule
 from ..metrics.soft_spearman import soft_vector
 
-__all__ = ["MushroomInputError"]  # and the checks of mycelium.protocols.mushroom
+__all__ = ["MushroomInputError", "refuse_byte_order_mark"]  # and the checks of
+# mycelium.protocols.mushroom
 
 
 class MushroomInputError(MyceliumError, ValueError):
@@ -54,11 +55,62 @@ def _check_references(refs: list[dict], name: str) -> None:
             if not isinstance(r[field], list):
                 raise MushroomInputError(f"{name}: {_rid(r, i)}, field '{field}': expected a "
                                          f"list, got {r[field]!r}.")
+        _integer_pairs(r, name)
+
+
+def refuse_byte_order_mark(path) -> None:
+    """Refuse a file that starts with a UTF-8 byte order mark.
+
+    Quirk of the official Mu-SHROOM scorer: its reader (``pandas.read_json``) refuses
+    such a file, and the scorer stops with argparse's "invalid value" error, so the
+    platform could not score it. `mycelium.protocols.mushroom.read_jsonl` (a reader,
+    not the drop-in) still drops the mark.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(3)
+    except OSError:
+        return  # the reader reports it, with the reason
+    if head == b"\xef\xbb\xbf":
+        raise MushroomInputError(f"{path}: the file starts with a UTF-8 byte order mark, "
+                                 "which the official scorer's reader refuses (the platform "
+                                 "could not score it); fix by saving the file as UTF-8 "
+                                 "without a BOM.")
+
+
+def _integer_pairs(record: dict, name: str) -> None:
+    """Refuse hard labels that are not ``[int, int]`` pairs.
+
+    Quirk of the official Mu-SHROOM scorer: it reads each hard label with
+    ``range(*span)``, which stops the whole file with a TypeError on a float offset
+    (even an integral one such as ``3.0``) and on a ``{"start", "end"}`` dict (the
+    range of its keys). `mycelium.evaluate` reads both; the drop-in refuses them.
+    """
+    labels = record.get("hard_labels")
+    if not isinstance(labels, list):
+        return  # the list check names it
+    for j, span in enumerate(labels):
+        if isinstance(span, dict):
+            problem = (f"expected a [start, end] pair, got the dict {span!r}; the official "
+                       "scorer reads a hard label with range(*span), which fails on a dict "
+                       "(the platform could not score the file); fix by writing "
+                       "[start, end].")
+        elif isinstance(span, list) and len(span) == 2 and any(
+                isinstance(v, float) for v in span):
+            problem = (f"expected integer offsets, got {span!r}; the official scorer reads "
+                       "a hard label with range(*span), which fails on a float, even an "
+                       "integral one (the platform could not score the file); fix by "
+                       "writing integers.")
+        else:
+            continue
+        raise MushroomInputError(f"{name}: id {record.get('id')!r}, field 'hard_labels', "
+                                 f"span {j}: {problem}")
 
 
 def _checked_hard(p: dict, text_len: int, name: str) -> list[list[int]]:
     """The prediction's hard labels as int pairs, validated against the text."""
     labels = _hard(p, name)
+    _integer_pairs(p, name)
     try:
         batch, _ = from_python([labels], "predictions", single=True)
         validate(batch, "predictions", np.array([text_len]))
@@ -133,6 +185,13 @@ def _by_id(records: list[dict], name: str) -> dict[Any, dict]:
     for i, r in enumerate(records):
         if "id" not in r:
             raise MushroomInputError(f"{name}: record #{i + 1} has no 'id' field.")
+        if r["id"] is None:
+            # Quirk of the official Mu-SHROOM scorer: it asserts that each pair's ids are
+            # equal after sorting by id; a null id (NaN in its frame) fails that.
+            raise MushroomInputError(f"{name}: record #{i + 1}, field 'id': the id is null, "
+                                     "which the official scorer refuses (its check that "
+                                     "paired ids are equal fails); fix by giving every "
+                                     "record its id.")
         key = _id_key(r["id"])
         if key in out:
             raise MushroomInputError(f"{name}: id {r['id']!r} appears more than once; ids "

@@ -176,7 +176,54 @@ def _metrics_cell(values) -> str:
             + "</td>")
 
 
+#: What one example may draw on a page: its text is cut after this many code points, or
+#: before the first span past `MAX_SPANS_SHOWN` of any of its rows, whichever comes
+#: first (one 1 MB text with 100k spans made a 32 MB page). The page says what was left.
+MAX_TEXT_SHOWN = 100_000
+MAX_SPANS_SHOWN = 2_000
+
+
+def bounded(ex):
+    """``ex`` cut to what a page holds (`MAX_TEXT_SHOWN`, `MAX_SPANS_SHOWN`), with a note
+    saying what was left out; ``ex`` itself when it fits. The values beside the rows
+    are still those of the whole example."""
+    from dataclasses import replace
+
+    from .segments import cluster_boundary
+
+    sides = [ex.references] + [row for _, row in ex.rows]
+    if ex.soft is not None:
+        sides.append(ex.soft)
+    cut = len(ex.text)
+    if cut > MAX_TEXT_SHOWN:
+        cut = MAX_TEXT_SHOWN
+    for spans in sides:
+        if len(spans) > MAX_SPANS_SHOWN:
+            starts = sorted(s[0] if isinstance(s, tuple) else s.start for s in spans)
+            cut = min(cut, starts[MAX_SPANS_SHOWN])
+    if cut >= len(ex.text):
+        return ex
+    cut = cluster_boundary(ex.text, cut)
+
+    def kept(spans):
+        return [replace(s, end=min(s.end, cut)) for s in spans if s.start < cut]
+
+    refs = kept(ex.references)
+    rows = [(name, kept(row)) for name, row in ex.rows]
+    soft = None if ex.soft is None else [(a, min(b, cut), p) for a, b, p in ex.soft if a < cut]
+    counts = [f"{len(refs)} of {len(ex.references)} reference spans"]
+    counts += [f"{len(new)} of {len(old)} spans of {name}"
+               for (name, new), (_, old) in zip(rows, ex.rows)]
+    note = (f"Shown: characters 0 to {cut} of {len(ex.text)} characters, {', '.join(counts)}; "
+            f"the rest is left out (a page draws at most {MAX_TEXT_SHOWN} characters and "
+            f"{MAX_SPANS_SHOWN} spans per row of an example). The values beside the rows are "
+            "those of the whole example.")
+    return replace(ex, text=ex.text[:cut], references=refs, rows=rows, soft=soft,
+                   notes=ex.notes + (note,))
+
+
 def _example_html(ex, types: list[str], k: int) -> str:
+    ex = bounded(ex)
     rows = [f'<tr class="myc-row myc-reference"><th>reference</th>'
             f'<td class="myc-text" dir="auto">{_reference_cell(ex, types)}</td><td></td></tr>']
     for (name, preds), values in zip(ex.rows, ex.metrics):

@@ -387,7 +387,9 @@ def _cell_values(stats, c0: np.ndarray, c1: np.ndarray, n_cells: int, names,
         sums: dict[str, np.ndarray] = {}
         for part in row_column_parts({m: stats[m] for m in span_names}, span):
             sums.update({k: _cell_sums(k, v, c0, c1, n_cells) for k, v in part.items()})
-        out.update(values_from_sums(sums, span))
+        # a cell's examples: one segment of each example covers it
+        examples = _cell_sums("examples", np.ones(c0.size, np.int64), c0, c1, n_cells)
+        out.update(values_from_sums(sums, span, examples=examples))
     for m in names:
         if m in POOLED_METRICS:
             sums = {k: _cell_sums(k, v, c0, c1, n_cells) for k, v in stats[m].items()}

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..core import pipeline
 from ..core.groups import by_table, group_codes, key_dtypes, pandas_frame
-from ..core.inputs import Inputs, convert
+from ..core.inputs import Inputs, convert, zero_batch
 from ..core.progress import running, wanted
 from ..core.score_rules import rules_of
 from ..core.settings import Settings, resolve_settings
@@ -160,6 +160,7 @@ def sweep_curve(inputs: Inputs, settings: Settings, *, by=None, thresholds=None)
     if "token_level" in names:
         raise ValueError("Expected span metrics to sweep, got token_level (tokens as "
                          "items); fix by scoring it with mycelium.evaluate at each threshold.")
+    references = zero_batch(references, text)
     ref = convert(references, "references")
     single = ref.single
     n_input = 1 if single else len(references)
@@ -169,7 +170,11 @@ def sweep_curve(inputs: Inputs, settings: Settings, *, by=None, thresholds=None)
                                  soft_predictions=soft_predictions,
                                  token_offsets=token_offsets, token_scores=token_scores,
                                  token_overlap=rules.token_overlap)
-    prepared = pipeline.prepare(references, references, text=text, missing=missing)
+    # the references twice (the spans come from the scores): warned once, as references
+    prepared = pipeline.prepare(references, references, text=text, missing=missing,
+                                warn_empty=False)
+    if prepared.first_empty is not None and prepared.empty_spans[0]:
+        pipeline.warn_empty_spans((prepared.empty_spans[0], 0), prepared.first_empty)
     kept = prepared.kept
     if not kept.all():
         si, lengths = si.take(kept), lengths[kept]

@@ -134,3 +134,12 @@ def test_mixed_key_types_are_refused_in_plain_words(capsys, tmp_path):
     assert msg == ("Expected by column 'g' to hold values of one type, got a mix of int, "
                    "str; fix by giving it one type (e.g. every key a string) in the frame "
                    "or file.")
+
+
+def test_json_keys_one_one_point_oh_and_true_are_refused(capsys, tmp_path):
+    keys = [1, 1.0, True]
+    rows = [dict(r, g=keys[i % 3]) for i, r in enumerate(ROWS)]
+    path = write_jsonl(tmp_path / "d.jsonl", rows)
+    msg = data_error(capsys, "evaluate", path, *SPANS, "--by", "g")
+    assert msg.startswith("Expected by column 'g' to hold values of one type, got a mix of "
+                          "bool, ")

@@ -63,9 +63,9 @@ def test_token_spans_join_consecutive_tokens_across_gaps():
 
 @pytest.mark.parametrize("scores, match", [
     ({"soft_predictions": [[{"start": 0, "end": 2, "prob": 1.5}]]},
-     r"soft_predictions example 0, token 0: Expected a finite score in \[0, 1\], got 1.5"),
+     r"soft_predictions example 0, span 0: Expected a finite score in \[0, 1\], got 1.5"),
     ({"soft_predictions": [[{"start": 0, "end": 2, "prob": float("nan")}]]},
-     r"soft_predictions example 0, token 0: Expected a finite score"),
+     r"soft_predictions example 0, span 0: Expected a finite score"),
     ({"token_offsets": [[(0, 1), (1, 9)]], "token_scores": [[0.1, 0.2]]},
      r"token_offsets example 0, token 1: Expected 0 <= start <= end <= len\(text\) = 4, "
      r"got \[1, 9\)"),

@@ -215,3 +215,24 @@ def test_lazy_positions_say_what_they_count():
     assert message.endswith("(example 1 is the row's position in the LazyFrame's rows as "
                             "they reach mycelium, counted from 0 after any filter or slice "
                             "in the plan)")
+
+
+@pytest.mark.parametrize("keys, kinds", [([1.0, True, 2.0], "bool, float"),
+                                         ([0.0, False, 1.0], "bool, float"),
+                                         ([b"a", "a", "b"], "bytes, str"),
+                                         ([1, 1.0, True], "bool, float, int")])
+def test_keys_of_mixed_kinds_are_refused_as_int_and_bool_are(keys, kinds):
+    # Arrow reads [1.0, True] as [1.0, 1.0] and [b"a", "a"] as [b"a", b"a"]: one group
+    # out of two keys. Refused, in the words used for [1, True].
+    pdf = pd.DataFrame({"ref": REFS, "pred": PREDS, "k": pd.Series(keys, dtype=object)})
+    message = (rf"by column '(k|by)' to hold values of one type, got a mix of {kinds}; fix by "
+               r"giving it one type")
+    with pytest.raises(TypeError, match=message):
+        pdf.mycelium.evaluate("ref", "pred", by="k")
+    with pytest.raises(TypeError, match=message):
+        mycelium.scores.sweep(REFS, text=["abcdefghij"] * 3, soft_predictions=[[], [], []],
+                              by=keys)
+    # numbers alone are one kind: 1 and 1.0 are one key, as in pandas' groupby
+    pdf["k"] = pd.Series([1, 1.0, 2], dtype=object)
+    table = pdf.mycelium.evaluate("ref", "pred", by="k", metrics=["iou"])
+    assert table["examples"].tolist() == [2, 1]

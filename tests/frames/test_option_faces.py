@@ -68,6 +68,10 @@ OPTIONS = {
                     ["--granularity", "word"]),
     "trim_spans": ({"trim_spans": "punctuation"}, {"trim_spans": "punctuation"},
                    ["--trim-spans", "punctuation"]),
+    # the same spans read as inclusive [s, e]: [s, e + 1) (every end + 1 still within
+    # its text), recorded in the signature (offsets:inclusive)
+    "offsets": ({"offsets": "inclusive"}, {"offsets": "inclusive"},
+                ["--offsets", "inclusive"]),
     "soft_labels": ({"soft_references": SOFT_REF, "soft_predictions": SOFT_PRED},
                     {"soft_ref_col": "soft_ref", "soft_pred_col": "soft_pred"},
                     ["--soft-ref-col", "soft_ref", "--soft-pred-col", "soft_pred"]),
@@ -117,11 +121,19 @@ CELLS = [(option, face) for option in OPTIONS for face in FACES
          if face != "cli" or OPTIONS[option][2] is not None]
 
 
+def _inclusive(batch):
+    """The spans written with inclusive ends, ``[s, e - 1]`` (what offsets reads back)."""
+    return [[{**span, "end": span["end"] - 1} for span in spans] for spans in batch]
+
+
 def data(option):
     pred = [None, *PRED[1:]] if option == "missing" else PRED
     if option == "profile:lettucedetect":
         pred = PRED_OVERLAPPING
-    return {"id": IDS, "text": TEXTS, "ref": REF, "pred": pred, "soft_ref": SOFT_REF,
+    ref = REF
+    if option == "offsets":
+        ref, pred = _inclusive(REF), _inclusive(PRED)
+    return {"id": IDS, "text": TEXTS, "ref": ref, "pred": pred, "soft_ref": SOFT_REF,
             "soft_pred": SOFT_PRED, "offsets": OFFSETS, "scores": SCORES}
 
 
@@ -130,7 +142,7 @@ def expected(option) -> dict:
     from `mycelium.evaluate` on all the rows (the dict face)."""
     kwargs = dict(OPTIONS[option][0])
     preds = kwargs.pop("predictions", data(option)["pred"])
-    report = mycelium.evaluate(REF, preds, text=TEXTS, **kwargs)
+    report = mycelium.evaluate(data(option)["ref"], preds, text=TEXTS, **kwargs)
     out = {}
     if "by_type" in report:
         for t, entry in report["by_type"].items():
@@ -297,3 +309,13 @@ def test_pd_concat_keeps_each_results_signature(tmp_path):
                                          "column, got 2 different ones"):
         mycelium.parse_signature(both)
     assert mycelium.parse_signature(both[both["average"] == "micro"])["average"] == "micro"
+
+
+def test_offsets_cell_equals_the_half_open_spans_by_hand():
+    # the inclusive data of the offsets cell, read with offsets="inclusive", scores as
+    # the half-open spans it was written from
+    inclusive = mycelium.evaluate(data("offsets")["ref"], data("offsets")["pred"],
+                                  text=TEXTS, offsets="inclusive")
+    half_open = mycelium.evaluate(REF, PRED, text=TEXTS)
+    assert {k: v for k, v in inclusive.items() if k != "meta"} == {
+        k: v for k, v in half_open.items() if k != "meta"}

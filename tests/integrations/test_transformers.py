@@ -238,6 +238,8 @@ def test_any_padding_and_labels_give_the_slow_reading(data):
     grid = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(n, width))
     probs = np.stack([1.0 - grid, grid], axis=2)
     labels = np.where(rng.random((n, width)) < 0.2, -100, 1)
+    for k in range(n):
+        labels[k, len(offsets[k]):] = -100  # Trainer pads labels past the tokens with -100
     pred = (probs, labels)
     got = compute_metrics_for(texts, offsets, refs, threshold=0.5, average="micro")(pred)
     offs, sc = [], []
@@ -306,3 +308,25 @@ def test_bad_inputs_say_what_and_how():
     with pytest.raises(SpanValidationError, match="offset_mapping example 0, token 1: "
                                                   "Expected 0 <= start <= end"):
         compute_metrics_for(texts, [[(0, 2), (3, 2)]], [[[0, 2]]])
+
+
+def test_labelled_positions_past_a_short_offset_mapping_raise():
+    # The docstring's example with the first text's offsets cut short by two tokens:
+    # "Peru" (position 4, labelled 1) is then past the offsets but still labelled. It
+    # was skipped (IoU 0.0, AUROC 0.15); it must be reported with the lengths.
+    texts = ["Paris is in Peru.", "Water is wet."]
+    offsets = [[(0, 0), (0, 5), (6, 8), (9, 11)],
+               [(0, 0), (0, 5), (6, 8), (9, 12), (12, 13), (0, 0), (0, 0)]]
+    logits = np.zeros((2, 7, 2))
+    logits[0, 4, 1] = logits[1, 2, 1] = 3.0
+    labels = np.array([[-100, 0, 0, 0, 1, 0, -100], [-100, 0, 0, 0, 0, -100, -100]])
+    compute = compute_metrics_for(texts, offsets, [[[12, 16]], []], threshold=0.5,
+                                  metrics=["iou", "char_auroc"])
+    with pytest.raises(ValueError) as info:
+        compute((logits, labels))
+    message = str(info.value)
+    for fragment in ("example 0", "4 token", "7 positions", "position 4", "label 1"):
+        assert fragment in message, (fragment, message)
+    # padding labelled -100 past the offsets stays ignored
+    labels[0, 4:] = -100
+    assert compute((logits, labels))["iou_score"] == 0.0  # "Peru" is no longer scored

@@ -131,7 +131,7 @@ def test_batch_of_examples_and_soft_heat_strip():
     assert 'style="--p:0.150" title="prob 0.200">a<' in html
     assert 'style="--p:0.675" title="prob 0.900">b<' in html  # the later span wins
     with pytest.raises(mycelium.SpanValidationError,
-                       match=r"soft_predictions example 0, token 0: Expected a finite score "
+                       match=r"soft_predictions example 0, span 0: Expected a finite score "
                              r"in \[0, 1\], got 1.5"):
         mycelium.show("abc", [], soft_predictions=[{"start": 0, "end": 1, "prob": 1.5}])
 

@@ -166,3 +166,15 @@ def test_official_test_files_table(tmp_path):
         assert row["printed"] == single(row["ref"], row["pred"])
         b = want[(lang, "mark all")]
         assert row["printed"] == "IoU: %.8f\nCor: %.8f\n" % (b["oracle_iou"], b["oracle_cor"])
+
+
+def test_duplicate_language_is_named_before_a_missing_one(tmp_path):
+    # Two files for en and none for de: the duplicate is the mistake to report (the
+    # missing de follows from it).
+    ref_dir, pred_dir = _make(tmp_path)
+    shutil.copy(pred_dir / "mushroom.en-val.v2.pred.jsonl",
+                pred_dir / "mushroom.en-val.v2.pred2.jsonl")
+    (pred_dir / "mushroom.de-val.v2.pred.jsonl").unlink()
+    status, stdout, stderr = run_cli(["mushroom", ref_dir, pred_dir])
+    assert (status, stdout) == (1, "")
+    assert_one_error_line(stderr, [("several prediction files", "'en'")])

@@ -106,3 +106,65 @@ def test_reference_text_null(tmp_path):
                       ['{"id": "a-1", "model_output_text": null, "hard_labels": [], '
                        '"soft_labels": []}'])
     assert_one_error_line(err, [(str(ref), "a-1", "model_output_text")])
+
+
+# ------------------------------------- what the official scorer itself refuses
+# Each case below was run through participant_kit/scorer.py (Helsinki-NLP/mu-shroom at
+# 7fea78a) on these very lines: hard labels of floats or of {start, end} dicts stop it
+# with TypeError (range() of a float / of the dict's keys), a null id with its
+# AssertionError on the pair's ids, a UTF-8 byte order mark with its file reader's
+# error. The drop-in refuses them too, naming the rule.
+
+@pytest.mark.parametrize("line, fragments", [
+    ('{"id": "a-1", "hard_labels": [[1.0, 2.0]]}', ("hard_labels", "span 0", "integer")),
+    ('{"id": "a-1", "hard_labels": [[1, 2.0]], "soft_labels": []}',
+     ("hard_labels", "span 0", "integer")),
+    ('{"id": "a-1", "hard_labels": [{"start": 1, "end": 2}]}',
+     ("hard_labels", "span 0", "[start, end]")),
+], ids=["hard-floats", "hard-float-both-fields", "hard-dict"])
+def test_hard_labels_the_scorer_cannot_range_over(tmp_path, line, fragments):
+    _, pred, err = run(tmp_path, [line])
+    assert_one_error_line(err, [(str(pred), "a-1", "official scorer", *fragments)])
+
+
+def test_reference_hard_labels_of_floats(tmp_path):
+    ref, _, err = run(tmp_path, ['{"id": "a-1", "hard_labels": [[0, 4]]}'],
+                      [REF.replace("[[0, 4]]", "[[0.0, 4.0]]")])
+    assert_one_error_line(err, [(str(ref), "a-1", "hard_labels", "official scorer")])
+
+
+@pytest.mark.parametrize("side", ["ref", "pred"])
+def test_null_id(tmp_path, side):
+    pred_line = '{"id": "a-1", "hard_labels": [[0, 4]]}'
+    lines = {"ref": [REF], "pred": [pred_line]}
+    lines[side] = [lines[side][0].replace('"a-1"', "null")]
+    ref, pred, err = run(tmp_path, lines["pred"], lines["ref"])
+    named = ref if side == "ref" else pred
+    assert_one_error_line(err, [(str(named), "null", "id", "official scorer")])
+
+
+@pytest.mark.parametrize("side", ["ref", "pred"])
+def test_byte_order_mark(tmp_path, side):
+    ref = write_lines(tmp_path / "ref.jsonl", [REF])
+    pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a-1", "hard_labels": [[0, 4]]}'])
+    path = ref if side == "ref" else pred
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    status, stdout, stderr = run_cli(["mushroom", ref, pred])
+    assert (status, stdout) == (1, "")
+    assert_one_error_line(stderr, [(str(path), "byte order mark", "official scorer")])
+
+
+def test_lone_surrogate_written_raw_is_refused_escaped_is_scored(tmp_path):
+    # Raw (the UTF-8-like bytes of U+D800) is not UTF-8: the scorer's reader refuses it,
+    # and so does the drop-in. Escaped ("\ud800") is read by the scorer as one code point
+    # of the text, and scored (it was run on both): the drop-in scores it the same.
+    raw = REF.replace("abcdefghij", "abcdefghi\udc00").encode("utf-8", "surrogatepass")
+    ref = tmp_path / "ref.jsonl"
+    ref.write_bytes(raw + b"\n")
+    pred = write_lines(tmp_path / "pred.jsonl", ['{"id": "a-1", "hard_labels": [[0, 4]]}'])
+    status, stdout, stderr = run_cli(["mushroom", ref, pred])
+    assert (status, stdout) == (1, "")
+    assert_one_error_line(stderr, [(str(ref), "UTF-8")])
+    ref.write_text(REF.replace("abcdefghij", "abcdefghi\\ud800") + "\n", encoding="utf-8")
+    status, stdout, _ = run_cli(["mushroom", ref, pred])
+    assert status == 0 and stdout.startswith("IoU: 1.00000000")

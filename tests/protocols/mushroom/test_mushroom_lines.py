@@ -1,6 +1,7 @@
 """``mycelium mushroom`` reads JSON lines as the official scorer does: records end at
 "\\n" only (a raw U+2028, U+2029 or U+0085 inside a string is part of it), a "\\r\\n"
-ending and a byte order mark are accepted, and a bad byte is named with file and line."""
+ending is accepted, a byte order mark refused (as the official scorer refuses it), and a
+bad byte is named with file and line."""
 
 import codecs
 import json
@@ -33,12 +34,18 @@ def test_raw_line_separators_stay_inside_the_record(tmp_path):
 
 
 def test_crlf_endings_and_a_byte_order_mark(tmp_path):
-    ref = write(tmp_path / "ref.jsonl", [REF], ending="\r\n", bom=True)
-    pred = write(tmp_path / "pred.jsonl", [PRED], ending="\r\n", bom=True)
+    # CRLF endings: read as the official scorer reads them. A byte order mark: refused,
+    # as the official scorer refuses the file (its reader fails; run on these lines).
+    ref = write(tmp_path / "ref.jsonl", [REF], ending="\r\n")
+    pred = write(tmp_path / "pred.jsonl", [PRED], ending="\r\n")
     plain = run_cli(["mushroom", write(tmp_path / "r.jsonl", [REF]),
                      write(tmp_path / "p.jsonl", [PRED])])
     assert run_cli(["mushroom", ref, pred]) == plain
     assert plain[0] == 0
+    pred = write(tmp_path / "pred.jsonl", [PRED], ending="\r\n", bom=True)
+    status, out, err = run_cli(["mushroom", ref, pred])
+    assert (status, out) == (1, "")
+    assert_one_error_line(err, [(str(pred), "byte order mark", "official scorer")])
 
 
 def test_invalid_utf8_names_the_file_and_line(tmp_path):

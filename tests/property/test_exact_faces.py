@@ -1,0 +1,175 @@
+"""The slow, obvious implementations of ``exact_span``, ``iou`` and ``character`` in exact
+fractions (sets of spans and of character positions, `fractions.Fraction`), against
+every face: the dict (`mycelium.evaluate`), pandas, Polars and the `Accumulator`.
+
+The generators always include zero-length spans (``[s, s]``: no characters, dropped by
+every metric, SPEC section 2) and inclusive ends (``offsets="inclusive"`` reads
+``[s, e]`` as ``[s, e + 1)``, checked against the hand conversion).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mycelium
+
+HI = 30
+METRICS = ("exact_span", "iou", "character")
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+# ------------------------------------------------------------ the generators
+
+@st.composite
+def span_set(draw):
+    """0-4 spans in [0, HI]: random, zero-length, duplicated."""
+    spans = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["random", "random", "zero", "duplicate"]))
+        if kind == "duplicate" and spans:
+            spans.append(list(draw(st.sampled_from(spans))))
+            continue
+        s = draw(st.integers(0, HI))
+        spans.append([s, s if kind == "zero" else draw(st.integers(s, HI))])
+    return spans
+
+
+batches = st.lists(st.tuples(span_set(), span_set()), min_size=1, max_size=6)
+
+
+# --------------------------------------------------- the obvious, in fractions
+
+def _chars(spans):
+    return {i for s, e in spans for i in range(s, e)}
+
+
+def _ratio(num, den, undefined):
+    return Fraction(num, den) if den else undefined
+
+
+def _prf(tp, n_pred, n_ref):
+    p, r = _ratio(tp, n_pred, Fraction(0)), _ratio(tp, n_ref, Fraction(0))
+    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else Fraction(0)}
+
+
+def _statistics(refs, preds):
+    """Per metric the counts of one example, read off sets."""
+    r_set = {(s, e) for s, e in refs if s < e}
+    p_set = {(s, e) for s, e in preds if s < e}
+    g, p = _chars(refs), _chars(preds)
+    return {"exact_span": (len(r_set & p_set), len(p_set), len(r_set)),
+            "iou": (len(g & p), len(g | p)),
+            "character": (len(g & p), len(p), len(g))}
+
+
+def _values(metric, st_):
+    if metric == "iou":
+        inter, union = st_
+        return {"score": _ratio(inter, union, Fraction(1))}
+    return _prf(*st_)
+
+
+def obvious(batch, average):
+    """``{metric: {measure: float}}``: macro, the exact mean of the per-example values
+    (each a float, as reported per example); micro, the values of the summed counts."""
+    stats = [_statistics(r, p) for r, p in batch]
+    out = {}
+    for metric in METRICS:
+        if average == "micro":
+            summed = tuple(map(sum, zip(*(s[metric] for s in stats))))
+            out[metric] = {k: float(v) for k, v in _values(metric, summed).items()}
+        else:
+            per = [_values(metric, s[metric]) for s in stats]
+            out[metric] = {k: float(sum(Fraction(float(v[k])) for v in per) / len(per))
+                           for k in per[0]}
+    return out
+
+
+# ------------------------------------------------------------------ the faces
+
+def _quiet(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mycelium.EmptySpanWarning)
+        return call()
+
+
+def _from_dict(report):
+    return {m: dict(report[m]) for m in METRICS}
+
+
+def _from_tidy(rows):
+    out: dict = {}
+    for metric, measure, value in rows:
+        out.setdefault(metric, {})[measure] = value
+    return out
+
+
+def dict_face(refs, preds, average, **kw):
+    return _from_dict(mycelium.evaluate(refs, preds, metrics=list(METRICS), average=average,
+                                        **kw))
+
+
+def pandas_face(refs, preds, average, **kw):
+    df = pd.DataFrame({"ref": refs, "pred": preds})
+    table = df.mycelium.evaluate("ref", "pred", metrics=list(METRICS), average=average, **kw)
+    return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
+
+
+def polars_face(refs, preds, average, **kw):
+    pl = pytest.importorskip("polars")
+    dtype = pl.List(pl.Struct({"start": pl.Int64, "end": pl.Int64}))
+    as_dicts = [[{"start": s, "end": e} for s, e in spans] for spans in refs]
+    pred_dicts = [[{"start": s, "end": e} for s, e in spans] for spans in preds]
+    df = pl.DataFrame({"ref": as_dicts, "pred": pred_dicts}, schema={"ref": dtype,
+                                                                      "pred": dtype})
+    table = df.mycelium.evaluate("ref", "pred", metrics=list(METRICS), average=average, **kw)
+    return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
+
+
+def accumulator_face(refs, preds, average, **kw):
+    acc = mycelium.Accumulator(metrics=list(METRICS), average=average, **kw)
+    half = len(refs) // 2
+    for a, b in ((0, half), (half, len(refs))):
+        if b > a:
+            acc.update(refs[a:b], preds[a:b])
+    return _from_dict(acc.compute())
+
+
+FACES = {"dict": dict_face, "pandas": pandas_face, "polars": polars_face,
+         "accumulator": accumulator_face}
+
+
+def _same(got, want):
+    for metric in METRICS:
+        for measure, value in want[metric].items():
+            g = got[metric][measure]
+            assert (math.isnan(g) and math.isnan(value)) or g == value, \
+                (metric, measure, g, value)
+
+
+@pytest.mark.parametrize("face", list(FACES))
+@pytest.mark.parametrize("average", ["macro", "micro"])
+@SETTINGS
+@given(batch=batches)
+def test_every_face_equals_the_obvious_fractions(face, average, batch):
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    _same(_quiet(lambda: FACES[face](refs, preds, average)), obvious(batch, average))
+
+
+@pytest.mark.parametrize("face", list(FACES))
+@SETTINGS
+@given(batch=batches, average=st.sampled_from(["macro", "micro"]))
+def test_inclusive_ends_on_every_face_equal_the_conversion_by_hand(face, average, batch):
+    # The generated spans read as inclusive [s, e]: the obvious values of [s, e + 1).
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    by_hand = [([[s, e + 1] for s, e in r], [[s, e + 1] for s, e in p]) for r, p in batch]
+    got = _quiet(lambda: FACES[face](refs, preds, average, offsets="inclusive"))
+    _same(got, obvious(by_hand, average))
