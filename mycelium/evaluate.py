@@ -32,12 +32,13 @@ OFFSET_CONVENTION = "half-open [start, end)"
 
 def prepare(references: Any, predictions: Any, *, text: Any = None,
             missing: Missing = "error", granularity: Granularity = "char",
-            trim_spans: str | None = None, offsets: str = "half-open") -> Prepared:
+            trim_spans: str | None = None, offsets: str = "half-open",
+            warn_empty: bool = True) -> Prepared:
     """`mycelium.core.pipeline.prepare`, the span edges trimmed when ``trim_spans`` is
     set (`mycelium.adapters.trim`), then the units of ``granularity``
     (`mycelium.views.granularity.at_granularity`) unless it is ``"char"``."""
     prepared = pipeline.prepare(references, predictions, text=text, missing=missing,
-                                offsets=offsets)
+                                offsets=offsets, warn_empty=warn_empty)
     if trim_spans is not None:
         from .adapters.trim import trim_prepared
 
@@ -48,12 +49,14 @@ def prepare(references: Any, predictions: Any, *, text: Any = None,
 
 
 def prepare_for(references: Any, predictions: Any, settings: Settings, *,
-                text: Any = None) -> Prepared:
+                text: Any = None, warn_empty: bool = True) -> Prepared:
     """`prepare` under ``settings``: the one place the options that shape the spans
-    (``missing``, ``offsets``, ``trim_spans``, ``granularity``) reach it."""
+    (``missing``, ``offsets``, ``trim_spans``, ``granularity``) reach it. A face that
+    prepares one call in several parts passes ``warn_empty=False`` and warns once itself
+    (`mycelium.core.pipeline.warn_empty_spans`)."""
     return prepare(references, predictions, text=text, missing=settings.missing,
                    granularity=settings.granularity, trim_spans=settings.trim_spans,
-                   offsets=settings.offsets)
+                   offsets=settings.offsets, warn_empty=warn_empty)
 
 
 def statistics(references: Any, predictions: Any, *, text: Any = None,

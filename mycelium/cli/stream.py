@@ -28,7 +28,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core.inputs import to_spans
-from ..core.pipeline import compute_statistics
+from ..core.pipeline import EmptyAt, compute_statistics, warn_empty_spans
 from ..core.settings import Settings, resolve_settings
 from ..evaluate import prepare_for
 from ..frames import engine as frames
@@ -96,6 +96,7 @@ def _evaluate(args: argparse.Namespace) -> pd.DataFrame:
         raise _Refused
     stats: list[dict] = []
     kept: list[np.ndarray] = []
+    empties: list[tuple[tuple[int, int], EmptyAt | None]] = []
     keys: dict[str, list[pa.Array]] = {name: [] for name in args.by}
     pending: list[pa.RecordBatch] = []
     rows = 0
@@ -111,17 +112,31 @@ def _evaluate(args: argparse.Namespace) -> pd.DataFrame:
         pending.append(block)
         rows += block.num_rows
         if sum(b.num_rows for b in pending) >= _BATCH_ROWS:
-            _score(pending, args, settings, stats, kept)
+            _score(pending, args, settings, stats, kept, empties)
             pending = []
     if pending:
-        _score(pending, args, settings, stats, kept)
+        _score(pending, args, settings, stats, kept, empties)
     if rows == 0 or rows != object_lines_in(path):
         raise _Refused  # blank or split lines: the line-by-line reader decides
+    _warn_empty_once(empties)
     return _result(stats, np.concatenate(kept), keys, args, settings, rows)
 
 
+def _warn_empty_once(empties: list[tuple[tuple[int, int], EmptyAt | None]]) -> None:
+    """One `mycelium.EmptySpanWarning` for the whole file, as the in-memory path gives:
+    the counts of every batch, and the first reference span if any batch has one, else
+    the first prediction span (each batch names its reference spans first)."""
+    refs = sum(counts[0] for counts, _ in empties)
+    preds = sum(counts[1] for counts, _ in empties)
+    if refs + preds == 0:
+        return
+    side = "references" if refs else "predictions"
+    first = next(at for _, at in empties if at is not None and at.side == side)
+    warn_empty_spans((refs, preds), first)
+
+
 def _score(blocks: list[pa.RecordBatch], args, settings: Settings, stats: list[dict],
-           kept: list[np.ndarray]) -> None:
+           kept: list[np.ndarray], empties: list) -> None:
     """One batch of rows → its per-row statistics (the in-memory path's conversions)."""
     table = pa.Table.from_batches(blocks)
 
@@ -135,7 +150,12 @@ def _score(blocks: list[pa.RecordBatch], args, settings: Settings, stats: list[d
         if not (pd.api.types.is_string_dtype(text.dtype) and text.dtype != object) and any(
                 not isinstance(v, str) and v is not None for v in text.tolist()):
             raise _Refused  # the in-memory path names the row and its value
-    prepared = prepare_for(spans(args.ref_col), spans(args.pred_col), settings, text=text)
+    prepared = prepare_for(spans(args.ref_col), spans(args.pred_col), settings, text=text,
+                           warn_empty=False)  # told once for the file (_warn_empty_once)
+    before = sum(k.size for k in kept)  # rows of the earlier batches
+    at = prepared.first_empty
+    empties.append((prepared.empty_spans,
+                    None if at is None else at._replace(example=at.example + before)))
     stats.append(compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                     settings.params))
     kept.append(prepared.kept)

@@ -11,6 +11,7 @@ prepared batch by `mycelium.views.granularity`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,6 +33,21 @@ OFFSETS = ("half-open", "inclusive")
 PAIR_METRICS = ("deteval_1d", "cleval_1d")
 
 
+class EmptyAt(NamedTuple):
+    """Where a zero-length span is, in the user's terms: the side, the example's input
+    position, the span's index in it and the span as written (an inclusive end when the
+    call read inclusive offsets). Printed as ``references example 3, span 0: [7, 7]``."""
+
+    side: str
+    example: int
+    span: int
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.side} example {self.example}, span {self.span}: [{self.start}, {self.end}]"
+
+
 @dataclass(frozen=True)
 class Prepared:
     """Both sides of a batch, validated and canonical, with the examples kept."""
@@ -47,8 +63,9 @@ class Prepared:
     listed: tuple[np.ndarray, np.ndarray] | None = None
     #: zero-length spans listed by the kept examples: (references, predictions)
     empty_spans: tuple[int, int] = (0, 0)
-    #: where the first of them is (``"references example 3, span 0: [7, 7]"``), or None
-    first_empty: str | None = None
+    #: where the first of them is (printed ``"references example 3, span 0: [7, 7]"``),
+    #: or None
+    first_empty: EmptyAt | None = None
 
     @property
     def n_input(self) -> int:
@@ -100,7 +117,7 @@ def check_offsets(offsets) -> None:
 
 
 def _empty_spans(refs: SpanBatch, preds: SpanBatch, kept: np.ndarray, offsets: str
-                 ) -> tuple[tuple[int, int], str | None]:
+                 ) -> tuple[tuple[int, int], EmptyAt | None]:
     """The zero-length spans of each side and where the first is, in the user's terms
     (input example position, span index, the span as written)."""
     counts, first = [], None
@@ -112,19 +129,19 @@ def _empty_spans(refs: SpanBatch, preds: SpanBatch, kept: np.ndarray, offsets: s
             k = int(np.searchsorted(batch.offsets, i, side="right") - 1)
             start, end = int(batch.starts[i]), int(batch.ends[i])
             written = end - 1 if offsets == "inclusive" else end  # never: e + 1 > s
-            first = (f"{side} example {int(positions[k])}, span "
-                     f"{i - int(batch.offsets[k])}: [{start}, {written}]")
+            first = EmptyAt(side, int(positions[k]), i - int(batch.offsets[k]), start,
+                            written)
     return (counts[0], counts[1]), first
 
 
-def warn_empty_spans(counts: tuple[int, int], first: str) -> None:
+def warn_empty_spans(counts: tuple[int, int], first: EmptyAt | str) -> None:
     """One `mycelium.EmptySpanWarning`, pointing at the user's line."""
     import warnings
 
     from ..errors import EmptySpanWarning
     from .aggregate import _outside_mycelium
 
-    warnings.warn(EmptySpanWarning(counts[0], counts[1], first),
+    warnings.warn(EmptySpanWarning(counts[0], counts[1], str(first)),
                   stacklevel=_outside_mycelium())
 
 

@@ -143,3 +143,24 @@ def _namespace(argv):
     args = parser.parse_args([str(a) for a in argv])
     args.parser = parser
     return args
+
+
+@pytest.mark.parametrize("side", ["ref", "pred"])
+def test_zero_length_spans_of_late_batches_are_told_once_by_their_file_row(
+        capsys, tmp_path, monkeypatch, small_batches, side):
+    data = rows()
+    for r in data:  # no zero-length span in the file but those placed below
+        for name in ("ref", "pred"):
+            r[name] = None if r[name] is None else [s for s in r[name] if s[0] < s[1]]
+    for i in (900, 1300):
+        data[i][side] = [[1, 1], *(data[i][side] or [])]
+    path = write_jsonl(tmp_path / "rows.jsonl", data)
+    argv = ["evaluate", path, "--ref-col", "ref", "--pred-col", "pred", "--missing", "empty"]
+    batched, warned = output(capsys, tmp_path, monkeypatch, argv, "csv", batched=True)
+    assert len(small_batches) >= 5
+    whole, warned_whole = output(capsys, tmp_path, monkeypatch, argv, "csv", batched=False)
+    assert batched == whole and warned == warned_whole
+    name = "references" if side == "ref" else "predictions"
+    assert warned.count("mycelium: warning: ") == 1
+    assert f"the first at {name} example 900, span 0: [1, 1]" in warned
+    assert "2 zero-length spans" in warned
