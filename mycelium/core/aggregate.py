@@ -264,10 +264,10 @@ def warn_undefined(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Av
         else:
             where = f"the pooled (micro) values of {bad} of {n} groups are"
         warnings.warn(UndefinedMetricWarning(metric, measure, where),
-                      stacklevel=_outside_mycelium())
+                      stacklevel=outside_mycelium())
 
 
-def _outside_mycelium() -> int:
+def outside_mycelium() -> int:
     """The ``stacklevel`` of the first frame outside the mycelium package (the user's
     call), so a warning points at the line that asked for it."""
     import os

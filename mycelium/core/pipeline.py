@@ -139,10 +139,10 @@ def warn_empty_spans(counts: tuple[int, int], first: EmptyAt | str) -> None:
     import warnings
 
     from ..errors import EmptySpanWarning
-    from .aggregate import _outside_mycelium
+    from .aggregate import outside_mycelium
 
     warnings.warn(EmptySpanWarning(counts[0], counts[1], str(first)),
-                  stacklevel=_outside_mycelium())
+                  stacklevel=outside_mycelium())
 
 
 def _same_form(ref: Side, pred: Side) -> None:
