@@ -141,7 +141,7 @@ def _last_writer(lengths, ex, s, e, p):
 def _pieces(ks, ke):
     """The sorted distinct bounds of spans keyed on the global axis, and the first and
     past-last piece (between consecutive bounds) under each span."""
-    bounds = _distinct(np.sort(np.concatenate([ks, ke])))
+    bounds = distinct(np.sort(np.concatenate([ks, ke])))
     return bounds, np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
 
 
@@ -179,7 +179,8 @@ def _sorted(ex, s, e, p):
     return ex[order], s[order], e[order], p[order]
 
 
-def _distinct(sorted_values: np.ndarray) -> np.ndarray:
+def distinct(sorted_values: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array, in order."""
     if sorted_values.size == 0:
         return sorted_values
     head = np.ones(sorted_values.size, dtype=bool)
@@ -206,7 +207,7 @@ def _cor_fast(lengths, fast, runs_a, runs_b, constant: str = "mu_shroom") -> np.
     n = lengths[examples]
     width = int(n.max()) + 1
     # Elementary segments: between consecutive bounds of either side (and 0, len).
-    bounds = _distinct(np.sort(np.concatenate([
+    bounds = distinct(np.sort(np.concatenate([
         examples * width, examples * width + n,
         ra[0] * width + ra[1], ra[0] * width + ra[2],
         rb[0] * width + rb[1], rb[0] * width + rb[2]])))
@@ -293,7 +294,7 @@ def _twice_ranks(values, seg_ex, seg_len, first):
     twice = np.empty(skey.size, dtype=np.int64)
     twice[order] = np.repeat(2 * before + count + 1, np.diff(np.append(heads, skey.size)))
     rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
-    cls = np.searchsorted(_distinct(np.sort(rounded)), rounded)[vid]
+    cls = np.searchsorted(distinct(np.sort(rounded)), rounded)[vid]
     const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
     nonzero = (rounded != 0.0)[vid]
     zero = ~np.logical_or.reduceat(nonzero, first)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._soft_runs import cor_of_runs, last_writer_runs
+from ._soft_runs import cor_of_runs, distinct, last_writer_runs
 from .soft_spearman import average_ranks
 
 __all__ = ["TypedScores", "typed_soft_scores", "summed_runs", "visions_cor", "set_iou"]
@@ -66,7 +66,7 @@ def typed_soft_scores(lengths, ref: tuple, pred: tuple, n_labels: int) -> TypedS
     m, L = lengths.size, max(int(n_labels), 1)
     key_r = _items(ref[0]) * L + ref[4]
     key_p = _items(pred[0]) * L + pred[4]
-    pairs = _distinct(np.sort(np.concatenate([key_r, key_p])))
+    pairs = distinct(np.sort(np.concatenate([key_r, key_p])))
     pair_item, pair_label = pairs // L, pairs % L
     sub_r, count_r = _by_pair(ref, np.searchsorted(pairs, key_r), pairs.size)
     sub_p, count_p = _by_pair(pred, np.searchsorted(pairs, key_p), pairs.size)
@@ -141,7 +141,7 @@ def summed_runs(lengths, offsets, starts, ends, probs):
         return ex, s, e, p
     width = int(lengths.max()) + 1
     ks, ke = ex * width + s, ex * width + e
-    bounds = _distinct(np.sort(np.concatenate([ks, ke])))
+    bounds = distinct(np.sort(np.concatenate([ks, ke])))
     lo, hi = np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
     count = hi - lo
     span = np.repeat(np.arange(s.size, dtype=np.int64), count)  # list order per item
@@ -234,10 +234,3 @@ def set_iou(m: int, ref: tuple, pred: tuple) -> np.ndarray:
         # Quirk of the SHROOM-Visions kit scorer (scorer.py 115): 1.0 when both are empty.
         return np.where(union == 0, 1.0, inter / np.where(union == 0, 1.0, union))
 
-
-def _distinct(sorted_values: np.ndarray) -> np.ndarray:
-    if sorted_values.size == 0:
-        return sorted_values
-    head = np.ones(sorted_values.size, dtype=bool)
-    head[1:] = sorted_values[1:] != sorted_values[:-1]
-    return sorted_values[head]

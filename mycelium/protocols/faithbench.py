@@ -274,12 +274,14 @@ def read_annotations(path: str | Path, source: str = "companion") -> pd.DataFram
     Parameters
     ----------
     path : str or pathlib.Path
-        The FaithBench data folder.
+        The FaithBench data folder (as for `read_items`).
     source : {"companion", "release"}
+        The paper's companion exports or the public release.
 
     Returns
     -------
     pandas.DataFrame
+        In the files' order, annotators as ``ann-<8 hex>`` ids.
 
     Examples
     --------
