@@ -97,6 +97,12 @@ class _Parser(argparse.ArgumentParser):
 
     def _check_value(self, action, value):
         if action.choices is not None and value not in action.choices:
+            if action.dest == "profile":  # a benchmark scored by a procedure of its own
+                from ..core.profiles import procedure_hint
+
+                hint = procedure_hint(value)
+                if hint is not None:
+                    raise argparse.ArgumentError(action, f"invalid choice: {value!r}. {hint}")
             close = closest_name(value, [str(c) for c in action.choices])
             if close is not None:
                 choices = ", ".join(map(repr, action.choices))

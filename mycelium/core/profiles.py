@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from ..errors import closest_name
 from ..metrics import POOLED_METRICS, resolve_metrics, resolve_params, unknown_name
 from .aggregate import zero_division_name
 from .score_rules import ScoreRules, score_rules
@@ -239,8 +240,37 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
         return profile
     if isinstance(profile, str):
         if profile not in PROFILES:
+            hint = procedure_hint(profile)
+            if hint is not None:
+                raise ValueError(f"Unknown profile {profile!r}. {hint} Valid profiles: "
+                                 f"{', '.join(PROFILES)}.")
             raise unknown_name("profile", profile, PROFILES)
         return PROFILES[profile]
     raise TypeError(f"profile is a {type(profile).__name__}; expected None, a name "
                     f"({', '.join(PROFILES)}) or a mycelium.Profile.")
 
+
+#: Benchmarks scored by a procedure of their own rather than a profile, and where.
+PROCEDURES = {
+    "shroom_visions": "SHROOM-Visions is scored by its kit's procedure, not a profile: "
+                      "`mycelium shroom-visions REF PRED OUT` or "
+                      "mycelium.protocols.shroom_visions.score_files.",
+    "faithbench": "FaithBench is scored at the response level, not by a profile: "
+                  "mycelium.protocols.faithbench.detector_table, or "
+                  "`mycelium rank PRED --benchmark faithbench`.",
+}
+
+
+def procedure_hint(name: object) -> str | None:
+    """Where a benchmark that has no profile is scored, when ``name`` spells it (in any
+    case or punctuation), else None.
+
+    Examples
+    --------
+    >>> procedure_hint("SHROOM-Visions").split(":")[0]
+    "SHROOM-Visions is scored by its kit's procedure, not a profile"
+    >>> procedure_hint("ragtruth") is None
+    True
+    """
+    close = closest_name(name, [*PROFILES, *PROCEDURES])
+    return PROCEDURES.get(close) if close is not None else None

@@ -4,6 +4,8 @@ face and the command line. Unknown names still raise (nothing is accepted by gue
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -67,6 +69,27 @@ def test_profile_spellings_on_the_dict_and_pandas_faces(typed, want):
         df.mycelium.evaluate("ref", "pred", profile=typed)
     with pytest.raises(ValueError, match=f"Did you mean '{want}'"):
         df.mycelium.score("ref", "pred", profile=typed)
+
+
+#: Benchmarks with a procedure of their own instead of a profile: the answer says where.
+PROCEDURE_SPELLINGS = {"SHROOM-Visions": "mycelium shroom-visions REF PRED OUT",
+                       "shroom visions": "mycelium shroom-visions REF PRED OUT",
+                       "FaithBench": "mycelium.protocols.faithbench.detector_table"}
+
+
+@pytest.mark.parametrize("typed,where", PROCEDURE_SPELLINGS.items())
+def test_a_benchmark_without_a_profile_is_answered_with_its_procedure(typed, where, capsys):
+    with pytest.raises(ValueError, match=f"Unknown profile '{typed}'. .*not (by )?a profile"
+                                         f".*{re.escape(where)}"):
+        mycelium.evaluate(REFS, PREDS, profile=typed)
+    df = pd.DataFrame({"ref": REFS, "pred": PREDS})
+    with pytest.raises(ValueError, match=re.escape(where)):
+        df.mycelium.evaluate("ref", "pred", profile=typed)
+    with pytest.raises(ValueError, match=re.escape(where)):
+        mycelium.Accumulator(profile=typed)
+    assert main(["evaluate", "x.jsonl", "--ref-col", "r", "--profile", typed]) == 2
+    err = capsys.readouterr().err
+    assert f"argument --profile: invalid choice: '{typed}'. " in err and where in err
 
 
 @pytest.mark.parametrize("option,typed,want", OPTION_SPELLINGS)
