@@ -1,11 +1,12 @@
 """Build ``mycelium/datasets/registry.json`` and ``mycelium/datasets/references.json``.
 
-The registry's hashes are the SHA-256 of the local copies under ``/work/shared/data``
-(each copied byte for byte from the commit its entry names; see each folder's SOURCE.md),
+The registry's hashes are the SHA-256 of the local copies in ``../shared/data`` beside the
+repository, or in the folder ``MYCELIUM_SHARED_DATA`` names, each copied byte for byte
+from the commit its entry names (see each folder's SOURCE.md),
 and the reference results are parsed from the published leaderboard files kept there.
 Run it again when a copy or a leaderboard is added::
 
-    MYCELIUM_SHARED_DATA=/work/shared/data python validation/build_datasets.py
+    MYCELIUM_SHARED_DATA=../shared/data python validation/build_datasets.py
 
 Benchmarks without a local copy list their files without a sha256: ``mycelium data add``
 records the hashes of the copy a user registers.
@@ -408,7 +409,8 @@ def faithbench_table() -> list[dict]:
 
 
 def main() -> int:
-    data = Path(os.environ.get("MYCELIUM_SHARED_DATA", "/work/shared/data"))
+    beside = Path(__file__).resolve().parents[2] / "shared" / "data"
+    data = Path(os.environ.get("MYCELIUM_SHARED_DATA", beside))
     if not data.is_dir():
         print(f"Expected the shared data folder at {data}; set MYCELIUM_SHARED_DATA.",
               file=sys.stderr)
