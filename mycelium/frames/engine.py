@@ -24,7 +24,8 @@ from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import group_sums, row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
-from ..evaluate import prepare_for
+from ..evaluate import LABELS_AND_TYPE_FIELD, prepare_for
+from ..metrics import SOFT_METRICS, fixed_average
 from ..core.groups import Groups, check_key_type, group_codes, key_table, normalize_by
 
 __all__ = ["TIDY_COLUMNS", "face_call", "columns_of", "evaluate_table", "table_of_statistics", "score_table",
@@ -69,7 +70,7 @@ def face_call(arguments) -> tuple[Inputs, Settings]:
         raise ValueError("Expected span metrics on a frame, got 'typed_span'; fix by "
                          "scoring it with mycelium.evaluate(..., metrics=['typed_span'], "
                          "type_field=...) on the columns' values.")
-    return names, settings
+    return names.soft_from_spans(settings.profile), settings
 
 
 def columns_of(names: Inputs, column) -> Inputs:
@@ -124,10 +125,14 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
     if type_field is not None:
         return typed_table(references, predictions, settings, prepared, groups,
                            type_field=type_field, typed_matching=settings.typed_matching)
-    stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
-                           soft_predictions=soft_predictions)
-    return table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
-                               progress=settings.progress)
+    stats, breakdown = statistics_and_labels(prepared, settings, text=text,
+                                             soft_references=soft_references,
+                                             soft_predictions=soft_predictions)
+    table = table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
+                                progress=settings.progress)
+    if breakdown is None:
+        return table
+    return with_label_rows(table, breakdown, groups.codes[prepared.kept], groups, settings)
 
 
 def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Groups, *,
@@ -149,17 +154,63 @@ def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Gro
 
 def all_statistics(prepared: Prepared, settings: Settings, *, text=None,
                    soft_references=None, soft_predictions=None) -> dict:
-    """Per-row statistics of the span metrics, and ``soft_spearman``'s per-row scores
+    """Per-row statistics of the span metrics, and the soft metrics' per-row scores
     (computed as `mycelium.evaluate` does)."""
+    return statistics_and_labels(prepared, settings, text=text,
+                                 soft_references=soft_references,
+                                 soft_predictions=soft_predictions)[0]
+
+
+def statistics_and_labels(prepared: Prepared, settings: Settings, *, text=None,
+                          soft_references=None, soft_predictions=None):
+    """`all_statistics` and, with ``soft_spearman_by_label``, its per-label breakdown
+    (`mycelium.metrics.soft_labels.LabelBreakdown`; None without)."""
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
-    if "soft_spearman" in settings.metrics:
-        from ..metrics.soft_spearman import soft_statistics
+    breakdown = None
+    if any(m in settings.metrics for m in SOFT_METRICS):
+        from ..core.score_rules import rules_of
+        from ..metrics.soft_labels import soft_label_statistics
 
-        stats["soft_spearman"] = soft_statistics(
+        if settings.type_field is not None and "soft_spearman_by_label" in settings.metrics:
+            raise ValueError(LABELS_AND_TYPE_FIELD)
+        soft, breakdown = soft_label_statistics(
             soft_lists(soft_references, "soft_references"),
-            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text)
-    return stats
+            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text,
+            metrics=settings.metrics, rules=rules_of(settings.profile))
+        stats.update(soft)
+    return stats, breakdown
+
+
+def with_label_rows(table: pa.Table, breakdown, codes: np.ndarray, groups: Groups,
+                    settings: Settings) -> pa.Table:
+    """``table`` (the tidy rows) with a ``type`` column (null on its rows) and, per group,
+    the per-label rows of ``soft_spearman_by_label`` (`mycelium.views.soft_labels`, as
+    `mycelium.evaluate`'s ``by_type``): per label, ``soft_spearman`` and ``iou`` (measure
+    ``score``, average ``"macro"``), then the counts ``n_ref`` and ``n_pred`` (metric
+    ``"counts"``, average ``"sum"``); ``examples`` counts the group's examples having the
+    label. ``codes``: the group of each scored row."""
+    from ..views.soft_labels import label_rows
+
+    rows: dict[str, list] = {name: [] for name in ("group", TYPE_COLUMN) + TIDY_COLUMNS}
+    profile = settings.profile.name if settings.profile else None
+    for g in range(groups.n_groups):
+        for label, entry in label_rows(breakdown, codes == g).items():
+            n = entry["examples"]
+            cells = [("soft_spearman", "score", entry["soft_spearman"]["score"], "macro"),
+                     ("iou", "score", entry["iou"]["score"], "macro"),
+                     (COUNTS_METRIC, COUNTS_MEASURE, float(entry["n_ref"]), COUNTS_AVERAGE),
+                     (COUNTS_METRIC, "n_pred", float(entry["n_pred"]), COUNTS_AVERAGE)]
+            for metric, measure, value, average in cells:
+                for name, v in zip(("group", TYPE_COLUMN) + TIDY_COLUMNS,
+                                   (g, label, metric, measure, value, n, average, profile)):
+                    rows[name].append(v)
+    types = pa.array(rows.pop(TYPE_COLUMN), pa.string())
+    labelled = _assemble(rows, groups, settings)
+    labelled = labelled.add_column(groups.keys.num_columns, TYPE_COLUMN, types)
+    overall = table.add_column(groups.keys.num_columns, TYPE_COLUMN,
+                               pa.nulls(table.num_rows, pa.string()))
+    return pa.concat_tables([overall, labelled.select(overall.column_names)])
 
 
 def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.Table:
@@ -223,7 +274,7 @@ def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings)
 
 
 def _average_of(metric: str, settings: Settings) -> str:
-    return "macro" if metric == "soft_spearman" else settings.average
+    return fixed_average(metric) or settings.average
 
 
 def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
