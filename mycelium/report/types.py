@@ -157,6 +157,8 @@ def by_type_of(frame: pd.DataFrame) -> dict:
             frame["type"], frame["metric"], frame["measure"], frame["value"],
             frame["examples"]):
         t = None if _missing(t) else t
+        if metric == "typed_span" and t is None:
+            continue  # typed_span's rows are over every type at once (type null)
         entry = out.setdefault(t, {"examples": int(examples), "n_ref": 0})
         if metric == COUNTS_METRIC and measure == "n_ref":
             entry["n_ref"] = int(value)
@@ -194,7 +196,10 @@ def predicted_type_counts(predictions, type_field: str) -> Counter:
 
 
 def _note(result) -> str:
-    if isinstance(result, dict) and "typed_span" in result:
+    typed_span = ("typed_span" in result if isinstance(result, dict) else
+                  isinstance(result, pd.DataFrame) and "metric" in result.columns
+                  and bool((result["metric"] == "typed_span").any()))
+    if typed_span:
         return ("typed_span is scored over every type at once (its scheme decides what a "
                 "type mismatch costs): see the overall table.")
     return ""

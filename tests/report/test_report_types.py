@@ -141,6 +141,14 @@ def test_typed_span_result_points_to_the_overall_number():
     table = type_table(result)
     assert list(table.frame.columns) == ["type", "reference spans", "examples"]
     assert "typed_span is scored over every type at once" in repr(table)
+    # the frame faces give typed_span's rows with a null type: not the no-type group's
+    df = pd.DataFrame({"ref": REFS, "pred": PREDS})
+    tidy = df.mycelium.evaluate("ref", "pred", type_field="t",
+                                metrics=["typed_span", "character"])
+    from_frame = type_table(tidy)
+    pd.testing.assert_frame_equal(from_frame.frame, type_table(mycelium.evaluate(
+        REFS, PREDS, type_field="t", metrics=["typed_span", "character"])).frame)
+    assert "typed_span is scored over every type at once" in repr(from_frame)
 
 
 def test_many_types_are_capped_and_the_rest_summed():
