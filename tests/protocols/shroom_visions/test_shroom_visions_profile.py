@@ -231,3 +231,108 @@ def test_accumulator_equals_the_dict_face(case, tmp_path):
             g = tidy_of_report(got)[key]
             assert same(g[0], value) and g[1] == examples, key
         assert got["meta"]["signature"] == want["meta"]["signature"]
+
+
+# ---------------------------------------------------------------- properties
+
+#: Predicted labels are the kit's five (the drop-in refuses others); the gold may hold
+#: another label, here one that differs from a known label only by its case.
+LABELS = ["OCR", "invention", "other", "miscounting"]
+GOLD_LABELS = LABELS + ["ocr"]
+PROBS = [0.0, 0.1, 0.2, 0.3, 0.25, 0.5, 0.3333333333, 0.6666666667, 1.0]
+
+
+def _batches():
+    from hypothesis import strategies as st
+
+    @st.composite
+    def batch(draw):
+        out = []
+        for _ in range(draw(st.integers(1, 6))):
+            n = draw(st.integers(1, 20))
+
+            def spans(labels):
+                spans = []
+                for _ in range(draw(st.integers(0, 4))):
+                    s = draw(st.integers(0, n - 1))
+                    spans.append({"start": s, "end": draw(st.integers(s + 1, n)),
+                                  "prob": draw(st.sampled_from(PROBS)),
+                                  "label": draw(st.sampled_from(labels))})
+                return spans
+            out.append(("x" * n, spans(GOLD_LABELS), spans(LABELS)))
+        return out
+    return batch()
+
+
+def test_profile_equals_the_drop_in_records_and_ignores_row_order():
+    """Per item, the profile gives `score_records`' values (the drop-in on records)
+    for any labels, case kept; the means do not depend on the rows' order."""
+    from hypothesis import given, settings
+
+    from mycelium.protocols.shroom_visions import score_records
+
+    @settings(max_examples=60, deadline=None)
+    @given(_batches())
+    def check(batch):
+        texts = [t for t, _, _ in batch]
+        refs = [r for _, r, _ in batch]
+        preds = [p for _, _, p in batch]
+        ids = [f"i{k:03d}" for k in range(len(batch))]
+        want = score_records(
+            [{"id": i, "response": t, "labels": r} for i, t, r in zip(ids, texts, refs)],
+            [{"id": i, "labels": p} for i, p in zip(ids, preds)])
+        got = mycelium.evaluate(refs, preds, text=texts, profile="shroom_visions",
+                                include_per_example=True)
+        for metric, field in PER_ITEM.items():
+            assert [r[metric]["score"] for r in got["per_example"]] == \
+                getattr(want, field).tolist(), metric
+        back = mycelium.evaluate(refs[::-1], preds[::-1], text=texts[::-1],
+                                 profile="shroom_visions")
+        assert {k: v for k, v in back.items() if k != "meta"} == {
+            k: v for k, v in got.items() if k not in ("meta", "per_example")}
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mycelium.EmptySpanWarning)
+        check()
+
+
+def test_refusals_name_what_to_fix():
+    ref = [{"start": 0, "end": 2, "prob": 1.0, "label": "OCR"}]
+    pred = [{"start": 0, "end": 2, "prob": 0.5}]  # no label
+    with pytest.raises(mycelium.SpanValidationError,
+                       match="soft_predictions example 0, span 0: expected a 'label'"):
+        mycelium.evaluate(ref, pred, text="abcd", profile="shroom_visions")
+    with pytest.raises(ValueError, match="Expected the SHROOM-Visions rules .* fix by "
+                                         "passing profile='shroom_visions'"):
+        mycelium.evaluate([[0, 2]], [[0, 2]], text="abcd", soft_references=ref,
+                          soft_predictions=ref, metrics=["soft_spearman_by_label"])
+    with pytest.raises(ValueError, match="Expected no type_field with metric "
+                                         "'soft_spearman_by_label'"):
+        mycelium.evaluate(ref, ref, text="abcd", profile="shroom_visions",
+                          type_field="label")
+    with pytest.raises(ValueError, match="or call without type_field"):
+        pd.DataFrame({"r": [ref], "t": ["abcd"]}).mycelium.evaluate(
+            "r", "r", text="t", profile="shroom_visions", type_field="label")
+
+
+def test_mu_shroom_rules_stay_the_default_for_soft_labels():
+    """Soft labels without the profile: soft_spearman alone, last writer on both sides,
+    Mu-SHROOM's constant rule (the gold here sums to 0.75 under the kit's rule)."""
+    ref = [{"start": 0, "end": 4, "prob": 0.5, "label": "OCR"},
+           {"start": 2, "end": 6, "prob": 0.25, "label": "OCR"}]
+    pred = [{"start": 0, "end": 3, "prob": 0.9, "label": "OCR"}]
+    plain = mycelium.evaluate([[0, 6]], [[0, 3]], text="abcdefgh", soft_references=ref,
+                              soft_predictions=pred)
+    assert "soft_spearman_by_label" not in plain
+    visions = mycelium.evaluate(ref, pred, text="abcdefgh", profile="shroom_visions")
+    assert plain["soft_spearman"] != visions["soft_spearman"]
+    from mycelium.metrics._typed_soft import visions_cor
+    from mycelium.metrics.soft_spearman import cor
+
+    a_last = np.array([0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0, 0])
+    a_sum = np.array([0.5, 0.5, 0.75, 0.75, 0.25, 0.25, 0, 0])
+    b = np.array([0.9, 0.9, 0.9, 0, 0, 0, 0, 0])
+    assert plain["soft_spearman"]["score"] == cor(a_last, b)
+    assert visions["soft_spearman"]["score"] == visions_cor(a_sum, b)
