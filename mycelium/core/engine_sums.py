@@ -47,7 +47,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..metrics import METRICS
+from ..metrics import STATISTIC_METRICS as METRICS  # typed_span's statistics sum too
 from .exactsum import limb_arrays
 from .groups import group_fsums, group_sums
 from .reduce import SEP, row_columns
