@@ -301,3 +301,12 @@ def test_span_types_draw_their_colours_and_the_legend_counts(tmp_path):
     chromium(tmp_path, page, f"--screenshot={png}", "--window-size=900,400")
     seen = colours_present(png, {n: TYPE_COLOURS[k] for k, n in enumerate(names)}, 12)
     assert all(n > 20 for n in seen.values()), seen  # each type's underline is drawn
+
+
+def test_at_480_px_the_shroom_visions_page_does_not_scroll_sideways(tmp_path):
+    page = tmp_path / "visions.html"
+    assert main(["shroom-visions", str(VISIONS / "gold.jsonl"), str(VISIONS / "pred.jsonl"),
+                 str(tmp_path / "out.txt"), "--html", str(page)]) == 0
+    scroll, client, inner, wide = at_480(tmp_path, page, "table.myc-types *")
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+    assert wide == "", wide  # per label and per item: cards of labelled values
