@@ -82,26 +82,18 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     if ws.dense and _fits(ws):
         return _statistics_from_ranges(ws, a, w)
     blocks = ws.pair_blocks("ref")  # each block holds every pair of its references
-    # Sweep 1: A-true pairs per prediction, and Σ c over the references overlapping it.
-    col = np.zeros(preds.n_spans, dtype=np.int64)
+    # Sweep 1: Σ c over the references overlapping each prediction.
     sum_c = np.zeros(preds.n_spans, dtype=np.int64)
-    held: list[np.ndarray] | None = [] if not ws.dense else None  # one block: tests kept
     for pr in blocks:
-        A = iv.passes(pr.overlap, preds.lengths[pr.pred], a)
-        if held is not None:
-            held.append(A)
-        col += iv.count(pr.pred[A], preds.n_spans)
         sum_c = iv.exact_add(sum_c, iv.group_sum(pr.pred, pr.overlap, preds.n_spans))
-    # Σ_g ap[g,d] over the references overlapping d, as one exact ratio Σc / len(d).
-    merge_d = (ws.pair_counts[1] >= 2) & iv.passes(sum_c, np.maximum(preds.lengths, 1), a)
+    merge_d, single = _merged_and_single(ws, sum_c, a)
     # Sweep 2: the matched pairs, reduced per span and per example.
     m_g = np.zeros(refs.n_spans, dtype=np.int64)
     n_d = np.zeros(preds.n_spans, dtype=np.int64)
     matched_det = np.zeros(n, dtype=np.int64)
     tp_chars = np.zeros(n, dtype=np.int64)
-    for k, pr in enumerate(blocks):
-        A = held[k] if held is not None else iv.passes(pr.overlap, preds.lengths[pr.pred], a)
-        m = pr.select(_match(pr, A, refs.n_spans, col, merge_d))
+    for pr in blocks:
+        m = pr.select(_match(pr, preds.lengths, merge_d, single, a))
         block_m_g = iv.count(m.ref, refs.n_spans)  # complete: the block has all of g's pairs
         m_g += block_m_g
         n_d += iv.count(m.pred, preds.n_spans)
@@ -182,10 +174,10 @@ def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.n
                 + (end_pre[ke] - end_pre[first]))
 
     sum_c = F(pe, preds.ends) - F(ps, preds.starts)
-    merge_d = (pc_d >= 2) & iv.passes(sum_c, np.maximum(preds.lengths, 1), a)
+    merge_d, one = _merged_and_single(ws, sum_c, a)
     # A prediction with one partner: that partner is the reference of largest end among
     # those starting before the prediction ends (the only one reaching past its start).
-    single = np.flatnonzero(pc_d == 1)
+    single = np.flatnonzero(one)
     reach = np.maximum.accumulate(re_) if re_.size else re_
     holder = np.maximum.accumulate(np.where(re_ == reach, np.arange(re_.size), 0))
     g1 = holder[np.searchsorted(rs, pe[single], side="left") - 1]
@@ -237,14 +229,28 @@ def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.n
     return _finish(ws, w, m_g, n_d, matched_det, tp_chars)
 
 
-def _match(pairs: Pairs, A, n_ref: int, col, merge_d) -> np.ndarray:
-    """Boolean per overlapping pair of a block: in the union M1 ∪ M2 ∪ M3 (``A``: the
-    block's area tests; ``col``: the A-true pairs of each prediction over all blocks;
-    ``merge_d``: the M3 predictions)."""
-    row = iv.count(pairs.ref[A], n_ref)
-    m1 = A & (row[pairs.ref] == 1) & (col[pairs.pred] == 1)
-    m2 = A & (row[pairs.ref] >= 2)
-    return m1 | m2 | merge_d[pairs.pred]
+def _merged_and_single(ws: Workspace, sum_c: np.ndarray, a: float):
+    """The M3 predictions (``Σ_g ap[g,d] >= a`` over two or more references, as one
+    exact ratio ``Σc / len(d)``) and the predictions with exactly one partner.
+
+    These decide every match (`_match`): a prediction with two or more partners that is
+    not M3 has ``Σ_g c[g,d] < a·len(d)``, so none of its pairs is A-true (M1 and M2 need
+    A); a prediction with one partner g matches it exactly when the pair is A-true (then
+    ``col[d] = 1`` and ``row[g] >= 1``, so M1 or M2 holds, whatever g's other pairs).
+    """
+    pc_d = ws.pair_counts[1]
+    merge_d = (pc_d >= 2) & iv.passes(sum_c, np.maximum(ws.preds.lengths, 1), a)
+    return merge_d, pc_d == 1
+
+
+def _match(pairs: Pairs, lengths: np.ndarray, merge_d: np.ndarray, single: np.ndarray,
+           a: float) -> np.ndarray:
+    """Boolean per overlapping pair: in M1 ∪ M2 ∪ M3 (see `_merged_and_single`): every
+    pair of an M3 prediction, and the A-true pair of each one-partner prediction."""
+    matched = merge_d[pairs.pred]
+    one = np.flatnonzero(single[pairs.pred])
+    matched[one[iv.passes(pairs.overlap[one], lengths[pairs.pred[one]], a)]] = True
+    return matched
 
 
 def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
