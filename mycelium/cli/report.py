@@ -72,6 +72,13 @@ def add_parser(commands) -> None:
                                           "detector")
     p.add_argument("--by", type=_names, action="extend", default=[], metavar="COLUMNS",
                    help="comma-separated group columns (in REFS)")
+    p.add_argument("--type-field", metavar="FIELD",
+                   help="the span field holding a type (e.g. label_type): adds a per-type "
+                        "section, per detector each type's measures, reference and "
+                        "predicted spans and examples")
+    p.add_argument("--typed-matching", action="store_true",
+                   help="with --type-field: restrict the predictions to each type too "
+                        "(they must carry the field), every measure per type")
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL",
                    help="bootstrap interval level (default 0.95; 0 for none)")
@@ -99,12 +106,21 @@ def _detector_name(path: str) -> str:
     return name
 
 
+def _typed(source: Source, name: str, option: str, args) -> pd.Series:
+    """A span column: converted (a bad cell named by file, row and column), or with
+    --type-field the cells as read, so that each span keeps its type field."""
+    spans = _spans(source, name, option, args)
+    if args.type_field is None:
+        return spans
+    return _column(source.frame, name, option, source).reset_index(drop=True)
+
+
 def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
     order = _pairing(refs, preds, args.id_col)
     columns = {name: _column(refs.frame, name, "--by", refs).reset_index(drop=True)
                for name in args.by}
-    columns["__ref__"] = _spans(refs, args.ref_col, "--ref-col", args)
-    columns["__pred__"] = _take(_spans(preds, args.pred_col, "--pred-col", args), order)
+    columns["__ref__"] = _typed(refs, args.ref_col, "--ref-col", args)
+    columns["__pred__"] = _take(_typed(preds, args.pred_col, "--pred-col", args), order)
     for name, option, key in ((args.text_col, "--text-col", "__text__"),
                               (args.context_col, "--context-col", "__context__")):
         if name is not None:
@@ -147,11 +163,15 @@ def run_report(args: argparse.Namespace) -> int:
                           "each file is a detector: give one or the other")
     if not 0 <= args.ci < 1:
         args.parser.error(f"--ci: expected a level in (0, 1), or 0 for none, got {args.ci}")
+    if args.typed_matching and args.type_field is None:
+        args.parser.error("--typed-matching needs --type-field (the span field holding the "
+                          "type)")
     frame = report_frame(args)
     options = ReportOptions(title=args.title, ci=args.ci or None,
                             n_resamples=args.n_resamples, seed=args.seed,
                             examples=args.examples, profile=args.profile,
-                            progress=args.progress,
+                            progress=args.progress, type_field=args.type_field,
+                            typed_matching=args.typed_matching,
                             float_parse=recorded_rule(args, [args.refs, *(args.preds or [])]))
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,

@@ -48,7 +48,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..metrics import METRICS
+from ..metrics import STATISTIC_METRICS as METRICS  # typed_span's statistics sum too
 from .exactsum import limb_arrays
 from .reduce import SEP, group_sums, row_columns
 from .settings import Settings

@@ -23,7 +23,7 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
-from ..metrics import METRICS
+from ..metrics import STATISTIC_METRICS as METRICS  # typed_span's statistics sum too
 from .aggregate import metric_measures, no_score_without_examples, per_example
 from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings

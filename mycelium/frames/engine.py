@@ -63,12 +63,6 @@ def face_call(arguments) -> tuple[Inputs, Settings]:
     options = {k: v for k, v in arguments.items()
                if k not in COLUMN_ROLES and k not in FACE_ONLY}
     settings = resolve_settings(**options, ids=names.ids is not None, plan=True)
-    if settings.asked is not None and "typed_span" in settings.asked:
-        # A frame's rows with type_field are per type, a breakdown typed_span does not
-        # define yet; the other frame engines (polars, Spark) have no typed statistics.
-        raise ValueError("Expected span metrics on a frame, got 'typed_span'; fix by "
-                         "scoring it with mycelium.evaluate(..., metrics=['typed_span'], "
-                         "type_field=...) on the columns' values.")
     return names, settings
 
 
@@ -122,8 +116,15 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
     if ids is not None:
         ids = example_ids(ids, prepared.n_input)
     if type_field is not None:
+        whole = None
+        if "typed_span" in settings.metrics:
+            from ..views.typology import typed_span_for
+
+            whole = {"typed_span": typed_span_for(references, predictions, settings,
+                                                  prepared)}
         return typed_table(references, predictions, settings, prepared, groups,
-                           type_field=type_field, typed_matching=settings.typed_matching)
+                           type_field=type_field, typed_matching=settings.typed_matching,
+                           whole=whole)
     stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
                            soft_predictions=soft_predictions)
     return table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
@@ -335,9 +336,16 @@ def example_ids(values, n_rows: int) -> np.ndarray:
 # ------------------------------------------------------------------ typology
 
 def typed_table(references, predictions, settings: Settings, prepared: Prepared,
-                groups: Groups, *, type_field: str, typed_matching: bool) -> pa.Table:
+                groups: Groups, *, type_field: str, typed_matching: bool,
+                whole=None) -> pa.Table:
     """Per group and type, the rows of `mycelium.evaluate`'s ``by_type`` on the group's
     rows: ``[*keys, type, metric, measure, value, examples, average, profile]``.
+
+    ``whole`` (``{"typed_span": statistics of the kept rows}``, when the call asks for
+    ``typed_span``) puts first in each group the rows of ``typed_span``, which compares
+    the types itself and so is one value over all types: its ``type`` is null (no
+    ``typed_span`` row is ever per type, so a null there never means the "no type"
+    group, whose rows are those of the other metrics).
 
     For each type, the measures `mycelium.views.typology` defines per type (the reference-side
     recalls; every measure under typed matching), then one count row: metric
@@ -362,8 +370,13 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
                            (g, t, metric, measure, float(value), examples, average, profile)):
             rows[name].append(v)
 
+    whole_values, whole_examples = _whole_values(whole, settings, codes, groups)
     for g in range(groups.n_groups):
         in_group = codes == g
+        for metric, measures in whole_values.items():
+            for measure, arr in measures.items():
+                emit(g, None, metric, measure, arr[g], int(whole_examples[g]),
+                     settings.average)
         for t in sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
             present = typed.present[t] & in_group
             examples = int(present.sum())
@@ -383,6 +396,22 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
         type_array = type_array.cast(pa.string())
     table = _assemble(rows, groups, settings)
     return table.add_column(groups.keys.num_columns, TYPE_COLUMN, type_array)
+
+
+def _whole_values(whole, settings: Settings, codes: np.ndarray, groups: Groups):
+    """Per group, the values of the metrics of ``whole`` (`typed_table`) and the group's
+    examples, through the exact group sums every face reduces with."""
+    if not whole:
+        return {}, None
+    from dataclasses import replace
+
+    only = replace(settings, metrics=tuple(whole))
+    examples = group_sums({"": np.ones(codes.size, dtype=np.int64)}, codes,
+                          groups.n_groups)[""]
+    sums: dict[str, np.ndarray] = {}
+    for part in row_column_parts(whole, only):
+        sums.update(group_sums(part, codes, groups.n_groups))
+    return values_from_sums(sums, only, examples=examples), examples
 
 
 def _types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray) -> list:

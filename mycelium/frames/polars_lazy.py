@@ -284,7 +284,8 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
                      params=options["params"], missing=options["missing"],
                      ci=options["ci"], n_resamples=options["n_resamples"],
                      seed=options["seed"], granularity=options["granularity"],
-                     trim_spans=options["trim_spans"])  # the option checks, now
+                     trim_spans=options["trim_spans"],
+                     type_field=options["type_field"])  # the option checks, now
     names = frames.normalize_by(options["by"])
     out_schema: dict[str, Any] = {n: schema[n] for n in names}
     if options["type_field"] is not None:

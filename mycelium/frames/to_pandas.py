@@ -35,6 +35,11 @@ def tidy_to_pandas(table: pa.Table, key_dtypes: dict[str, Any] | None = None, *,
                 continue
             dtype = NULLABLE_INTS[str(column.type)]
         out[name] = key_series(column, dtype)
+    if frames.TYPE_COLUMN in out.columns and table.column(frames.TYPE_COLUMN).null_count:
+        # a null type (typed_span's rows over all types, or the "no type" group) is None,
+        # as in the dict face, and the types keep their values (no NaN, no float ints)
+        out[frames.TYPE_COLUMN] = pd.Series(table.column(frames.TYPE_COLUMN).to_pylist(),
+                                            index=out.index, dtype=object)
     if "profile" in out.columns:
         out["profile"] = out["profile"].astype(object).where(out["profile"].notna(), None)
     out.attrs[SIGNATURE_ATTR] = frames.signature_of(table)

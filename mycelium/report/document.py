@@ -21,6 +21,7 @@ from .figures import bars, heatmap
 from .glossary import glossary_html
 from .progress import Phases
 from .render import page
+from .types import TYPES_CSS, type_html, type_table
 from .worst import disagreement, example_views
 
 __all__ = ["build_report", "ReportOptions", "MAX_VIEW_ROWS", "HEADLINE", "MIN_AGREEMENT"]
@@ -80,6 +81,8 @@ class ReportOptions:
     sort_by: str = "iou"
     progress: bool | None = None  # None: a bar only on a terminal or in a notebook
     float_parse: str | None = None  # the rule the numbers were read from text by, if any
+    type_field: str | None = None  # the span field of a type: adds the per-type section
+    typed_matching: bool = False  # with type_field: restrict predictions to each type too
 
 
 def _cell(row) -> str:
@@ -280,6 +283,11 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
         empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])
         sections = _summary(frame, overall, grouped, detector_col, by, ci, overall_ci,
                             resamples, options, empties)
+        if options.type_field is not None:  # after the tables, before the figures
+            at = next(i for i, (k, _, _) in enumerate(sections) if k == "figures")
+            sections.insert(at, ("types", "Per type",
+                                 type_section(frame, ref_col, pred_col, detector_col,
+                                              options, common)))
     with bar.phase(sizes[3], "report: disagreement"):
         sections.append(("disagreement", "Largest disagreement",
                          disagreement(frame, overall, cols, detector_col, example_col,
@@ -294,9 +302,40 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
         body = (f"<h1>{escape(options.title)}</h1>{nav}"
                 + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
                           for k, t, html in sections))
-        html = page(options.title, body, css=REPORT_CSS)
+        html = page(options.title, body, css=REPORT_CSS + (TYPES_CSS if options.type_field else ""))
     bar.finish()
     return html
+
+
+#: What the per-type section's measures are, said above its tables.
+TYPES_SAID = ("Per span type ({field}): {which} The predicted spans of a type are those "
+              "carrying it; examples are those having a span of the type{either}.")
+REFERENCE_SIDE_SAID = ("each type's reference spans scored against all predictions, so only "
+                       "the reference-side recalls are meaningful (an untyped prediction "
+                       "cannot be charged to one type).")
+TYPED_MATCHING_SAID = ("typed matching: both sides restricted to each type, every measure per "
+                       "type.")
+
+
+def type_section(frame: pd.DataFrame, ref_col: str, pred_col: str, detector_col: str,
+                 options: ReportOptions, common: dict) -> str:
+    """Per detector, its per-type table: the per-type rows of the pandas face (the
+    ``by_type`` of `mycelium.evaluate` on that detector's rows), with the predicted spans
+    of each type counted from its predictions."""
+    field = options.type_field
+    typed = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, type_field=field,
+                                    typed_matching=options.typed_matching, **common)
+    said = TYPES_SAID.format(
+        field=escape(str(field)),
+        which=TYPED_MATCHING_SAID if options.typed_matching else REFERENCE_SIDE_SAID,
+        either=" on either side" if options.typed_matching else "")
+    out = [f'<p class="note">{said}</p>']
+    for detector, part in typed.groupby(detector_col, sort=True, dropna=False):
+        rows = frame[frame[detector_col] == detector] if not pd.isna(detector) else \
+            frame[frame[detector_col].isna()]
+        table = type_table(part, rows[pred_col], type_field=field)
+        out.append(f"<h3>{escape(str(detector))}</h3>{type_html(table)}")
+    return "".join(out)
 
 
 def _summary(frame, overall, grouped, detector_col, by, ci, overall_ci, resamples, options,

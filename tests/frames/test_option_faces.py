@@ -78,6 +78,18 @@ OPTIONS = {
     "type_field": ({"type_field": "label_type"}, {"type_field": "label_type"}, None),
     "typed_matching": ({"type_field": "label_type", "typed_matching": True},
                        {"type_field": "label_type", "typed_matching": True}, None),
+    # typed_span compares the types itself: one row set per group (type null), then the
+    # per-type rows of type_field
+    "typed_span": ({"type_field": "label_type", "metrics": ["typed_span", "character"],
+                    "params": {"typed_span": {"scheme": "partial"}}},
+                   {"type_field": "label_type", "metrics": ["typed_span", "character"],
+                    "params": {"typed_span": {"scheme": "partial"}}}, None),
+    "typed_span+typed_matching+micro": (
+        {"type_field": "label_type", "typed_matching": True, "average": "micro",
+         "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "type"}}},
+        {"type_field": "label_type", "typed_matching": True, "average": "micro",
+         "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "type"}}},
+        None),
     "soft_predictions(scores)": ({"soft_predictions": SOFT_PRED, "metrics": [
         "char_auroc", "char_ap", "response_auroc", "iou"]}, {"soft_pred_col": "soft_pred",
         "metrics": ["char_auroc", "char_ap", "response_auroc", "iou"]}, None),
@@ -145,6 +157,9 @@ def expected(option) -> dict:
     report = mycelium.evaluate(data(option)["ref"], preds, text=TEXTS, **kwargs)
     out = {}
     if "by_type" in report:
+        # typed_span, over all types, is one row set with a null type
+        for measure, v in report.get("typed_span", {}).items():
+            out[(None, "typed_span", measure)] = (v, None, None, report["meta"]["examples"])
         for t, entry in report["by_type"].items():
             for metric, measures in entry.items():
                 if isinstance(measures, dict):
@@ -166,7 +181,9 @@ def expected(option) -> dict:
 def rows_of(frame: pd.DataFrame) -> dict:
     out = {}
     for rec in frame.to_dict("records"):
-        key = (rec.get("type"), rec["metric"], rec["measure"])
+        t = rec.get("type")
+        t = None if isinstance(t, float) and math.isnan(t) else t  # Polars' to_pandas
+        key = (t, rec["metric"], rec["measure"])
         out[key] = (rec["value"], rec.get("ci_low"), rec.get("ci_high"), rec["examples"])
     return out
 

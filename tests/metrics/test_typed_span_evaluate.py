@@ -152,9 +152,13 @@ def test_refusals():
         mycelium.evaluate(refs, refs, metrics="typed_span", type_field="kind")
 
 
-def test_the_frame_face_refuses_it_plainly():
-    # Its rows on a frame with type_field are per type, which typed_span does not define.
+def test_the_frame_face_gives_its_rows_with_a_null_type():
+    # typed_span compares the types itself: on a frame with type_field, its rows are over
+    # all types (type null), before the per-type rows of the other metrics.
     df = pd.DataFrame({"ref": [[{"start": 0, "end": 4, "label": "A"}]],
-                       "pred": [[{"start": 0, "end": 4, "label": "A"}]]})
-    with pytest.raises(ValueError, match="mycelium.evaluate"):
-        df.mycelium.evaluate("ref", "pred", metrics=["typed_span"], type_field="label")
+                       "pred": [[{"start": 0, "end": 4, "label": "B"}]]})
+    out = df.mycelium.evaluate("ref", "pred", metrics=["typed_span"], type_field="label",
+                               params={"typed_span": {"scheme": "exact"}})
+    assert out[["type", "metric", "measure", "value"]].values.tolist() == [
+        [None, "typed_span", "precision", 1.0], [None, "typed_span", "recall", 1.0],
+        [None, "typed_span", "f1", 1.0], ["A", "counts", "n_ref", 1.0]]

@@ -136,9 +136,10 @@ def test_narrow_window_keeps_words_whole_and_the_text_column_wide(tmp_path):
     assert 'class="myc-soft myc-soft-hi"' in dom and "score 0 \u2192 1" in dom
 
 
-def at_480(tmp_path: Path, inner: Path) -> tuple[int, int, int, str]:
+def at_480(tmp_path: Path, inner: Path, watch: str = "*") -> tuple[int, int, int, str]:
     """The scroll width, client width and window width of ``inner`` shown in a frame 480
-    px wide (Chromium's headless window is at least 500 px), and what sticks out."""
+    px wide (Chromium's headless window is at least 500 px), and what sticks out (of the
+    elements matching the CSS selector ``watch``)."""
     import re
 
     host = tmp_path / "host.html"
@@ -148,7 +149,7 @@ def at_480(tmp_path: Path, inner: Path) -> tuple[int, int, int, str]:
         "</iframe><script>document.getElementById('f').addEventListener('load', () => {"
         "const w = document.getElementById('f').contentWindow;"
         "const d = w.document.documentElement; const wide = [];"
-        "for (const e of w.document.body.querySelectorAll('*')) {"
+        f"for (const e of w.document.body.querySelectorAll('{watch}')) {{"
         "  const r = e.getBoundingClientRect();"
         "  if (r.right > d.clientWidth + 0.5) wide.push(e.tagName + '.' + e.className);"
         "}"
@@ -261,3 +262,19 @@ def test_in_grey_scale_the_three_outcomes_stay_apart(tmp_path):
     assert abs(both_m - ref_m) >= 40, stats  # lightness tells both from missed
     assert pred_s >= 15 and both_s <= 5 and ref_s <= 5, stats  # the hatching, false alarms
     assert abs(pred_m - both_m) >= 25, stats
+
+
+VISIONS = DATA / "shroom_visions"
+
+
+@pytest.mark.parametrize("typed_matching", [False, True])
+def test_at_480_px_the_per_type_section_does_not_scroll_sideways(tmp_path, typed_matching):
+    page = tmp_path / "types.html"
+    assert main(["report", str(VISIONS / "gold.jsonl"), str(VISIONS / "pred.jsonl"),
+                 "--ref-col", "labels", "--pred-col", "labels", "--text-col", "response",
+                 "--id-col", "id", "--type-field", "label", "--ci", "0", "-o", str(page)]
+                + (["--typed-matching"] if typed_matching else [])) == 0
+    scroll, client, inner, wide = at_480(tmp_path, page, "table.myc-types *")
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+    # each type is a card of labelled values: nothing scrolls, not even inside its box
+    assert wide == "", wide
