@@ -4,7 +4,8 @@
 lines (``Cor    : x``, ``IoU    : x``, ``Cor lbl: x`` at 8 decimals, and its classification
 lines when the gold has ``raw_annots``) and writes its OUT file byte for byte (see
 `mycelium.protocols.shroom_visions`). A file the kit refuses exits with 1 and one line
-naming the rule, the file, the line, the id and the span.
+naming the rule, the file, the line, the id and the span. ``--html FILE`` also writes
+the result's HTML report (`mycelium.report.visions.visions_report`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,10 @@ def add_parser(commands) -> None:
                    help="also print the rules and the gold's hash as a signature line")
     p.add_argument("--per-label", dest="per_label", action="store_true",
                    help="also print Cor and IoU per label, with items and spans")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write an HTML report: the kit's numbers, Cor and IoU per "
+                        "label beside the Cor of the same items, and the items where "
+                        "Cor+Lbl falls furthest below Cor")
     p.set_defaults(run=run_shroom_visions, parser=p)
 
 
@@ -59,4 +64,10 @@ def run_shroom_visions(args: argparse.Namespace) -> int:
                                            float_format=lambda x: f"{x:.8f}"))
     if args.signature or args.labels_ignore_case:
         print(f"signature: {result.signature}")
+    if args.html is not None:
+        from ..report.visions import visions_report
+
+        Path(args.html).write_text(visions_report(result, title=f"SHROOM-Visions: "
+                                                  f"{Path(args.pred).name}"),
+                                   encoding="utf-8")
     return 0

@@ -232,8 +232,6 @@ _START, _END = itemgetter("start"), itemgetter("end")
 def _via_arrow(examples, side: str):
     # Arrow reads a set as a list (its offsets in hash order) and a numpy bool among
     # integers as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
-    if set_in_spans(examples):
-        return None
     try:
         arr = pa.array(examples)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
@@ -242,10 +240,14 @@ def _via_arrow(examples, side: str):
     if not pa.types.is_list(t):
         return None
     child = t.value_type
-    ok = (pa.types.is_struct(child)
-          or (pa.types.is_list(child) and (pa.types.is_integer(child.value_type)
-                                           or pa.types.is_floating(child.value_type))))
-    if not ok:
+    if pa.types.is_list(child):
+        if not (pa.types.is_integer(child.value_type) or pa.types.is_floating(child.value_type)):
+            return None
+        if set_in_spans(examples):  # a set span reads as a list: only here can one hide
+            return None
+    elif not pa.types.is_struct(child):
+        # Spans read as structs were all mappings: Arrow refuses a set (or any list)
+        # among them ("cannot mix list and non-list"), so no set needs looking for.
         return None
     try:
         read = from_arrow(arr, side)

@@ -67,6 +67,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _intervals as iv
+from ._blocks import _covered as _blocks_covered
 from ._base import Metric, Pairs, Param, Workspace, non_negative, prf_ratios, unit_open
 
 STATS = ("recall_num", "gt_chars", "precision_num", "det_chars", "tp_chars",
@@ -78,32 +79,32 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     a = params["area_precision_threshold"]
     w = params["granularity_penalty_weight"]
     refs, preds, n = ws.refs, ws.preds, ws.n
+    if ws.dense and _fits(ws):
+        return _statistics_from_ranges(ws, a, w)
     blocks = ws.pair_blocks("ref")  # each block holds every pair of its references
-    # Sweep 1: A-true pairs per prediction, and Σ c over the references overlapping it.
-    col = np.zeros(preds.n_spans, dtype=np.int64)
+    # Sweep 1: Σ c over the references overlapping each prediction.
     sum_c = np.zeros(preds.n_spans, dtype=np.int64)
-    held: list[np.ndarray] | None = [] if not ws.dense else None  # one block: tests kept
     for pr in blocks:
-        A = iv.passes(pr.overlap, preds.lengths[pr.pred], a)
-        if held is not None:
-            held.append(A)
-        col += iv.count(pr.pred[A], preds.n_spans)
         sum_c = iv.exact_add(sum_c, iv.group_sum(pr.pred, pr.overlap, preds.n_spans))
-    # Σ_g ap[g,d] over the references overlapping d, as one exact ratio Σc / len(d).
-    merge_d = (ws.pair_counts[1] >= 2) & iv.passes(sum_c, np.maximum(preds.lengths, 1), a)
+    merge_d, single = _merged_and_single(ws, sum_c, a)
     # Sweep 2: the matched pairs, reduced per span and per example.
     m_g = np.zeros(refs.n_spans, dtype=np.int64)
     n_d = np.zeros(preds.n_spans, dtype=np.int64)
     matched_det = np.zeros(n, dtype=np.int64)
     tp_chars = np.zeros(n, dtype=np.int64)
-    for k, pr in enumerate(blocks):
-        A = held[k] if held is not None else iv.passes(pr.overlap, preds.lengths[pr.pred], a)
-        m = pr.select(_match(pr, A, refs.n_spans, col, merge_d))
+    for pr in blocks:
+        m = pr.select(_match(pr, preds.lengths, merge_d, single, a))
         block_m_g = iv.count(m.ref, refs.n_spans)  # complete: the block has all of g's pairs
         m_g += block_m_g
         n_d += iv.count(m.pred, preds.n_spans)
         matched_det = iv.exact_add(matched_det, iv.group_sum(m.example, m.overlap, n))
         tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m, block_m_g))
+    return _finish(ws, w, m_g, n_d, matched_det, tp_chars)
+
+
+def _finish(ws: Workspace, w: float, m_g, n_d, matched_det, tp_chars) -> dict[str, np.ndarray]:
+    """The statistics from the matched pairs' counts per span and sums per example."""
+    refs, preds, n = ws.refs, ws.preds, ws.n
     gran_r = iv.group_sum(refs.example_ids, np.maximum(m_g - 1, 0), n)
     gran_p = iv.group_sum(preds.example_ids, np.maximum(n_d - 1, 0), n)
     unmatched = n_d == 0
@@ -123,14 +124,133 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     }
 
 
-def _match(pairs: Pairs, A, n_ref: int, col, merge_d) -> np.ndarray:
-    """Boolean per overlapping pair of a block: in the union M1 ∪ M2 ∪ M3 (``A``: the
-    block's area tests; ``col``: the A-true pairs of each prediction over all blocks;
-    ``merge_d``: the M3 predictions)."""
-    row = iv.count(pairs.ref[A], n_ref)
-    m1 = A & (row[pairs.ref] == 1) & (col[pairs.pred] == 1)
-    m2 = A & (row[pairs.ref] >= 2)
-    return m1 | m2 | merge_d[pairs.pred]
+def _fits(ws: Workspace) -> bool:
+    """True when every character sum of the batch stays below 2**61 (then int64
+    arithmetic is exact, and every statistic is int64 on either path): the bound is the
+    sides' total lengths times the larger side's spans, a float estimate with margin."""
+    r, p = ws.refs, ws.preds
+    if r.starts.dtype != np.int64 or p.starts.dtype != np.int64:
+        return False
+    total = float(r.lengths.sum(dtype=np.float64)) + float(p.lengths.sum(dtype=np.float64))
+    return total * (max(r.n_spans, p.n_spans) + 1) < 2.0**61
+
+
+def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.ndarray]:
+    """The same statistics as the pair sweeps, without enumerating the pairs.
+
+    What makes it possible: a prediction d with two or more partners either passes M3
+    (then every pair of d matches) or has ``Σ_g c[g,d] < a·len(d)``, so that no single
+    ``c[g,d]`` reaches ``a·len(d)``: none of its pairs is A-true, none matches. A
+    prediction with one partner g matches it exactly when the pair is A-true (then
+    ``col[d] = 1`` and ``row[g] >= 1``: M1 or M2 holds). So the matched predictions M are
+    whole predictions, each matched to every reference it overlaps, and
+
+    - ``Σ_g c[g,d]`` is an integral of the references' coverage (prefix sums of starts
+      and ends), ``m_g`` and ``n_d`` are counts over the pair ranges, and
+    - g's covered characters are ``|g ∩ ∪M|``, read off the merged runs of M.
+
+    Costs O(spans · log spans) where the sweeps cost O(pairs). Requires `_fits`: int64
+    arithmetic below wraps modulo 2**64 in intermediate products, and every final value
+    is below 2**61, so each is exact.
+    """
+    refs, preds, n = ws.refs, ws.preds, ws.n
+    rs, re_, ps, pe = ws.keys
+    pc_d = ws.pair_counts[1]
+    # Σ_g c[g,d] = F(end d) − F(start d), F(x) = Σ_g |g ∩ (−∞, x)| over d's example:
+    # F(x) = Σ_{gs<x} (x − gs) − Σ_{ge<x} (x − ge). Keys never mix examples, so global
+    # prefix sums differenced at an example's first reference are the example's own.
+    by_end = np.argsort(re_, kind="stable")
+    end_keys, end_offs = re_[by_end], refs.ends[by_end]
+    start_pre = np.zeros(refs.n_spans + 1, dtype=np.int64)
+    np.cumsum(refs.starts, out=start_pre[1:])
+    end_pre = np.zeros(refs.n_spans + 1, dtype=np.int64)
+    np.cumsum(end_offs, out=end_pre[1:])
+    first = refs.offsets[preds.example_ids]  # the example's first reference
+
+    def F(keys: np.ndarray, offs: np.ndarray) -> np.ndarray:
+        ks = np.searchsorted(rs, keys, side="left")
+        ke = np.searchsorted(end_keys, keys, side="left")
+        return ((ks - ke) * offs - (start_pre[ks] - start_pre[first])
+                + (end_pre[ke] - end_pre[first]))
+
+    sum_c = F(pe, preds.ends) - F(ps, preds.starts)
+    merge_d, one = _merged_and_single(ws, sum_c, a)
+    # A prediction with one partner: that partner is the reference of largest end among
+    # those starting before the prediction ends (the only one reaching past its start).
+    single = np.flatnonzero(one)
+    reach = np.maximum.accumulate(re_) if re_.size else re_
+    holder = np.maximum.accumulate(np.where(re_ == reach, np.arange(re_.size), 0))
+    g1 = holder[np.searchsorted(rs, pe[single], side="left") - 1]
+    c1 = (np.minimum(refs.ends[g1], preds.ends[single])
+          - np.maximum(refs.starts[g1], preds.starts[single]))
+    if (c1 <= 0).any():
+        raise RuntimeError("internal: a one-partner prediction without its partner")
+    hit = iv.passes(c1, preds.lengths[single], a)
+    g1, d1, c1 = g1[hit], single[hit], c1[hit]
+    # Counts of matched pairs per span: ranges of M3 predictions, plus the single pairs.
+    pr = ws.pair_ranges
+    merged_before = np.zeros(preds.n_spans + 1, dtype=np.int64)
+    np.cumsum(merge_d, out=merged_before[1:])
+    m_g = (merged_before[pr.hi1] - merged_before[pr.lo1]
+           + _blocks_covered(pr.lo2[merge_d], pr.hi2[merge_d], refs.n_spans)
+           + iv.count(g1, refs.n_spans))
+    n_d = np.where(merge_d, pc_d, 0)
+    n_d[d1] = 1
+    matched_det = iv.exact_add(iv.group_sum(preds.example_ids[merge_d], sum_c[merge_d], n),
+                               iv.group_sum(preds.example_ids[d1], c1, n))
+    # |g ∩ ∪M| = G(end g) − G(start g), G(x): M's merged characters before x.
+    in_m = merge_d.copy()
+    in_m[d1] = True
+    m_idx = np.flatnonzero(in_m)
+    new, m_reach = iv.merge_runs(ps[m_idx], pe[m_idx])
+    runs = np.flatnonzero(new)
+    run_start_key = ps[m_idx[runs]]
+    run_end_key = np.empty_like(run_start_key)
+    run_start = preds.starts[m_idx[runs]]
+    if runs.size:
+        run_end_key[:-1] = m_reach[runs[1:] - 1]
+        run_end_key[-1] = m_reach[-1]
+        run_len = np.maximum.reduceat(preds.ends[m_idx], runs) - run_start
+    else:
+        run_len = run_start
+    before = np.zeros(runs.size + 1, dtype=np.int64)
+    np.cumsum(run_len, out=before[1:])
+
+    def G(keys: np.ndarray, offs: np.ndarray) -> np.ndarray:
+        if not runs.size:
+            return np.zeros_like(offs)
+        k = np.searchsorted(run_start_key, keys, side="right") - 1
+        kk = np.maximum(k, 0)
+        inside = np.where(keys >= run_end_key[kk], run_len[kk], offs - run_start[kk])
+        return np.where(k >= 0, before[kk] + inside, 0)
+
+    covered = G(re_, refs.ends) - G(rs, refs.starts)
+    tp_chars = iv.group_sum(refs.example_ids, covered, n)
+    return _finish(ws, w, m_g, n_d, matched_det, tp_chars)
+
+
+def _merged_and_single(ws: Workspace, sum_c: np.ndarray, a: float):
+    """The M3 predictions (``Σ_g ap[g,d] >= a`` over two or more references, as one
+    exact ratio ``Σc / len(d)``) and the predictions with exactly one partner.
+
+    These decide every match (`_match`): a prediction with two or more partners that is
+    not M3 has ``Σ_g c[g,d] < a·len(d)``, so none of its pairs is A-true (M1 and M2 need
+    A); a prediction with one partner g matches it exactly when the pair is A-true (then
+    ``col[d] = 1`` and ``row[g] >= 1``, so M1 or M2 holds, whatever g's other pairs).
+    """
+    pc_d = ws.pair_counts[1]
+    merge_d = (pc_d >= 2) & iv.passes(sum_c, np.maximum(ws.preds.lengths, 1), a)
+    return merge_d, pc_d == 1
+
+
+def _match(pairs: Pairs, lengths: np.ndarray, merge_d: np.ndarray, single: np.ndarray,
+           a: float) -> np.ndarray:
+    """Boolean per overlapping pair: in M1 ∪ M2 ∪ M3 (see `_merged_and_single`): every
+    pair of an M3 prediction, and the A-true pair of each one-partner prediction."""
+    matched = merge_d[pairs.pred]
+    one = np.flatnonzero(single[pairs.pred])
+    matched[one[iv.passes(pairs.overlap[one], lengths[pairs.pred[one]], a)]] = True
+    return matched
 
 
 def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:

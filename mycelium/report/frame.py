@@ -109,13 +109,15 @@ def _nested(row: dict, metrics) -> dict:
 def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
                sort_by: str = "iou", ascending: bool = True, n: int = 10, by=None,
                metrics=DEFAULT_METRICS, labels=None, id_col: str | None = None,
-               context: str | None = None, **score_options) -> SpanView:
+               context: str | None = None, type_field: str = "label_type",
+               **score_options) -> SpanView:
     """The worst (``ascending=True``) or best ``n`` rows of each group as a `SpanView`;
     the engine of ``df.mycelium.show`` for pandas and Polars frames alike (see there):
     the same rows in the same order. Rows with equal values come in descending order of
     the characters marked on either side (the largest miss or false alarm first), then
     in row order. Each is titled by its ``id_col`` value (else the pandas index or the
-    Polars row); ``context`` names a column shown collapsed above each text."""
+    Polars row); ``context`` names a column shown collapsed above each text;
+    ``type_field`` is the span field whose types the view styles."""
     if text is None:
         raise ValueError("Expected text= naming the column of output texts, got None; fix "
                          "by passing text='<column>': the view draws spans over the text.")
@@ -147,8 +149,8 @@ def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
         for i in positions:
             name = f"row {frame.label(i)}" if ids is None else f"{id_col} {ids[i]}"
             title = name + (f" · {where}" if where else "") + f" · {key} {values[i]:.3f}"
-            ref_spans = parse_spans(refs[i])
-            rows = [(str(nm), parse_spans(p[i])) for nm, p in zip(names, preds)]
+            ref_spans = parse_spans(refs[i], type_field)
+            rows = [(str(nm), parse_spans(p[i], type_field)) for nm, p in zip(names, preds)]
             values_i = [_nested(r[i], shown) if shown else None for r in records]
             ctx = None if contexts is None or _null(contexts[i]) else str(contexts[i])
             examples.append(ExampleView(

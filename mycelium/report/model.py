@@ -11,12 +11,15 @@ from ..metrics import REGISTRY, names
 from .segments import Span
 
 __all__ = ["ExampleView", "ViewData", "DEFAULT_METRICS", "SCORE_METRICS", "types_of",
-           "surprises"]
+           "type_counts", "said_counts", "surprises", "MAX_LEGEND_TYPES"]
 
 #: Metrics shown beside each prediction row by default (per example, as `mycelium.evaluate`).
 DEFAULT_METRICS = ("iou", "character", "exact_span")
 #: Threshold-free metrics of one example, shown beside the scores row when scores are given
 #: (by default both; name them in ``metrics`` to choose).
+#: Types a legend lists (HTML and terminal); one line sums the rest, so a view of data
+#: with thousands of types stays small.
+MAX_LEGEND_TYPES = 52
 SCORE_METRICS = tuple(n for n in names("score") if REGISTRY[n].metric.UNIT == "char")
 
 
@@ -62,6 +65,24 @@ def types_of(examples: list[ExampleView]) -> list[str]:
             if span.label is not None:
                 seen.setdefault(span.label)
     return list(seen)
+
+
+def type_counts(view: ViewData) -> dict[str, tuple[int, int]]:
+    """Per type of ``view.types``, its reference spans and its predicted spans (every
+    prediction row's) in the view's examples, whole (a page may draw only part of a long
+    example; the legend counts all of it)."""
+    counts = {t: [0, 0] for t in view.types}
+    for ex in view.examples:
+        for side, spans in [(0, ex.references)] + [(1, row) for _, row in ex.rows]:
+            for span in spans:
+                if span.label in counts:
+                    counts[span.label][side] += 1
+    return {t: (r, p) for t, (r, p) in counts.items()}
+
+
+def said_counts(n_ref: int, n_pred: int) -> str:
+    """``3 reference, 1 predicted``: a type's spans, as the legends write them."""
+    return f"{n_ref:,} reference, {n_pred:,} predicted"
 
 
 def _shown_value(values: dict | None, metric: str, measure: str) -> float | None:

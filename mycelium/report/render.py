@@ -7,6 +7,9 @@ alone: *both* is a mid blue and underlined, *reference only* (missed) a pale ora
 underlined, *prediction only* (false alarm) reddish purple, hatched and not underlined.
 In grey scale the three stay apart by lightness and texture (relative luminance 0.38,
 0.78, and stripes of 0.44 and 0.84; a browser test compares them in a grey screenshot).
+Typed reference spans take their type's colour *and* underline pattern (solid, dashed,
+dotted, double, wavy; `type_style`), and the legend lists each type with its reference
+and predicted spans.
 The score heat strip is neutral grey (darker = higher, white text above 0.6), a hue no
 outcome uses.
 
@@ -22,11 +25,12 @@ from __future__ import annotations
 from html import escape
 
 from .glyphs import escaped, obeyed
-from .model import ViewData
+from .model import MAX_LEGEND_TYPES, ViewData, said_counts, type_counts
 from .numbers import fmt, headline
 from .segments import runs
 
-__all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS"]
+__all__ = ["view_html", "page", "CSS", "OUTCOMES", "TYPE_COLOURS", "TYPE_PATTERNS",
+           "type_style"]
 
 #: class -> (legend text, meaning)
 OUTCOMES = {"myc-both": "both", "myc-ref": "reference only (missed)",
@@ -35,6 +39,16 @@ OUTCOMES = {"myc-both": "both", "myc-ref": "reference only (missed)",
 #: (cycled past seven).
 TYPE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9",
                 "#000000")
+#: The underline of each type, the cue that is not a colour (for readers who cannot tell
+#: the hues apart, and in grey scale): cycled with the colours, so the first 35 types
+#: (7 colours x 5 patterns, coprime) each get a pair of their own.
+TYPE_PATTERNS = ("solid", "dashed", "dotted", "double", "wavy")
+
+
+def type_style(i: int) -> str:
+    """The inline style of the ``i``-th type: its colour and its underline pattern."""
+    return (f"--myc-type:{TYPE_COLOURS[i % len(TYPE_COLOURS)]};"
+            f"--myc-pattern:{TYPE_PATTERNS[i % len(TYPE_PATTERNS)]}")
 
 CSS = """
 .myc{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK SC",
@@ -70,7 +84,9 @@ text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink
 .myc span.myc-ref{background:#ffe2a6;text-decoration-color:#7a4f00}
 .myc span.myc-pred{background:repeating-linear-gradient(135deg,#e49ac6 0 3px,#fde6f2 3px 6px);
 outline:1px solid #a34d84;outline-offset:-1px}
-.myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2)}
+.myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2);
+text-decoration-style:var(--myc-pattern,solid)}
+.myc .myc-legend span.myc-count{padding:0;margin-left:-.5em;color:#555}
 .myc span.myc-soft{background:rgba(34,34,34,var(--p))}
 .myc span.myc-soft-hi{color:#fff}
 .myc span.myc-ws::before{content:attr(data-ws);color:#555;font-size:.85em}
@@ -118,9 +134,8 @@ def _reference_cell(ex, types: list[str]) -> str:
             continue
         labels = sorted({s.label for s in covering if s.label is not None})
         style = ""
-        if labels:
-            colour = TYPE_COLOURS[types.index(labels[0]) % len(TYPE_COLOURS)]
-            style = f' style="--myc-type:{colour}"'
+        if labels:  # overlapping types: the first in sorted order styles the run
+            style = f' style="{type_style(types.index(labels[0]))}"'
         tip = "; ".join(f"[{s.start}, {s.end})" + (f" {s.label}" if s.label else "")
                         for s in covering)
         kind = "".join(f" myc-type-{types.index(lb)}" for lb in labels)
@@ -243,14 +258,25 @@ def _example_html(ex, types: list[str], k: int) -> str:
             f'<table class="myc-rows">{"".join(rows)}</table>{notes}</div>')
 
 
-def legend(types: list[str], scores: bool = False) -> str:
-    """The outcome swatches, one per span type, and the score scale when scores are shown."""
+def legend(types: list[str], scores: bool = False,
+           counts: dict[str, tuple[int, int]] | None = None) -> str:
+    """The outcome swatches, one per span type (its colour and underline, then its
+    reference and predicted spans when ``counts`` gives them), and the score scale when
+    scores are shown."""
     items = [f'<span class="{cls}">{escape(text)}</span>' for cls, text in OUTCOMES.items()]
     if not types:
         items.append('<span class="myc-span">reference span</span>')
-    items += [f'<span class="myc-span myc-type-{i}" style="--myc-type:'
-              f'{TYPE_COLOURS[i % len(TYPE_COLOURS)]}">{escape(t)}</span>'
-              for i, t in enumerate(types)]
+    for i, t in enumerate(types[:MAX_LEGEND_TYPES]):
+        count = "" if counts is None or t not in counts else \
+            f'<span class="myc-count">{said_counts(*counts[t])}</span>'
+        items.append(f'<span class="myc-span myc-type-{i}" style="{type_style(i)}">'
+                     f"{escape(t)}</span>{count}")
+    rest = types[MAX_LEGEND_TYPES:]
+    if rest:
+        n_ref = sum((counts or {}).get(t, (0, 0))[0] for t in rest)
+        n_pred = sum((counts or {}).get(t, (0, 0))[1] for t in rest)
+        items.append(f'<span class="myc-count">and {len(rest):,} more types '
+                     f"({said_counts(n_ref, n_pred)})</span>")
     if scores:
         items.append('<span class="myc-heat">score 0 \u2192 1</span>')
     return '<div class="myc-legend">' + "".join(items) + "</div>"
@@ -261,8 +287,8 @@ def view_html(view: ViewData) -> str:
     note = f'<div class="myc-note">{_chunk(view.note, False)}</div>' if view.note else ""
     body = "".join(_example_html(ex, view.types, k) for k, ex in enumerate(view.examples))
     scores = any(ex.soft is not None for ex in view.examples)
-    return (f'<div class="myc"><style>{CSS}</style>{note}{legend(view.types, scores)}{body}'
-            "</div>")
+    return (f'<div class="myc"><style>{CSS}</style>{note}'
+            f"{legend(view.types, scores, type_counts(view))}{body}</div>")
 
 
 def page(title: str, body: str, css: str = "") -> str:

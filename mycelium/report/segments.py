@@ -23,7 +23,8 @@ ZWJ = "\u200d"
 
 @dataclass(frozen=True)
 class Span:
-    """One span as shown: half-open code-point offsets and its type (``label_type``)."""
+    """One span as shown: half-open code-point offsets and its type (``label_type``, or
+    the field a view was given)."""
 
     start: int
     end: int
@@ -120,10 +121,10 @@ def runs(text: str, sides: Sequence[Sequence[Span]]) -> list[Run]:
             for r in range(len(cuts) - 1)]
 
 
-def parse_spans(obj) -> list[Span]:
-    """One example's spans (pairs, ``{start, end[, label_type]}`` dicts, JSON, Arrow or
+def parse_spans(obj, type_field: str = "label_type") -> list[Span]:
+    """One example's spans (pairs, ``{start, end[, <type_field>]}`` dicts, JSON, Arrow or
     numpy values; already validated) as `Span` values in canonical order, duplicates
-    collapsed (a span set, SPEC section 2)."""
+    collapsed (a span set, SPEC section 2); a span's type is read from ``type_field``."""
     if obj is None:
         return []
     if isinstance(obj, str):
@@ -135,7 +136,7 @@ def parse_spans(obj) -> list[Span]:
     out = set()
     for span in obj:
         if isinstance(span, dict):
-            label = span.get("label_type")
+            label = span.get(type_field)
             out.add(Span(int(span["start"]), int(span["end"]),
                          None if label is None else str(label)))
         else:

@@ -19,7 +19,7 @@ keeps that order too; the view says so under the examples.
 from __future__ import annotations
 
 from .glyphs import LTR_OVERRIDE, POP, columns, glyph, right_to_left, safe
-from .model import ViewData
+from .model import MAX_LEGEND_TYPES, ViewData, said_counts, type_counts
 from .numbers import fmt, headline
 from .segments import Span, cluster_boundary, runs
 
@@ -30,6 +30,8 @@ WIDTH = 72
 #: `NAME_MAX` columns.
 NAME_MIN, NAME_MAX = 12, 24
 CONTEXT_LINES = 2
+#: The reference marker of each span type, in the view's order (``^`` past the last).
+TYPE_MARKS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 RTL_NOTE = ("right-to-left text is written in logical order (its first character at the "
             "left), as its markers are")
 
@@ -101,6 +103,36 @@ def _ref_mark(covers) -> str:
     return "^" if covers[0] else " "
 
 
+def _typed_ref_mark(refs, types: list[str]):
+    """Typed references mark with their type's letter (overlapping types: the first in
+    sorted order, as the HTML view styles them); an untyped one with ``^``."""
+    index = {t: i for i, t in enumerate(types)}
+
+    def pick(covers) -> str:
+        if not covers[0]:
+            return " "
+        labels = sorted({refs[j].label for j in covers[0] if refs[j].label is not None})
+        i = index[labels[0]] if labels else len(TYPE_MARKS)
+        return TYPE_MARKS[i] if i < len(TYPE_MARKS) else "^"
+    return pick
+
+
+def type_legend(view: ViewData) -> list[str]:
+    """One line per type: its marker, its name (escaped, cut) and its spans in the view;
+    past `MAX_LEGEND_TYPES` types one line sums the rest."""
+    counts = type_counts(view)
+    out = ["types: the reference row marks a span of each type with its letter"]
+    for i, t in enumerate(view.types[:MAX_LEGEND_TYPES]):
+        mark = TYPE_MARKS[i] if i < len(TYPE_MARKS) else "^"
+        out.append(f"{'':<7}{mark} {_shorten(safe(t), 40)} ({said_counts(*counts[t])})")
+    rest = view.types[MAX_LEGEND_TYPES:]
+    if rest:
+        n_ref = sum(counts[t][0] for t in rest)
+        n_pred = sum(counts[t][1] for t in rest)
+        out.append(f"{'':<7}^ {len(rest):,} more types ({said_counts(n_ref, n_pred)})")
+    return out
+
+
 def _row_mark(covers) -> str:
     ref, pred = bool(covers[0]), bool(covers[1])
     return "=" if ref and pred else "-" if ref else "+" if pred else " "
@@ -135,13 +167,14 @@ def _context_lines(context: str, width: int) -> list[str]:
     return [_pad("context" if k == 0 else "", width) + text for k, text in enumerate(cut)]
 
 
-def _example_lines(ex, labels: dict[str, str], width: int) -> list[str]:
+def _example_lines(ex, labels: dict[str, str], width: int, types: list[str]) -> list[str]:
     cells = clusters(ex.text)
     glyphs = [glyph(ex.text[s:e]) for s, e in cells]
     widths = [columns(g) for g in glyphs]
     wrap = right_to_left(ex.text)
     lines_of = [("", glyphs)]
-    lines_of.append(("reference", _marks(ex.text, [ex.references], cells, _ref_mark)))
+    ref_mark = _typed_ref_mark(ex.references, types) if types else _ref_mark
+    lines_of.append(("reference", _marks(ex.text, [ex.references], cells, ref_mark)))
     for name, preds in ex.rows:
         lines_of.append((labels[name], _marks(ex.text, [ex.references, preds], cells,
                                               _row_mark)))
@@ -191,8 +224,9 @@ def view_text(view: ViewData) -> str:
     for ex in view.examples:
         if ex.title:
             out.append(f"-- {safe(ex.title)}")
-        out.extend(_example_lines(ex, labels, width))
+        out.extend(_example_lines(ex, labels, width, view.types))
     out.append("markers: ^ reference   = both   - reference only   + prediction only")
+    out.extend(type_legend(view) if view.types else [])
     if any(ex.soft is not None for ex in view.examples):
         out.append("scores: digit d = score in [d/10, (d+1)/10) (9 up to 1), blank = 0")
     if any(right_to_left(ex.text) for ex in view.examples):

@@ -54,7 +54,7 @@ table.myc-types thead{display:none}
 table.myc-types tr{display:grid;grid-template-columns:repeat(auto-fill,minmax(8.5em,1fr));
 border:1px solid #ccc;margin:0 0 .5em}
 table.myc-types td,table.myc-types td:first-child{border:0;text-align:left;
-white-space:normal;max-width:none}
+white-space:normal;max-width:none;overflow-wrap:anywhere}
 table.myc-types td::before{content:attr(data-k);display:block;color:#555;font-size:11px}
 table.myc-types td:first-child{grid-column:1/-1;font-weight:600;background:#f2f2f2;
 overflow-wrap:anywhere}

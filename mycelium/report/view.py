@@ -32,7 +32,8 @@ class SpanView(ViewData):
 
 
 def show(text, references, predictions=None, *, soft_predictions=None, token_offsets=None,
-         token_scores=None, labels=None, metrics=DEFAULT_METRICS, context=None) -> SpanView:
+         token_scores=None, labels=None, metrics=DEFAULT_METRICS, context=None,
+         type_field: str = "label_type") -> SpanView:
     """Look at spans: references and predictions marked over the text of one example or
     a few.
 
@@ -42,7 +43,9 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
         One example's text, or a few examples' texts (a batch).
     references : span set, or a batch of span sets
         Spans as `mycelium.evaluate` takes them; ``{"start", "end", "label_type"}`` dicts
-        colour the reference spans by type (with a legend).
+        style the reference spans by type: a colour and an underline pattern in HTML, the
+        type's letter as the terminal's marker, and a legend listing each type with its
+        reference and predicted spans.
     predictions : optional
         One example: a span set, a list of span sets (one row each: detectors or
         annotators) or a dict ``{name: span set}``. A batch: a batch of span sets, or a
@@ -66,12 +69,15 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
         What the text answers (a question, a retrieved passage, the model's input): one
         string per example, shown collapsed above its text (HTML) or as its first lines
         (terminal). None for an example shows none.
+    type_field : str, default "label_type"
+        The span field holding a span's type (``"label"`` for SHROOM-Visions).
 
     Returns
     -------
     SpanView
         Renders itself in Jupyter and VS Code; ``print(view)`` or ``repr`` marks the
-        text: ``^`` reference, ``=`` both, ``-`` reference only (missed), ``+``
+        text: ``^`` reference (a typed one: its type's letter, ``a``, ``b``, ..., as the
+        legend lists the types), ``=`` both, ``-`` reference only (missed), ``+``
         prediction only (false alarm); the scores row writes each character's score
         as a digit, ``floor(10 * score)`` (``9`` up to 1.0), blank for 0. A cluster of code points that reads as one
         character (an accent, an emoji sequence) takes the style of its first code point.
@@ -134,8 +140,8 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
     contexts = _contexts(context, single, len(texts))
     examples = []
     for k, t in enumerate(texts):
-        refs_k = parse_spans(refs_batch[k])
-        rows_k = [(name, parse_spans(preds[k])) for name, preds in rows]
+        refs_k = parse_spans(refs_batch[k], type_field)
+        rows_k = [(name, parse_spans(preds[k], type_field)) for name, preds in rows]
         values_k = [values[k] if values else None for values in per_row]
         examples.append(ExampleView(
             text=t, references=refs_k, rows=rows_k, metrics=values_k,

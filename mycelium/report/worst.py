@@ -55,7 +55,8 @@ def example_views(frame: pd.DataFrame, cols: dict, detector_col: str, options, b
         view = frame_view(part, cols["ref"], cols["pred"], text=cols["text"],
                           sort_by=options.sort_by, n=options.examples, by=by or None,
                           labels=[str(detector)], profile=options.profile, id_col=id_col,
-                          context=cols.get("context"))
+                          context=cols.get("context"),
+                          type_field=getattr(options, "type_field", None) or "label_type")
         out.append(f'<details class="myc-worst" open><summary><b>{escape(str(detector))}'
                    f"</b>: lowest {escape(options.sort_by)} first, {escape(per)}; ties: the "
                    "most characters marked on either side first</summary>"

@@ -38,7 +38,9 @@ def test_numpy_bool_offsets_are_refused(span):
 def test_a_set_is_refused_as_a_span(span):
     # A set has no order: which offset is the start would depend on hash order.
     for refs, preds in (([span], [[0, 3]]), ([[span]], [[[0, 3]]]),
-                        ([[[0, 3]], [span]], [[[0, 3]], [[0, 3]]])):
+                        ([[[0, 3]], [span]], [[[0, 3]], [[0, 3]]]),
+                        ([[{"start": 0, "end": 3}], [span]], [[[0, 3]], [[0, 3]]]),
+                        ([[span, {"start": 0, "end": 3}]], [[[0, 3]]])):
         with pytest.raises(SpanValidationError) as info:
             mycelium.evaluate(refs, preds)
         assert "set" in str(info.value) and "unordered" in str(info.value)

@@ -20,11 +20,11 @@ crowded = st.lists(st.lists(span, max_size=7).flatmap(
     lambda r: st.tuples(st.just(r), st.lists(span, max_size=7))), min_size=1, max_size=5)
 
 
-def _blocked(refs, preds, block, metrics=SIX):
+def _blocked(refs, preds, block, metrics=SIX, params=None):
     saved = _blocks.MATERIALIZE, _blocks.BLOCK
     _blocks.MATERIALIZE, _blocks.BLOCK = 0, block  # every batch is dense
     try:
-        return mycelium.statistics(refs, preds, metrics=metrics)
+        return mycelium.statistics(refs, preds, metrics=metrics, params=params)
     finally:
         _blocks.MATERIALIZE, _blocks.BLOCK = saved
 
@@ -76,3 +76,33 @@ def test_mutually_overlapping_spans_read_in_blocks():
     assert held["deteval_1d"]["n_split_preds"].tolist() == [400]
     small = ([r[:40] for r in refs], [p[:40] for p in preds])
     _check_slow(mycelium.statistics(*small, metrics=SIX), [(small[0][0], small[1][0])])
+
+
+wide_span = st.tuples(st.integers(0, 60), st.integers(1, 40)).map(lambda t: [t[0], t[0] + t[1]])
+scattered = st.lists(st.tuples(st.lists(wide_span, max_size=12), st.lists(wide_span, max_size=12)),
+                     min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scattered, st.sampled_from([0.1, 0.25, 0.3, 0.5, 0.9, 1.0]),
+       st.sampled_from([0.0, 0.5, 1.0, 2.0]), st.integers(0, 2**40))
+def test_cleval_without_pairs_equals_the_pair_sweeps(examples, a, w, shift):
+    """Dense batches take CLEval from prefix sums and pair ranges, never enumerating a pair:
+    the same statistics, value for value and dtype for dtype, as the sweeps over blocks."""
+    from mycelium.metrics import cleval_1d
+
+    refs = [[[s + shift, e + shift] for s, e in r] for r, _ in examples]
+    preds = [[[s + shift, e + shift] for s, e in p] for _, p in examples]
+    params = {"cleval_1d": {"area_precision_threshold": a, "granularity_penalty_weight": w}}
+    held = mycelium.statistics(refs, preds, metrics="cleval_1d", params=params)
+    saved = cleval_1d._fits
+    cleval_1d._fits = lambda ws: False  # the sweeps over blocks
+    try:
+        swept = _blocked(refs, preds, 7, "cleval_1d", params)
+    finally:
+        cleval_1d._fits = saved
+    ranged = _blocked(refs, preds, 7, "cleval_1d", params)
+    for got in (held, ranged):
+        for k, v in swept["cleval_1d"].items():
+            assert np.asarray(got["cleval_1d"][k]).dtype == np.asarray(v).dtype, k
+            assert np.asarray(got["cleval_1d"][k]).tolist() == np.asarray(v).tolist(), k

@@ -278,3 +278,35 @@ def test_at_480_px_the_per_type_section_does_not_scroll_sideways(tmp_path, typed
     assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
     # each type is a card of labelled values: nothing scrolls, not even inside its box
     assert wide == "", wide
+
+
+def test_span_types_draw_their_colours_and_the_legend_counts(tmp_path):
+    from mycelium.report.render import TYPE_COLOURS
+
+    text = "A red tram crosses the bridge while a man in a yellow coat waves."
+    names = ["OCR", "miscounting", "invention", "other", "mischaracterization"]
+    refs = [{"start": 2 + 12 * k, "end": 10 + 12 * k, "label": t} for k, t in enumerate(names)]
+    preds = [{"start": 2, "end": 10, "label": "OCR"}, {"start": 47, "end": 58, "label": "other"}]
+    page = tmp_path / "typed.html"
+    page.write_text(mycelium.show(text, refs, {"det": preds}, type_field="label")
+                    .html(title="typed"), encoding="utf-8")
+    dom = chromium(tmp_path, page, "--dump-dom")
+    for k, name in enumerate(names):
+        n_pred = 1 if name in ("OCR", "other") else 0
+        assert (f'<span class="myc-span myc-type-{k}" style="--myc-type:{TYPE_COLOURS[k]};'
+                f'--myc-pattern:') in dom
+        assert (f'>{name}</span><span class="myc-count">1 reference, {n_pred} predicted'
+                "</span>") in dom
+    png = tmp_path / "typed.png"
+    chromium(tmp_path, page, f"--screenshot={png}", "--window-size=900,400")
+    seen = colours_present(png, {n: TYPE_COLOURS[k] for k, n in enumerate(names)}, 12)
+    assert all(n > 20 for n in seen.values()), seen  # each type's underline is drawn
+
+
+def test_at_480_px_the_shroom_visions_page_does_not_scroll_sideways(tmp_path):
+    page = tmp_path / "visions.html"
+    assert main(["shroom-visions", str(VISIONS / "gold.jsonl"), str(VISIONS / "pred.jsonl"),
+                 str(tmp_path / "out.txt"), "--html", str(page)]) == 0
+    scroll, client, inner, wide = at_480(tmp_path, page, "table.myc-types *")
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+    assert wide == "", wide  # per label and per item: cards of labelled values

@@ -66,7 +66,8 @@ def test_typed_reference_spans_get_distinct_types_and_a_legend():
     assert 'class="myc-span myc-type-0"' in html and 'class="myc-span myc-type-1"' in html
     assert "--myc-type:#0072B2" in html and "--myc-type:#E69F00" in html
     assert html.count('<div class="myc-legend">') == 1
-    assert ">Subtle Baseless Info</span></div>" in html
+    assert (">Subtle Baseless Info</span><span class=\"myc-count\">1 reference, "
+            "0 predicted</span></div>") in html
 
 
 def test_script_in_text_names_and_types_is_shown_literally():
