@@ -237,3 +237,13 @@ def test_report_without_a_type_field_has_no_section(tmp_path):
                  "0", "-o", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert '<section id="types">' not in html and "myc-types" not in html
+
+
+def test_a_polars_result_frame_gives_the_same_table():
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame({"ref": REFS, "pred": PREDS})
+    tidy = df.mycelium.evaluate("ref", "pred", type_field="t")
+    pd.testing.assert_frame_equal(
+        type_table(tidy, PREDS, type_field="t").frame,
+        type_table(mycelium.evaluate(REFS, PREDS, type_field="t"), PREDS,
+                   type_field="t").frame)
