@@ -45,6 +45,7 @@ from bench_evaluate import make_batch  # noqa: E402
 
 import mycelium  # noqa: E402
 from mycelium.core import reduce  # noqa: E402
+from mycelium.core.groups import group_sums  # noqa: E402
 from mycelium.frames import engine as frames  # noqa: E402
 from mycelium.core.settings import resolve_settings  # noqa: E402
 
@@ -129,7 +130,7 @@ def exact_by_chunks(path: str) -> dict[str, pa.Table]:
         ones = np.ones(table.num_rows, dtype=np.int64)
         for average in AVERAGES:
             columns = reduce.row_columns(stats, settings[average])
-            sums = reduce.group_sums({**columns, "": ones}, groups.codes, groups.n_groups)
+            sums = group_sums({**columns, "": ones}, groups.codes, groups.n_groups)
             for g, key in enumerate(keys):
                 acc = totals[average].setdefault(key, {})
                 for name, col in sums.items():

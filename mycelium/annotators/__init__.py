@@ -168,9 +168,10 @@ def pairwise_agreement(frame: pd.DataFrame, *, by: str | Sequence[str] | None = 
     Examples
     --------
     >>> import pandas as pd
+    >>> marked = {"a": (0, 4), "b": (2, 6)}  # annotator: (start, end)
     >>> df = pd.DataFrame({"text": ["abcdefghij"], "annotations": [[
-    ...     {"annotator": "a", "spans": [{"start": 0, "end": 4}]},
-    ...     {"annotator": "b", "spans": [{"start": 2, "end": 6}]}]]})
+    ...     {"annotator": who, "spans": [{"start": s, "end": e}]}
+    ...     for who, (s, e) in marked.items()]]})
     >>> out = pairwise_agreement(df, text="text", metrics=["iou"], soft=False)
     >>> out[["metric", "value", "examples"]].values.tolist()
     [['iou', 0.3333333333333333, 2]]
@@ -216,10 +217,10 @@ def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = Tru
     Examples
     --------
     >>> import pandas as pd
+    >>> marked = {"a": (0, 4), "b": (2, 6), "c": (2, 4)}  # annotator: (start, end)
     >>> df = pd.DataFrame({"text": ["abcdefghij"], "annotations": [[
-    ...     {"annotator": "a", "spans": [{"start": 0, "end": 4}]},
-    ...     {"annotator": "b", "spans": [{"start": 2, "end": 6}]},
-    ...     {"annotator": "c", "spans": [{"start": 2, "end": 4}]}]]})
+    ...     {"annotator": who, "spans": [{"start": s, "end": e}]}
+    ...     for who, (s, e) in marked.items()]]})
     >>> out = leave_one_out(df, text="text", metrics=["iou"], soft=False, by="annotator")
     >>> out[["annotator", "value"]].values.tolist()
     [['a', 0.5], ['b', 0.5], ['c', 1.0]]

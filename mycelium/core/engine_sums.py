@@ -6,7 +6,7 @@ statistics. An engine — Polars' streaming ``group_by().sum()``, Spark's ``GROU
 — sums integers exactly (in 128-bit integers or decimals) but floats in an order of its
 own. `engine_columns` therefore rewrites every column as int64 columns plus a float
 *rest*, and `reduce_engine_sums` turns the engine's per-group sums back into the sums
-`mycelium.frames.engine.tidy_from_sums` expects — the very numbers ``reduce.group_sums``
+`mycelium.frames.engine.tidy_from_sums` expects — the very numbers ``groups.group_sums``
 computes on the same rows, so every face agrees bit for bit:
 
 - an integer(-valued) column (a limb, a definedness flag, a count per row) stays one
@@ -25,7 +25,7 @@ computes on the same rows, so every face agrees bit for bit:
 - a float statistic ``x`` becomes its integer part (as ``lo`` and ``hi`` above, for
   ``|x| < 2**93``), three limbs of its fraction on the grids 2**-28, 2**-56, 2**-84,
   the fraction's residual as above, and two counts (rows with ``x != 0``, rows with a
-  fraction) which decide, as ``reduce.group_sums`` does, whether the sums are exact
+  fraction) which decide, as ``groups.group_sums`` does, whether the sums are exact
   integers or correctly rounded floats.
 
 The layout is fixed before any row is seen (a lazy plan declares its schema first), so
@@ -41,7 +41,6 @@ float statistic reaches 2**93.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
@@ -50,7 +49,8 @@ import numpy as np
 
 from ..metrics import STATISTIC_METRICS as METRICS  # typed_span's statistics sum too
 from .exactsum import limb_arrays
-from .reduce import SEP, group_sums, row_columns
+from .groups import group_fsums, group_sums
+from .reduce import SEP, row_columns
 from .settings import Settings
 
 __all__ = ["EngineColumn", "engine_layout", "engine_columns", "reduce_engine_sums",
@@ -261,7 +261,7 @@ def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
     layout = engine_layout(settings) if layout is None else layout
     ints = {c.label: partials[c.label] for c in layout if c.integer}
     summed = group_sums(ints, codes, n_groups) if ints else {}
-    rests = {c.label: _fsum_by(partials[c.label], codes, n_groups)
+    rests = {c.label: group_fsums(partials[c.label], codes, n_groups)
              for c in layout if not c.integer}
     out: dict[str, np.ndarray] = {}
     for col in layout:
@@ -280,7 +280,7 @@ def reduce_engine_sums(partials: Mapping[str, np.ndarray], codes: np.ndarray,
 
 
 def _float_statistic(source: str, summed, rests) -> np.ndarray:
-    """Sums of a float statistic, typed as ``reduce.group_sums`` types them (keep the
+    """Sums of a float statistic, typed as ``groups.group_sums`` types them (keep the
     two in step): float zeros if every row is 0, Python ints if every row is
     integer-valued, else correctly rounded floats (``math.fsum``'s values)."""
     get = {p: summed.get(f"{source}#{p}") for p in _FLOAT_PARTS}
@@ -324,13 +324,3 @@ def _rounded(scaled: int, rest: float) -> float:
     if rest == 0:
         return scaled / (1 << _GRID) if scaled else 0.0
     return float(Fraction(scaled, 1 << _GRID) + Fraction(rest))
-
-
-def _fsum_by(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
-    values = np.asarray(values, dtype=np.float64)
-    out = np.zeros(n_groups, dtype=np.float64)
-    if not values.any():
-        return out
-    for g in range(n_groups):
-        out[g] = math.fsum(values[codes == g].tolist())
-    return out

@@ -19,18 +19,35 @@ The interface, in the order a face uses it:
   value; `key_dtypes` gives the dict face's dtypes); the Polars faces read the Arrow keys
   as they are.
 
-Nothing here computes a metric: a face scores each group's rows (``Groups.positions``;
-the score path, `mycelium.frames.scores`) or reduces per-row statistics by
-``Groups.codes`` (the span path), and attaches ``Groups.keys.take(group)`` to its rows.
-A face that sums in another engine first (Polars' ``group_by``, Spark's ``GROUP BY``)
-groups the engine's partial rows again with `group_codes` on their key columns, which
-merges the keys that engine keeps apart (NaN and null) and gives every face's order.
+This is also the one grouping engine of span and score statistics alike: everything
+that works group by group lives here, and nothing here computes a metric.
+
+- `group_bounds` is the one sort of rows by group (each group's rows in row order);
+  `Groups.positions` gives each group's rows from it;
+- `group_sums` adds up per-row columns per group exactly (integers as integers, floats
+  correctly rounded through `group_fsums`), `sparse_sums` per present key of a larger key
+  space (a group and a distinct score);
+- `tidy_columns` lays per-group values out as tidy rows, groups outermost, and
+  `grouped_table` puts each row's group keys (`key_columns`) in front.
+
+Span statistics reduce through it (`mycelium.core.reduce` gives the per-row columns,
+`mycelium.frames.engine` the tidy table), and so do score statistics: the long rows of
+`mycelium.frames.score_sums` (summed per group and per distinct score), the sweep's
+cells (`mycelium.scores.thresholds`) and the per-group calls of `mycelium.evaluate`
+where an option is not a sum (intervals, per-type rows, soft labels, words or
+sentences; `mycelium.frames.scores`). A face that sums in another engine first (Polars'
+``group_by``, Spark's ``GROUP BY``) groups the engine's partial rows again with
+`group_codes` on their key columns, which merges the keys that engine keeps apart (NaN
+and null) and gives every face's order. ``tests/core/test_one_grouping_engine.py``
+fails if a second implementation of any of this appears.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
+
+import math
 
 import numpy as np
 import pandas as pd
@@ -41,7 +58,8 @@ from ..metrics import METRICS
 
 __all__ = ["Groups", "group_codes", "normalize_by", "key_table", "by_table",
            "check_key_type", "result_columns", "key_series", "key_dtypes", "pandas_frame",
-           "COMPARISON_COLUMNS"]
+           "COMPARISON_COLUMNS", "group_bounds", "group_sums", "group_fsums", "sparse_sums",
+           "key_columns", "grouped_table", "tidy_columns", "split_rows"]
 
 #: The columns of a detector comparison (`mycelium.stats.comparison`), in its order.
 COMPARISON_COLUMNS = ("detector_a", "detector_b", "metric", "measure", "value_a", "value_b",
@@ -65,9 +83,26 @@ class Groups:
 
     def positions(self) -> list[np.ndarray]:
         """The rows of each group (int64 positions, in row order), in group order."""
-        order = np.argsort(self.codes, kind="stable")
-        bounds = np.searchsorted(self.codes[order], np.arange(self.n_groups + 1))
-        return [order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+        return split_rows(*group_bounds(self.codes, self.n_groups))
+
+
+def group_bounds(codes: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """The one sort of rows by group: ``(order, bounds)``, where ``order[bounds[g]:
+    bounds[g + 1]]`` are the rows of group ``g`` (``codes[i]``: row i's group), in row
+    order.
+
+    >>> order, bounds = group_bounds(np.array([1, 0, 1]), 2)
+    >>> order.tolist(), bounds.tolist()
+    ([1, 0, 2], [0, 1, 3])
+    """
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    return order, bounds
+
+
+def split_rows(order: np.ndarray, bounds: np.ndarray) -> list[np.ndarray]:
+    """The rows of each group from `group_bounds`, in group order."""
+    return [order[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
 
 # ------------------------------------------------------------------ names
@@ -389,3 +424,168 @@ def pandas_frame(table: pa.Table, key_dtypes: Mapping[str, Any]) -> pd.DataFrame
     for name, dtype in key_dtypes.items():
         out[name] = key_series(table.column(name), dtype)
     return out
+
+
+# ------------------------------------------------------------------ sums per group
+
+def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
+               n_groups: int) -> dict[str, np.ndarray]:
+    """Exact per-group sums: integer(-valued) columns → exact integers (int64 arrays
+    when every sum fits, else object arrays of Python ints), other float columns →
+    exactly rounded sums (`group_fsums`).
+
+    Integer-valued columns whose sums stay below 2**53 are summed with ``bincount``
+    (exact, no sort); the rest go through the one sort by group (`group_bounds`).
+
+    >>> group_sums({"n": np.array([1, 2, 3]), "x": np.array([0.1, 0.2, 0.3])},
+    ...            np.array([0, 1, 0]), 2)
+    {'n': array([4, 2]), 'x': array([0.4, 0.2])}
+    """
+    out: dict[str, np.ndarray] = {}
+    rest = {}
+    for name, col in columns.items():
+        col = np.asarray(col)
+        if col.dtype.kind == "f" and not col.any():  # e.g. residuals: almost always 0
+            out[name] = np.zeros(n_groups, dtype=np.float64)
+            continue
+        # A float column that is not integer-valued (a limb residual, |r| < 2**-84, or
+        # a float statistic) fails the trunc test below and is summed by `group_fsums`.
+        if col.dtype.kind in "iubf" and col.size:
+            peak = float(np.abs(col).max())
+            if peak * col.size < 2**53 and (col.dtype.kind != "f" or
+                                            np.array_equal(col, np.trunc(col))):
+                sums = np.bincount(codes, weights=col, minlength=n_groups)
+                out[name] = sums.astype(np.int64)  # integers below 2**53: exact
+                continue
+        rest[name] = col
+    if not rest:
+        return out
+    order, bounds = group_bounds(codes, n_groups)
+    nonempty = bounds[1:] > bounds[:-1]
+    for name, col in rest.items():
+        col = col[order]
+        if col.dtype.kind == "f" and np.array_equal(col, np.trunc(col)):
+            col = col.astype(np.int64)  # integer-valued limbs: exact integer sums
+        if col.dtype.kind in "iub":
+            out[name] = _int_group_sums(col.astype(np.int64), bounds, nonempty)
+        elif col.dtype == object and all(isinstance(x, (int, np.integer))
+                                         for x in col.tolist()):
+            out[name] = np.array([sum(int(x) for x in col[a:b].tolist())
+                                  for a, b in zip(bounds[:-1], bounds[1:])], dtype=object)
+        else:
+            out[name] = _sorted_fsums(col, bounds)
+    return out
+
+
+def _int_group_sums(col: np.ndarray, bounds: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
+    if col.size == 0:
+        return np.zeros(bounds.size - 1, dtype=np.int64)
+    bound = int(np.abs(col).max()) * col.size
+    if bound < 2**63:
+        sums = np.zeros(bounds.size - 1, dtype=np.int64)
+        sums[nonempty] = np.add.reduceat(col, bounds[:-1][nonempty])
+        return sums
+    out = np.zeros(bounds.size - 1, dtype=object)  # beyond int64: Python integers
+    out[:] = [sum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])]
+    return out
+
+
+def group_fsums(values: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per-group sums of floats, each correctly rounded (``math.fsum``: the same double
+    in any order of the rows, so engines that add partial rows in an order of their own
+    agree), float64 whatever the values.
+
+    >>> group_fsums(np.array([1e16, 1.0, -1e16]), np.array([0, 0, 0]), 1).tolist()
+    [1.0]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not values.any():
+        return np.zeros(n_groups, dtype=np.float64)
+    order, bounds = group_bounds(codes, n_groups)
+    return _sorted_fsums(values[order], bounds)
+
+
+def _sorted_fsums(col: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    return np.array([math.fsum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])],
+                    dtype=np.float64)
+
+
+def sparse_sums(key: np.ndarray, size: int, columns: Sequence[np.ndarray]
+                ) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Sums of integer ``columns`` per key of a space too large to lay out per group
+    (``key``: each row's key in ``0..size-1``, e.g. a group and a distinct score):
+    ``(keys, [int64 sums of each column])``, keys increasing. Keys whose sums are all
+    zero may be left out (only present keys are listed).
+
+    >>> keys, (a,) = sparse_sums(np.array([7, 2, 7]), 10, [np.array([1, 5, 2])])
+    >>> keys.tolist(), a.tolist()
+    ([2, 7], [5, 3])
+    """
+    if size <= max(4 * key.size, 1 << 16):
+        sums = [np.bincount(key, weights=c, minlength=size) for c in columns]
+        nonzero = np.zeros(size, dtype=bool)
+        for s in sums:
+            nonzero |= s != 0
+        at = np.flatnonzero(nonzero)
+        return at, [s[at].astype(np.int64) for s in sums]
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if key.size \
+        else np.zeros(0, np.int64)
+    at = ordered[first]
+    return at, [np.add.reduceat(np.asarray(c, np.int64)[order], first).astype(np.int64)
+                if key.size else at.astype(np.int64) for c in columns]
+
+
+# ------------------------------------------------------------------ grouped results
+
+def key_columns(groups: Groups | pa.Table, group) -> dict[str, pa.ChunkedArray]:
+    """The key columns of rows whose groups are ``group`` (a group index per row);
+    ``groups``: the `Groups`, or their ``keys`` table."""
+    keys = groups.keys if isinstance(groups, Groups) else groups
+    index = group if isinstance(group, pa.Array) else pa.array(group, pa.int64())
+    return {name: keys.column(name).take(index) for name in keys.column_names}
+
+
+def grouped_table(groups: Groups | pa.Table, group, columns: Mapping[str, Any]) -> pa.Table:
+    """A grouped result: each row's group keys (``group``: its group index; ``groups``
+    as `key_columns` takes them), then ``columns`` (Arrow arrays, or values Arrow
+    reads), in their order."""
+    return pa.table({**key_columns(groups, group), **columns})
+
+
+def tidy_columns(values: Mapping[str, Mapping[str, Any]], pairs: Sequence[tuple[str, str]],
+                 n: int, *, examples, averages: Sequence[str | None],
+                 profile: str | None) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """One tidy row per (unit, metric, measure), units outermost, as whole columns:
+    ``(unit of each row, {metric, measure, value, examples, average, profile})``.
+
+    ``values[metric][measure]`` holds one value per unit (a group, or a group's
+    threshold in a sweep), ``pairs`` the (metric, measure) of each row within a unit,
+    ``examples`` each unit's examples, ``averages`` each pair's average.
+
+    >>> unit, cols = tidy_columns({"iou": {"score": [0.5, 1.0]}}, [("iou", "score")], 2,
+    ...                           examples=[3, 1], averages=["micro"], profile=None)
+    >>> unit.tolist(), cols["value"].to_pylist(), cols["examples"].to_pylist()
+    ([0, 1], [0.5, 1.0], [3, 1])
+    """
+    k = len(pairs)
+    matrix = np.empty((n, k), dtype=np.float64)
+    for j, (metric, measure) in enumerate(pairs):
+        matrix[:, j] = np.asarray(values[metric][measure], dtype=np.float64)
+    counts = np.asarray(examples)
+    counts = (counts.astype(np.int64) if counts.dtype.kind in "iu" else
+              np.asarray([int(x) for x in counts.tolist()], dtype=np.int64))
+    pair = np.tile(np.arange(k, dtype=np.int64), n)  # the (metric, measure) of each row
+
+    def repeated(strings) -> pa.Array:  # k strings, each row's taken (no n·k Python list)
+        return pa.array(strings, pa.string()).take(pair)
+
+    return np.repeat(np.arange(n, dtype=np.int64), k), {
+        "metric": repeated([m for m, _ in pairs]),
+        "measure": repeated([q for _, q in pairs]),
+        "value": pa.array(matrix.ravel(), pa.float64()),
+        "examples": pa.array(np.repeat(counts, k), pa.int64()),
+        "average": repeated(list(averages)),
+        "profile": repeated([profile] * k),
+    }

@@ -11,14 +11,13 @@ Every face reduces through here, so every face agrees bit for bit with
   makes the mean NaN, as in the official scorer).
 
 Sums of these columns are exact in any order, so they can be computed by any engine —
-numpy here, Polars' streaming ``group_by().sum()``, Spark's ``GROUP BY SUM`` — and
-finished with `values_from_sums`. Column names are ``metric|statistic`` (micro) and
+numpy (the grouping engine's `mycelium.core.groups.group_sums`), Polars' streaming
+``group_by().sum()``, Spark's ``GROUP BY SUM`` — and finished with `values_from_sums`. Column names are ``metric|statistic`` (micro) and
 ``metric|measure|part`` (limb parts h, m, l, residual, defined, nan).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Iterator, Mapping
 
 import numpy as np
@@ -28,7 +27,7 @@ from .aggregate import metric_measures, no_score_without_examples, per_example
 from .exactsum import LIMB_COLUMNS, limb_arrays, means_of_sums
 from .settings import Settings
 
-__all__ = ["row_columns", "row_column_parts", "group_sums", "values_from_sums", "SEP"]
+__all__ = ["row_columns", "row_column_parts", "values_from_sums", "SEP"]
 
 SEP = "|"
 _LIMB_PARTS = LIMB_COLUMNS
@@ -68,65 +67,6 @@ def row_column_parts(stats: Mapping[str, Mapping[str, np.ndarray]], settings: Se
             if metric not in METRICS:
                 part[f"{metric}{SEP}{measure}{SEP}nan"] = np.isnan(arr).astype(np.int64)
             yield part
-
-
-def group_sums(columns: Mapping[str, np.ndarray], codes: np.ndarray,
-               n_groups: int) -> dict[str, np.ndarray]:
-    """Exact per-group sums: integer(-valued) columns → exact integers (int64 arrays
-    when every sum fits, else object arrays of Python ints), other float columns →
-    exactly rounded sums (``math.fsum`` per group).
-
-    Integer-valued columns whose sums stay below 2**53 are summed with ``bincount``
-    (exact, no sort); the rest go through a sort by group.
-    """
-    out: dict[str, np.ndarray] = {}
-    rest = {}
-    for name, col in columns.items():
-        col = np.asarray(col)
-        if col.dtype.kind == "f" and not col.any():  # e.g. residuals: almost always 0
-            out[name] = np.zeros(n_groups, dtype=np.float64)
-            continue
-        if col.dtype.kind in "iubf" and col.size and not name.endswith(f"{SEP}residual"):
-            peak = float(np.abs(col).max())
-            if peak * col.size < 2**53 and (col.dtype.kind != "f" or
-                                            np.array_equal(col, np.trunc(col))):
-                sums = np.bincount(codes, weights=col, minlength=n_groups)
-                out[name] = sums.astype(np.int64)  # integers below 2**53: exact
-                continue
-        rest[name] = col
-    if not rest:
-        return out
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
-    nonempty = bounds[1:] > bounds[:-1]
-    for name, col in rest.items():
-        col = col[order]
-        if col.dtype.kind == "f" and not name.endswith(f"{SEP}residual") \
-                and np.array_equal(col, np.trunc(col)):
-            col = col.astype(np.int64)  # integer-valued limbs: exact integer sums
-        if col.dtype.kind in "iub":
-            out[name] = _int_group_sums(col.astype(np.int64), bounds, nonempty)
-        elif col.dtype == object and all(isinstance(x, (int, np.integer))
-                                         for x in col.tolist()):
-            out[name] = np.array([sum(int(x) for x in col[a:b].tolist())
-                                  for a, b in zip(bounds[:-1], bounds[1:])], dtype=object)
-        else:
-            out[name] = np.array([math.fsum(col[a:b].tolist())
-                                  for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
-    return out
-
-
-def _int_group_sums(col: np.ndarray, bounds: np.ndarray, nonempty: np.ndarray) -> np.ndarray:
-    if col.size == 0:
-        return np.zeros(bounds.size - 1, dtype=np.int64)
-    bound = int(np.abs(col).max()) * col.size
-    if bound < 2**63:
-        sums = np.zeros(bounds.size - 1, dtype=np.int64)
-        sums[nonempty] = np.add.reduceat(col, bounds[:-1][nonempty])
-        return sums
-    out = np.zeros(bounds.size - 1, dtype=object)  # beyond int64: Python integers
-    out[:] = [sum(col[a:b].tolist()) for a, b in zip(bounds[:-1], bounds[1:])]
-    return out
 
 
 def values_from_sums(sums: Mapping[str, np.ndarray], settings: Settings, examples=None

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
+from ..core.groups import grouped_table
 from ..core.inputs import convert, text_values
 from ..core.pipeline import prepare
 from ..core.types import Missing
@@ -75,7 +76,7 @@ def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
                      detector_col)
         make = long.inputs
     parts, signature = [], None
-    for g, rows in enumerate(_group_rows(groups)):
+    for g, rows in enumerate(groups.positions()):
         where = _where(groups, g)
         references, predictions, text_g, ids_g = make(rows, where)
         try:
@@ -120,13 +121,6 @@ def _check(refs, preds, texts, missing: Missing, role: str) -> None:
         if type(exc).__module__.startswith("mycelium"):
             raise
         raise type(exc)(f"{role}: {exc}") from None
-
-
-def _group_rows(groups: Groups):
-    order = np.argsort(groups.codes, kind="stable")
-    bounds = np.searchsorted(groups.codes[order], np.arange(groups.n_groups + 1))
-    for g in range(groups.n_groups):
-        yield order[bounds[g]:bounds[g + 1]]
 
 
 def _where(groups: Groups, g: int) -> str:
@@ -241,8 +235,7 @@ def _some(values, k: int = 3) -> str:
 
 def _assemble(parts, groups: Groups, signature: str | None) -> pa.Table:
     group = np.concatenate([np.full(len(out), g, dtype=np.int64) for g, out in parts])
-    columns = {name: groups.keys.column(name).take(pa.array(group, pa.int64()))
-               for name in groups.keys.column_names}
+    columns: dict[str, pa.Array] = {}
     for name in COLUMNS:
         values = [v for _, out in parts for v in out[name].tolist()]
         typ = COMPARE_TYPES.get(name)
@@ -250,6 +243,6 @@ def _assemble(parts, groups: Groups, signature: str | None) -> pa.Table:
             columns[name] = pa.array(values)
         else:
             columns[name] = pa.array([None if v is None else v for v in values], typ)
-    table = pa.table(columns)
+    table = grouped_table(groups, group, columns)
     meta = {SIGNATURE_KEY: signature.encode()} if signature is not None else {}
     return table.replace_schema_metadata(meta)

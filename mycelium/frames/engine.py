@@ -21,11 +21,12 @@ from ..core.aggregate import aggregate, per_example, warn_undefined
 from ..core.columns import is_null
 from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
-from ..core.reduce import group_sums, row_column_parts, values_from_sums
+from ..core.reduce import row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
 from ..evaluate import prepare_for
-from ..core.groups import Groups, check_key_type, group_codes, key_table, normalize_by
+from ..core.groups import (Groups, check_key_type, group_bounds, group_codes, group_sums,
+                           grouped_table, key_table, normalize_by, tidy_columns)
 
 __all__ = ["TIDY_COLUMNS", "face_call", "columns_of", "evaluate_table", "table_of_statistics", "score_table",
            "tidy_table", "tidy_from_sums",
@@ -197,44 +198,18 @@ def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings)
     """The tidy table from exact group sums of `mycelium.core.reduce.row_columns`."""
     values = values_from_sums(sums, settings, examples=examples_per_group)
     pairs = [(metric, measure) for metric in settings.metrics for measure in values[metric]]
-    n, k = groups.n_groups, len(pairs)
     profile = settings.profile.name if settings.profile else None
-    # One row per (group, metric, measure), groups outermost: built as whole columns.
-    matrix = np.empty((n, k), dtype=np.float64)
-    for j, (metric, measure) in enumerate(pairs):
-        matrix[:, j] = np.asarray(values[metric][measure], dtype=np.float64)
-    examples = np.asarray(examples_per_group)
-    examples = (examples.astype(np.int64) if examples.dtype.kind in "iu" else
-                np.asarray([int(x) for x in examples.tolist()], dtype=np.int64))
-    pair = np.tile(np.arange(k, dtype=np.int64), n)  # the (metric, measure) of each row
-
-    def repeated(values) -> pa.Array:  # k strings, each row's taken (no n·k Python list)
-        return pa.array(values, pa.string()).take(pair)
-
-    rows = {
-        "group": np.repeat(np.arange(n, dtype=np.int64), k),
-        "metric": repeated([m for m, _ in pairs]),
-        "measure": repeated([q for _, q in pairs]),
-        "value": matrix.ravel(),
-        "examples": np.repeat(examples, k),
-        "average": repeated([_average_of(m, settings) for m, _ in pairs]),
-        "profile": repeated([profile] * k),
-    }
-    return _assemble(rows, groups, settings)
+    group, columns = tidy_columns(values, pairs, groups.n_groups, examples=examples_per_group,
+                                  averages=[_average_of(m, settings) for m, _ in pairs],
+                                  profile=profile)
+    return _signed(grouped_table(groups, group, columns), settings)
 
 
 def _average_of(metric: str, settings: Settings) -> str:
     return "macro" if metric == "soft_spearman" else settings.average
 
 
-def _assemble(rows, groups: Groups, settings: Settings) -> pa.Table:
-    group = pa.array(rows.pop("group"), pa.int64())
-    columns = {name: groups.keys.column(name).take(group) for name in groups.keys.column_names}
-    types = {"metric": pa.string(), "measure": pa.string(), "value": pa.float64(),
-             "examples": pa.int64(), "average": pa.string(), "profile": pa.string()}
-    columns.update({name: rows[name] if isinstance(rows[name], pa.Array)
-                    else pa.array(rows[name], t) for name, t in types.items()})
-    table = pa.table(columns)
+def _signed(table: pa.Table, settings: Settings) -> pa.Table:
     return table.replace_schema_metadata({SIGNATURE_KEY: settings.signature().encode()})
 
 
@@ -289,9 +264,7 @@ def with_intervals(table: pa.Table, stats, settings: Settings, prepared: Prepare
     b = settings.bootstrap
     assert b is not None, "intervals are computed only for settings with ci"
     positions = np.flatnonzero(prepared.kept)
-    codes = groups.codes[prepared.kept]
-    order = np.argsort(codes, kind="stable")  # each group's rows in frame order
-    bounds = np.searchsorted(codes[order], np.arange(groups.n_groups + 1))
+    order, bounds = group_bounds(groups.codes[prepared.kept], groups.n_groups)
     kept_ids = None if ids is None else ids[positions]
     per_group = table.num_rows // groups.n_groups
     metric = table.column("metric").to_pylist()
@@ -390,12 +363,14 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
                         emit(g, t, metric, measure, value, examples, settings.average)
             emit(g, t, COUNTS_METRIC, COUNTS_MEASURE, int(typed.n_ref[t][in_group].sum()),
                  examples, COUNTS_AVERAGE)
-    types = rows.pop(TYPE_COLUMN)
-    type_array = pa.array(types)
+    type_array = pa.array(rows.pop(TYPE_COLUMN))
     if pa.types.is_null(type_array.type):
         type_array = type_array.cast(pa.string())
-    table = _assemble(rows, groups, settings)
-    return table.add_column(groups.keys.num_columns, TYPE_COLUMN, type_array)
+    types = {"metric": pa.string(), "measure": pa.string(), "value": pa.float64(),
+             "examples": pa.int64(), "average": pa.string(), "profile": pa.string()}
+    columns = {TYPE_COLUMN: type_array,
+               **{name: pa.array(rows[name], t) for name, t in types.items()}}
+    return _signed(grouped_table(groups, rows["group"], columns), settings)
 
 
 def _whole_values(whole, settings: Settings, codes: np.ndarray, groups: Groups):

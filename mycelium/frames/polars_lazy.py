@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
 from ..core.pipeline import compute_statistics, soft_given
-from ..core.reduce import group_sums
+from ..core.groups import group_sums
 from ..core.settings import Settings, resolve_settings
 from ..metrics import METRICS
 from . import engine as frames

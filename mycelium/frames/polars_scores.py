@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from ..core.groups import key_columns
 from ..errors import SpanValidationError
 from . import engine as frames
 from .polars_batches import ROW, TIDY, polars_frame
@@ -179,8 +180,7 @@ def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], nam
             "score": np.concatenate([rows["score"], first[present]]),
             "a": np.concatenate([rows["a"], zeros]), "b": np.concatenate([rows["b"], zeros]),
             "f": np.concatenate([rows["f"], zeros.astype(np.float64)])}
-    group = pa.array(rows["group"], pa.int64())
-    out = {n: groups.keys.column(n).take(group) for n in names}
+    out: dict[str, Any] = dict(key_columns(groups, rows["group"]))
     out.update({_L + k: pa.array(rows[k]) for k in LONG_COLUMNS})
     return polars_frame(pa.table(out))
 

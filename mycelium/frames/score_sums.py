@@ -29,7 +29,6 @@ float scores take a row each.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,11 +38,12 @@ import pyarrow as pa
 from ..core.engine_sums import (EngineColumn, engine_columns, engine_layout,
                                 reduce_engine_sums, value_columns, value_layout)
 from ..core.exactsum import means_of_sums
-from ..core.groups import Groups
+from ..core.groups import (Groups, group_fsums, group_sums, grouped_table, sparse_sums,
+                           tidy_columns)
 from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
 from ..core.profiles import get_profile
-from ..core.reduce import SEP, group_sums, values_from_sums
+from ..core.reduce import SEP, values_from_sums
 from ..core.score_metrics import example_values, pooled_values_of_sums
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import score_runs, spans_at_threshold
@@ -214,22 +214,17 @@ def _sum_rows(ss: ScoreSums, columns: dict[str, np.ndarray], codes: np.ndarray,
               n_groups: int) -> dict[str, np.ndarray]:
     """SUM rows: per (group, column) the column's sum; zero sums are left out but for
     the examples (every group of the batch keeps its row)."""
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
-    present = np.flatnonzero(bounds[1:] > bounds[:-1])
+    sums = group_sums({col.label: columns[col.label] for col in ss.layout}, codes, n_groups)
     parts: list[dict[str, np.ndarray]] = []
     for c, col in enumerate(ss.layout):
-        values = columns[col.label][order]
-        sums = np.zeros(n_groups, dtype=values.dtype)
-        if present.size:
-            sums[present] = np.add.reduceat(values, bounds[:-1][present])
-        keep = np.arange(n_groups) if c == 0 else np.flatnonzero(sums != 0)
+        summed = sums[col.label]
+        keep = np.arange(n_groups) if c == 0 else np.flatnonzero(summed != 0)
         ints = np.zeros(keep.size, np.int64)
         floats = np.zeros(keep.size, np.float64)
-        if values.dtype.kind in "iu":  # a limb, a count: int64, exact
-            ints = sums[keep].astype(np.int64)
-        else:  # a float rest, summed in the engine's order
-            floats = sums[keep].astype(np.float64)
+        if columns[col.label].dtype.kind in "iu":  # a limb, a count: int64, exact
+            ints = summed[keep].astype(np.int64)
+        else:  # a float rest (its sum correctly rounded; the engine adds the batches')
+            floats = summed[keep].astype(np.float64)
         parts.append({"group": keep, "kind": np.full(keep.size, SUM, np.int8),
                       "column": np.full(keep.size, c, np.int32),
                       "score": np.zeros(keep.size, np.int64), "a": ints,
@@ -241,27 +236,12 @@ def _points(kind: int, group: np.ndarray, score: np.ndarray, a: np.ndarray,
             b: np.ndarray, n_groups: int) -> dict[str, np.ndarray]:
     """Rows of ``kind``: per (group, distinct score) the sums of ``a`` and ``b``."""
     codes, distinct = codes_in_order(score)  # 0.0 and -0.0 are one score
-    key = group.astype(np.int64) * max(distinct.size, 1) + codes
-    if n_groups * max(distinct.size, 1) <= max(4 * key.size, 1 << 16):
-        size = n_groups * max(distinct.size, 1)
-        sa = np.bincount(key, weights=a, minlength=size)
-        sb = np.bincount(key, weights=b, minlength=size)
-        at = np.flatnonzero((sa != 0) | (sb != 0))
-        sa, sb = sa[at], sb[at]
-    else:
-        order = np.argsort(key, kind="stable")
-        ordered = key[order]
-        first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if key.size \
-            else np.zeros(0, np.int64)
-        at = ordered[first]
-        sa = np.add.reduceat(np.asarray(a, np.int64)[order], first) if key.size else at
-        sb = np.add.reduceat(np.asarray(b, np.int64)[order], first) if key.size else at
     k = max(distinct.size, 1)
+    at, (sa, sb) = sparse_sums(group.astype(np.int64) * k + codes, n_groups * k, [a, b])
     return {"group": at // k, "kind": np.full(at.size, kind, np.int8),
             "column": np.full(at.size, -1, np.int32),
             "score": (distinct[at % k] if distinct.size else np.zeros(0)).view(np.int64),
-            "a": np.asarray(sa).astype(np.int64), "b": np.asarray(sb).astype(np.int64),
-            "f": np.zeros(at.size)}
+            "a": sa, "b": sb, "f": np.zeros(at.size)}
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
@@ -309,9 +289,7 @@ def _column_sums(ss: ScoreSums, rows, sel: np.ndarray, group: np.ndarray, n: int
             partials[col.label] = group_sums({"": a[at]}, g[at], n)[""] if at.any() \
                 else np.zeros(n, dtype=np.int64)
         else:
-            partials[col.label] = np.array([math.fsum(f[at][g[at] == k].tolist())
-                                            for k in range(n)]) if f[at].any() \
-                else np.zeros(n)
+            partials[col.label] = group_fsums(f[at], g[at], n)
     return reduce_engine_sums(partials, np.arange(n), n, ss.settings, layout=ss.layout)
 
 
@@ -351,24 +329,9 @@ def _tidy(ss: ScoreSums, values, examples: np.ndarray, groups: Groups) -> pa.Tab
     settings, plan = ss.settings, ss.plan
     names = [m for m in settings.metrics if not plan.placeholder] + list(plan.extra)
     pairs = [(m, k) for m in names for k in values[m]]
-    n, k = groups.n_groups, len(pairs)
-    matrix = np.empty((n, k), dtype=np.float64)
-    for j, (m, q) in enumerate(pairs):
-        matrix[:, j] = np.asarray(values[m][q], dtype=np.float64)
-    pick = np.tile(np.arange(k, dtype=np.int64), n)
     profile = settings.profile.name if settings.profile else None
-
-    def repeated(strings) -> pa.Array:
-        return pa.array(strings, pa.string()).take(pa.array(pick))
-
-    row_group = pa.array(np.repeat(np.arange(n, dtype=np.int64), k))
-    columns = {c: groups.keys.column(c).take(row_group) for c in groups.keys.column_names}
-    columns.update({
-        "metric": repeated([m for m, _ in pairs]),
-        "measure": repeated([q for _, q in pairs]),
-        "value": pa.array(matrix.ravel(), pa.float64()),
-        "examples": pa.array(np.repeat(_exact(examples).astype(np.int64), k), pa.int64()),
-        "average": repeated([fixed_average(m) or settings.average for m, _ in pairs]),
-        "profile": repeated([profile] * k),
-    })
-    return pa.table(columns).replace_schema_metadata({SIGNATURE_KEY: ss.signature.encode()})
+    group, columns = tidy_columns(values, pairs, groups.n_groups, examples=_exact(examples),
+                                  averages=[fixed_average(m) or settings.average
+                                            for m, _ in pairs], profile=profile)
+    table = grouped_table(groups, group, columns)
+    return table.replace_schema_metadata({SIGNATURE_KEY: ss.signature.encode()})

@@ -9,8 +9,12 @@ positionally into plain lists (`rows_of`; Arrow-backed token offset and score co
 Arrow arrays, read column-wise by `mycelium.core.token_input`; JSON strings, as CSV
 files hold them, are decoded) and each group's rows are scored by `mycelium.evaluate`
 itself, so every group's values equal the dict face on that group's rows, bit for bit.
-(The score metrics are not sums of per-example statistics, so the grouped-sums engine of
-`mycelium.frames.engine` does not apply to them.) Sweeps are
+Each group's rows come from the one grouping engine (`Groups.positions`) and its values
+go back through it (`mycelium.core.groups.grouped_table`), as on the span path; calling
+`mycelium.evaluate` per group, rather than summing per-row columns by group, is for the
+options that are not sums of per-row statistics (intervals, per-type rows, soft labels,
+words or sentences). Polars' lazy plans and Spark sum the score statistics by group
+(`mycelium.frames.score_sums`) through the same engine. Sweeps are
 `mycelium.scores.thresholds.sweep_curve`.
 """
 
@@ -23,7 +27,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..core.groups import Groups, group_codes, key_table, normalize_by
+from ..core.groups import Groups, group_codes, grouped_table, key_table, normalize_by
 from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
 from ..core.inputs import Inputs
@@ -137,15 +141,12 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, names: Input
                              ("average", fixed_average(metric) or meta["average"]),
                              ("profile", meta["profile"])):
                     rows[c].append(v)
-    group = pa.array(rows.pop("group"), pa.int64())
-    out = {name: groups.keys.column(name).take(group) for name in groups.keys.column_names}
+    group = rows.pop("group")
     types = {"value": pa.float64(), "ci_low": pa.float64(), "ci_high": pa.float64(),
              "examples": pa.int64()}
-    for c, values in rows.items():
-        if c in ("ci_low", "ci_high") and settings.bootstrap is None:
-            continue
-        out[c] = pa.array(values, types.get(c, pa.string()))
-    table = pa.table(out)
+    out = {c: pa.array(values, types.get(c, pa.string())) for c, values in rows.items()
+           if c not in ("ci_low", "ci_high") or settings.bootstrap is not None}
+    table = grouped_table(groups, group, out)
     return table.replace_schema_metadata({SIGNATURE_KEY: (signature or "").encode()})
 
 

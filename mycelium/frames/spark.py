@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
+from ..core.groups import group_bounds, group_sums, key_columns
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
@@ -101,7 +102,8 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
             raise for_driver(exc) from None
         g, r, values = _weighted_sums(groups, [kept.astype(np.int64)] + columns, hashes,
                                       boot)
-        arrays = [groups.keys.column(k).take(pa.array(g)).combine_chunks() for k in keys]
+        taken = key_columns(groups, g)
+        arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
         yield pa.RecordBatch.from_arrays(arrays, names=names)
@@ -127,8 +129,7 @@ def _weighted_sums(groups, columns: list[np.ndarray], hashes: np.ndarray | None,
     """Rows ``(group, resample, column sums)``: resample -1 holds the plain sums (the
     only rows without ``boot``), then the sums weighted by each resample's weights.
     Integer sums are exact, the weighted ones by `mycelium.core.exactsum.limb_matrix`."""
-    order = np.argsort(groups.codes, kind="stable")
-    bounds = np.searchsorted(groups.codes[order], np.arange(groups.n_groups + 1))
+    order, bounds = group_bounds(groups.codes, groups.n_groups)
     is_int = [a.dtype.kind == "i" for a in columns]
     n = columns[0].size
     ints = _matrix([a for a, i in zip(columns, is_int) if i], n, np.int64)[order]
@@ -393,7 +394,7 @@ def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Tabl
     if settings.bootstrap is not None:
         resample = table.column(R_COL).to_numpy().astype(np.int64)
         estimate = resample < 0
-    examples, sums = _group_sums(table.filter(pa.array(estimate)), groups.codes[estimate],
+    examples, sums = _final_sums(table.filter(pa.array(estimate)), groups.codes[estimate],
                                  groups.n_groups, settings, layout)
     tidy = frames.tidy_from_sums(sums, examples, groups, settings)
     if settings.bootstrap is None:
@@ -403,13 +404,13 @@ def _finish(table: pa.Table, settings: Settings, layout, names, keys) -> pa.Tabl
                            resample[rest], groups.n_groups, settings, layout)
 
 
-def _group_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, layout):
+def _final_sums(table: pa.Table, codes: np.ndarray, n_groups: int, settings, layout):
     """Examples and `row_columns` sums per final group (`engine_sums` decodes them; Spark
     groups that pandas merges, NaN and null keys, are added up here)."""
     def column(name):  # Spark's bigint sums are int64 (exact_ints' form); null: no rows
         return table.column(name).fill_null(0).to_numpy()
 
-    examples = np.bincount(codes, weights=column(N_COL), minlength=n_groups).astype(np.int64)
+    examples = group_sums({N_COL: column(N_COL)}, codes, n_groups)[N_COL]
     partials = {label: column(name) for name, label, _ in _spark_names(layout)}
     return examples, reduce_engine_sums(partials, codes, n_groups, settings, layout)
 
@@ -421,7 +422,7 @@ def _with_intervals(tidy: pa.Table, table: pa.Table, codes, resample, n_groups: 
     b = settings.bootstrap
     assert b is not None, "intervals are computed only for settings with ci"
     # weights, sums: per (group, resample), the summed weights and the exact sums
-    weights, sums = _group_sums(table, codes * b.n_resamples + resample,
+    weights, sums = _final_sums(table, codes * b.n_resamples + resample,
                                 n_groups * b.n_resamples, settings, layout)
     values = values_from_sums(sums, settings)
     leave_out_empty(values, weights)  # resamples that drew no example, as bootstrap.py

@@ -17,6 +17,7 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 
+from ..core.groups import key_columns
 from ..errors import SpanValidationError
 from . import engine as frames
 from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
@@ -96,8 +97,8 @@ def _long_batches(batches: Iterator[pa.RecordBatch], *, ss: ScoreSums, keys: lis
                 raise located(exc, batch) from None
         except (ValueError, TypeError) as exc:
             raise for_driver(exc) from None
-        group = pa.array(rows["group"], pa.int64())
-        arrays = [groups.keys.column(k).take(group).combine_chunks() for k in keys]
+        taken = key_columns(groups, rows["group"])
+        arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(rows[k]) for k in LONG_COLUMNS]
         yield pa.RecordBatch.from_arrays(arrays, names=[*keys, *(_L + k for k in
                                                                  LONG_COLUMNS)])

@@ -388,8 +388,15 @@ def key_value_starts(data: bytes, key: str) -> np.ndarray:
     last = pattern.size - 2  # the key's last character: rarer than its quotes
     if buffer.size < pattern.size + 1:
         return np.zeros(0, dtype=np.int64)
-    hits = _where_byte(buffer, pattern[last], last, buffer.size - 1)
-    for k in (pattern.size - 1, *range(last)):
+    if pattern.size >= 4:
+        # The pattern's first 4 bytes compared as one word at each of the 4 byte
+        # shifts: 4 passes over words rather than one over bytes that may match often.
+        hits = _where_word(buffer, pattern[:4].view("<u4")[0], buffer.size - 1)
+        checks: tuple[int, ...] = tuple(range(4, pattern.size))
+    else:
+        hits = _where_byte(buffer, pattern[last], last, buffer.size - 1)
+        checks = (pattern.size - 1, *range(last))
+    for k in checks:
         hits = hits[buffer[hits + k] == pattern[k]]
     at = _skip_space(buffer, hits + pattern.size)
     at = at[at < buffer.size]
@@ -403,6 +410,23 @@ def _where_byte(buffer: np.ndarray, byte, offset: int, stop: int,
     chunk at a time, so the comparison stays in the cache."""
     parts = [np.flatnonzero(buffer[a:min(a + chunk, stop)] == byte) + (a - offset)
              for a in range(offset, stop, chunk)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def _where_word(buffer: np.ndarray, word, stop: int, chunk: int = 1 << 20) -> np.ndarray:
+    """Sorted ``i`` where the 4 bytes at ``buffer[i:]`` are ``word`` (little-endian),
+    ``i + 4 <= stop``: each chunk viewed as words at its 4 byte shifts."""
+    parts = []
+    for a in range(0, stop - 3, chunk):
+        piece = buffer[a:min(a + chunk + 3, stop)]
+        found = []
+        for shift in range(4):
+            words = (piece.size - shift) // 4
+            if words > 0:
+                view = piece[shift:shift + 4 * words].view("<u4")
+                found.append(np.flatnonzero(view == word) * 4 + shift)
+        at = np.sort(np.concatenate(found)) + a
+        parts.append(at[at < a + chunk])  # the next chunk finds those beyond
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 

@@ -130,15 +130,28 @@ def read_visions_side(path: str | os.PathLike[str], *, role: str,
                       ) -> VisionsSide:
     """`visions_side` of a file, its probabilities read by pandas' fast parser.
 
-    The lines are parsed by `json` (exactly, at C speed), then every ``"prob":`` value is
-    found in the file's bytes and read by `mycelium.io.float_parse.pandas_fast_values`
-    at once. The values found must be as many as the spans and, one by one, within 1e-14
-    of the exact ones; otherwise (a ``"prob"`` key elsewhere in the file, or more than
-    15 fraction digits that matter) the file is read again with the parser's rule applied
-    to every number (`read_visions_records`).
+    A file that plainly passes every check is read by ``pyarrow.json`` and checked
+    column by column (`_arrow_side`; with ``ignore_case`` it is not). Any other file is
+    read by `json` and checked record by record, which names what is wrong: the lines
+    are parsed at C speed, then every ``"prob":`` value is found in the file's bytes and
+    read by `mycelium.io.float_parse.pandas_fast_values` at once. The values found must
+    be as many as the spans and, one by one, within 1e-14 of the exact ones; otherwise
+    (a ``"prob"`` key elsewhere in the file, or more than 15 fraction digits that
+    matter) the file is read again with the parser's rule applied to every number
+    (`read_visions_records`). Both readings give the same side, bit for bit.
     """
     path = Path(path)
     data = _bytes(path)
+    if not ignore_case:
+        side = _arrow_side(data, role=role, names=names)
+        if side is not None:
+            return side
+    return _json_side(data, path, role=role, names=names, ignore_case=ignore_case)
+
+
+def _json_side(data: bytes, path: Path, *, role: str, names: list[str] | None,
+               ignore_case: bool) -> VisionsSide:
+    """`read_visions_side` by `json`, record by record."""
     records, lines = _records(data, path, None)
     side = visions_side(records, role=role, name=str(path), lines=lines, names=names,
                         ignore_case=ignore_case)
@@ -165,6 +178,216 @@ def _fast_probs(data: bytes, exact: np.ndarray) -> np.ndarray | None:
     return values
 
 
+# ------------------------------------------------------------ the columnar reading
+
+_BLANK_START = np.zeros(256, dtype=bool)  # a line starting so may be blank
+_BLANK_START[[32, 9, 13]] = True
+_FRACTION_OR_EXPONENT = np.zeros(256, dtype=bool)  # what makes a JSON number a float
+_FRACTION_OR_EXPONENT[[ord("."), ord("e"), ord("E")]] = True
+_INT_ID_RE2 = "^-?[0-9]+$"  # _INT_ID for pyarrow.compute (RE2: ASCII digits, $ at end)
+
+
+def _arrow_side(data: bytes, *, role: str, names: list[str] | None) -> VisionsSide | None:
+    """`visions_side` of a file's records, read by ``pyarrow.json`` and checked column by
+    column; None when the file is not plainly one that `visions_side` takes as it is.
+
+    Each of `visions_side`'s rules has a columnar form: ``id`` a string or int64 column
+    without nulls (integer-looking strings become ints, as there); ``labels`` a list
+    column of structs whose ``start`` and ``end`` are int64 (every token a JSON integer),
+    ``prob`` double or int64, ``label`` string, none of them null, predicted labels among
+    `VISIONS_LABELS`, gold labels outside them numbered in order of first appearance;
+    a gold ``response`` string column; ``raw_annots`` on every line or none. A
+    prediction's ``prob`` tokens must all have a fraction or an exponent (``type(prob)
+    is float`` in `json`), and every ``prob`` is read by pandas' fast parser as in
+    `read_visions_side`.
+
+    Where ``pyarrow.json`` and `json` could read one file differently, None is
+    returned, and the caller reads the file with `json` record by record (which also
+    says what is wrong with it): arrow refusing the file (a repeated key, a type
+    changing between lines, invalid text), more or fewer records than non-blank lines
+    (two objects on one line), a number that is not finite anywhere (arrow reads
+    ``Inf``, `json` does not), or anything else not as above.
+    """
+    import pyarrow.compute as pc
+    from pyarrow import json as pa_json
+
+    try:
+        table = pa_json.read_json(pa.BufferReader(data))
+    except (pa.ArrowException, ValueError):
+        return None
+    lines = _line_numbers(data)
+    if table.num_rows == 0 or table.num_rows != len(lines):
+        return None
+    if not all(_all_finite(chunk) for column in table.columns for chunk in column.chunks):
+        return None
+    gold = role == "reference"
+    columns = set(table.schema.names)
+    if not {"id", "labels"} <= columns or (gold and "response" not in columns):
+        return None
+    ids = table.column("id").combine_chunks()
+    if ids.null_count or not (pa.types.is_string(ids.type) or pa.types.is_int64(ids.type)):
+        return None
+    spans_of = table.column("labels").combine_chunks()
+    if spans_of.null_count or not pa.types.is_list(spans_of.type):
+        return None
+    bounds = spans_of.offsets.to_numpy().astype(np.int64)
+    offsets = bounds - bounds[0]
+    total = int(offsets[-1])
+    flat = spans_of.flatten()
+    if total == 0:
+        starts = ends = codes = np.zeros(0, dtype=np.int64)
+        probs = np.zeros(0, dtype=np.float64)
+        new_labels: list[str] = []
+    else:
+        fields = {f.name: f.type for f in flat.type} if pa.types.is_struct(flat.type) else {}
+        if (flat.null_count
+                or not {"start", "end", "prob", "label"} <= set(fields)
+                or not pa.types.is_int64(fields["start"])
+                or not pa.types.is_int64(fields["end"])
+                or not (pa.types.is_float64(fields["prob"]) or pa.types.is_int64(fields["prob"]))
+                or not pa.types.is_string(fields["label"])):
+            return None
+        child = dict(zip([f.name for f in flat.type], flat.flatten()))
+        if any(child[k].null_count for k in ("start", "end", "prob", "label")):
+            return None
+        read = _fast_probs_of(data, child["prob"], floats_only=not gold)
+        if read is None:
+            return None
+        probs = read
+        starts = child["start"].to_numpy()
+        ends = child["end"].to_numpy()
+        names_now = names if names is not None else list(VISIONS_LABELS)
+        labelled = _label_codes(child["label"], names_now, gold)
+        if labelled is None:
+            return None
+        codes, new_labels = labelled
+    lengths = annotated = None
+    if gold:
+        texts = table.column("response").combine_chunks()
+        if texts.null_count or not pa.types.is_string(texts.type):
+            return None
+        lengths = pc.utf8_length(texts).to_numpy().astype(np.int64)
+        if "raw_annots" in columns:
+            annotated = _annotated(table.column("raw_annots").combine_chunks())
+            if annotated is None:
+                return None
+    id_list = ids.to_pylist()
+    if pa.types.is_string(ids.type) and pc.all(pc.match_substring_regex(
+            ids, _INT_ID_RE2)).as_py():
+        # Quirk of the kit, as in `visions_side`: integer-looking ids are read as ints.
+        id_list = [int(i) for i in id_list]
+    names = names if names is not None else list(VISIONS_LABELS)
+    names.extend(new_labels)
+    return VisionsSide(id_list, lines, offsets, starts.astype(np.int64, copy=False),
+                       ends.astype(np.int64, copy=False), probs, codes, names,
+                       text_lengths=lengths, annotated=annotated)
+
+
+def _line_numbers(data: bytes) -> list[int]:
+    """The 1-based numbers of the lines that are not blank (as `_whole` counts them)."""
+    if data[:1] not in (b"", b" ", b"\t", b"\r", b"\n", b"\xef") and not any(
+            data.count(b"\n" + c) for c in (b"\n", b" ", b"\t", b"\r")):
+        # Every line starts with a byte that is not white space: none is blank (but
+        # the empty piece after a final newline).
+        return list(range(1, data.count(b"\n") + 1 + (not data.endswith(b"\n"))))
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    newline = np.flatnonzero(buffer == 10)
+    starts = np.concatenate(([0], newline + 1))
+    ends = np.append(newline, buffer.size)
+    if data.startswith(b"\xef\xbb\xbf"):
+        starts[0] = 3
+    filled = starts < ends
+    maybe = np.flatnonzero(filled)
+    maybe = maybe[_BLANK_START[buffer[starts[maybe]]]]
+    for k in maybe.tolist():  # rare: a line starting with white space
+        filled[k] = bool(data[starts[k]:ends[k]].strip(b" \t\r"))
+    return (np.flatnonzero(filled) + 1).tolist()
+
+
+def _all_finite(array: pa.Array, depth: int = 0) -> bool:
+    """No float anywhere in ``array`` (lists and structs included) is infinite or NaN;
+    False also past 64 levels of nesting (where `json` would stop on its recursion
+    limit, and arrow does not)."""
+    kind = array.type
+    if depth > 64:
+        return False
+    if pa.types.is_floating(kind):
+        import pyarrow.compute as pc
+
+        return pc.all(pc.is_finite(array)).as_py() is not False
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _all_finite(array.flatten(), depth + 1)
+    if pa.types.is_struct(kind):
+        return all(_all_finite(c, depth + 1) for c in array.flatten())
+    return True
+
+
+def _fast_probs_of(data: bytes, exact: pa.Array, *, floats_only: bool) -> np.ndarray | None:
+    """The spans' probabilities read by pandas' fast parser (`_fast_probs`, against the
+    values arrow read), or None; with ``floats_only``, None too when a ``prob`` token is
+    a JSON integer (an int in `json`, which the kit refuses in a prediction)."""
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    at = key_value_starts(data, "prob")
+    if at.size != len(exact):
+        return None
+    try:
+        values, ends = pandas_fast_values(buffer, at)
+    except FloatParseError:
+        return None
+    reference = exact.to_numpy(zero_copy_only=False).astype(np.float64)
+    if not np.allclose(values, reference, rtol=1e-14, atol=1e-14, equal_nan=True):
+        return None
+    if floats_only and values.size:
+        width = ends - at
+        if (width <= 0).any():
+            return None
+        first = np.concatenate(([0], np.cumsum(width)[:-1]))
+        byte = np.repeat(at - first, width) + np.arange(int(width.sum()), dtype=np.int64)
+        if not np.logical_or.reduceat(_FRACTION_OR_EXPONENT[buffer[byte]], first).all():
+            return None
+    return values
+
+
+def _label_codes(labels: pa.Array, names: list[str], gold: bool
+                 ) -> tuple[np.ndarray, list[str]] | None:
+    """The codes of the spans' labels in ``names``, and the gold's labels not in it (in
+    order of first appearance, as `visions_side` numbers them); None when a predicted
+    label is not one of `VISIONS_LABELS`."""
+    encoded = labels.dictionary_encode()
+    index = encoded.indices.to_numpy().astype(np.int64)
+    seen = encoded.dictionary.to_pylist()
+    first = np.full(len(seen), index.size, dtype=np.int64)
+    np.minimum.at(first, index, np.arange(index.size, dtype=np.int64))
+    code = {n: k for k, n in enumerate(names)}
+    new: list[str] = []
+    mapping = np.zeros(len(seen), dtype=np.int64)
+    for d in np.argsort(first, kind="stable").tolist():
+        lab = seen[d]
+        if not gold and lab not in VISIONS_LABELS:
+            return None
+        if lab not in code:
+            code[lab] = len(names) + len(new)
+            new.append(lab)
+        mapping[d] = code[lab]
+    return mapping[index], new
+
+
+def _annotated(raw: pa.Array) -> np.ndarray | None:
+    """Per line, whether more than half of ``raw_annots``'s values are not ``'|'``
+    (scorer.py 121); None unless every line has the same string-valued keys."""
+    import pyarrow.compute as pc
+
+    if raw.null_count or not pa.types.is_struct(raw.type):
+        return None
+    values = raw.flatten()
+    if any(v.null_count or not pa.types.is_string(v.type) for v in values):
+        return None
+    marked = np.zeros(len(raw), dtype=np.int64)
+    for v in values:
+        marked += pc.not_equal(v, "|").to_numpy(zero_copy_only=False)
+    return marked > len(values) / 2
+
+
 @dataclass(frozen=True)
 class VisionsSide:
     """One file's records as flat arrays: item k owns spans ``offsets[k]:offsets[k+1]``
@@ -180,6 +403,11 @@ class VisionsSide:
     names: list[str]
     texts: list[str] | None = None
     raw_annots: list[dict] | None = None
+    #: ``len(text)`` per record, when the texts themselves were not kept.
+    text_lengths: np.ndarray | None = None
+    #: Per record, whether more than half of its ``raw_annots`` annotators marked
+    #: something, when the ``raw_annots`` themselves were not kept.
+    annotated: np.ndarray | None = None
 
     def spans(self) -> tuple[np.ndarray, ...]:
         """``(offsets, starts, ends, probs, labels)``."""
@@ -244,10 +472,10 @@ def visions_side(records: list[dict], *, role: str, name: str, lines: list[int] 
             # The common case in one test; anything else takes the checks that explain.
             try:
                 s, e, p, lab = span["start"], span["end"], span["prob"], span["label"]
-                c = code.get(lab, known) if type(lab) is str else known
+                c = code.get(lab, -1) if type(lab) is str else -1
                 plain = (type(span) is dict and type(s) is int and type(e) is int
                          and (type(p) is float or (gold and type(p) is int))
-                         and (c < known or (gold and c < len(names))) and not ignore_case)
+                         and (0 <= c < known or (gold and c >= 0)) and not ignore_case)
             except (KeyError, TypeError, IndexError):
                 plain = False
             if not plain:

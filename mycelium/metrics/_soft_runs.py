@@ -20,7 +20,8 @@ import numpy as np
 
 from ._order import codes_in_order, stable_order
 
-__all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs"]
+__all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs",
+           "round8"]
 
 #: The constant-vector rules (after Python ``round(x, 8)``) Cor can follow:
 #: ``"mu_shroom"``, 1.0 when both sides are constant, else 0.0 (even when the constants
@@ -293,9 +294,45 @@ def _twice_ranks(values, seg_ex, seg_len, first):
     before = before_all[heads] - start_of_ex[ex_of_group]
     twice = np.empty(skey.size, dtype=np.int64)
     twice[order] = np.repeat(2 * before + count + 1, np.diff(np.append(heads, skey.size)))
+    if np.isfinite(values).all():
+        # round(x, 8) never decreases as x grows, so an example's values all round
+        # alike iff its least and greatest do, and all to 0.0 iff those two do.
+        low = round8(np.minimum.reduceat(values, first))
+        high = round8(np.maximum.reduceat(values, first))
+        return twice, low == high, (low == 0.0) & (high == 0.0)
     rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
     cls = np.searchsorted(distinct(np.sort(rounded)), rounded)[vid]
     const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
     nonzero = (rounded != 0.0)[vid]
     zero = ~np.logical_or.reduceat(nonzero, first)
     return twice, const, zero
+
+
+def round8(values: np.ndarray) -> np.ndarray:
+    """Python's ``round(x, 8)`` of every value, bit for bit.
+
+    Python rounds the exact binary value of ``x`` to 8 decimals (half to even) and
+    returns the double nearest that decimal ``n / 10**8``. Here ``y = x * 1e8`` is
+    rounded once, so it lies within ``spacing(y)`` of ``x * 10**8``; where its
+    fraction is farther than twice that from one half (and ``|y| < 2**52``, so the
+    fraction is exact), ``rint(y)`` is that ``n``, and ``n / 1e8`` (both exact
+    doubles, one correctly rounded division) is Python's result. The other values
+    (near a half, huge or not finite) are rounded by Python.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([0.3333333333 + 0.3333333333, 2.675e-9, -1e-12, 0.123456785])
+    >>> round8(x).tolist() == [round(v, 8) for v in x.tolist()]
+    True
+    """
+    x = np.asarray(values, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        y = x * 1e8
+        out = np.rint(y) / 1e8
+        size = np.abs(y)
+        sure = (np.abs(np.abs(y - np.trunc(y)) - 0.5) > 2 * np.spacing(size)) \
+            & (size < 2.0 ** 52)
+    for i in np.flatnonzero(~sure).tolist():
+        out[i] = round(float(x[i]), 8)
+    return out

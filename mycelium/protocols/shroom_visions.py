@@ -246,16 +246,22 @@ def _scored(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str,
             ignore_case: bool, dataset) -> VisionsResult:
     names = pred.names  # the gold's labels, then none: predictions hold only the five
     ids, gold_at, pred_at = _pairs(gold, pred, ref_name, pred_name)
-    texts = gold.texts or []
-    lengths = np.array([len(texts[k]) for k in gold_at.tolist()], dtype=np.int64)
+    if gold.text_lengths is not None:
+        lengths = gold.text_lengths[gold_at]
+    else:
+        texts = gold.texts or []
+        lengths = np.array([len(texts[k]) for k in gold_at.tolist()], dtype=np.int64)
     g = _take(gold.spans(), gold_at)
     p = _take(pred.spans(), pred_at)
     _check_ranges(g, lengths, gold, gold_at, ref_name)
     _check_ranges(p, lengths, pred, pred_at, pred_name)
     scores = typed_soft_scores(lengths, g, p, len(names))
     classification = None
-    if gold.raw_annots is not None:
-        classification = _classification([gold.raw_annots[k] for k in gold_at.tolist()], p)
+    if gold.annotated is not None:
+        classification = _classification(gold.annotated[gold_at], p)
+    elif gold.raw_annots is not None:
+        classification = _classification(_annotated([gold.raw_annots[k]
+                                                      for k in gold_at.tolist()]), p)
     return VisionsResult(ids, scores.cor, scores.iou, scores.cor_lbl,
                          float(np.mean(scores.cor)), float(np.mean(scores.iou)),
                          float(np.mean(scores.cor_lbl)), classification,
@@ -265,6 +271,37 @@ def _scored(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str,
 
 def _pairs(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str):
     """The predicted ids in the kit's order and the positions of each on both sides."""
+    fast = _arrow_pairs(gold.ids, pred.ids)
+    if fast is not None:
+        return fast
+    return _checked_pairs(gold, pred, ref_name, pred_name)
+
+
+def _arrow_pairs(gold_ids: list, pred_ids: list):
+    """`_pairs` by pyarrow's hashing and sorting, when the ids of both sides are all
+    strings or all integers of 64 bits, unique, and the predicted ones all in the gold;
+    None otherwise (then `_checked_pairs` says what is wrong). Strings sort as their
+    UTF-8 bytes, which is the order of their code points, Python's order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        g, p = pa.array(gold_ids), pa.array(pred_ids)
+    except (pa.ArrowException, ValueError, TypeError, OverflowError):
+        return None
+    if g.type != p.type or not (pa.types.is_string(g.type) or pa.types.is_int64(g.type)):
+        return None
+    if pc.count_distinct(g).as_py() != len(g) or pc.count_distinct(p).as_py() != len(p):
+        return None
+    where = pc.index_in(p, value_set=g)
+    if where.null_count:
+        return None
+    order = pc.sort_indices(p).to_numpy().astype(np.int64)
+    ids = [pred_ids[k] for k in order.tolist()]
+    return ids, where.to_numpy().astype(np.int64)[order], order
+
+
+def _checked_pairs(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str):
     where_gold: dict = {}
     for k, i in enumerate(gold.ids):
         if i in where_gold:
@@ -333,12 +370,18 @@ def _check_ranges(spans: tuple, lengths: np.ndarray, side: VisionsSide, items: n
                                     + why.format(n=int(lengths[k])) + ".", rule=rule)
 
 
-def _classification(raw_annots: list[dict], pred: tuple) -> dict:
-    """The kit's classification scores (scorer.py 119-136): an item is hallucinated in
-    the gold when more than half of its annotators marked something (a value other than
-    ``'|'``), in the prediction when a span covers a character."""
-    refs = np.array([sum(v != "|" for v in r.values()) > len(r) / 2 for r in raw_annots],
+def _annotated(raw_annots: list[dict]) -> np.ndarray:
+    """Whether more than half of each item's annotators marked something (a value
+    other than ``'|'``), as the kit decides that an item is hallucinated (scorer.py
+    120-123)."""
+    return np.array([sum(v != "|" for v in r.values()) > len(r) / 2 for r in raw_annots],
                     dtype=bool)
+
+
+def _classification(refs: np.ndarray, pred: tuple) -> dict:
+    """The kit's classification scores (scorer.py 119-136): an item is hallucinated in
+    the gold when more than half of its annotators marked something (``refs``,
+    `_annotated`), in the prediction when a span covers a character."""
     offsets, s, e = pred[:3]
     covered = np.bincount(np.repeat(np.arange(refs.size), np.diff(offsets)),
                           weights=(s < e), minlength=refs.size) > 0

@@ -32,7 +32,8 @@ import numpy as np
 
 from ..core.pipeline import compute_statistics
 from ..core.progress import Bar
-from ..core.reduce import group_sums, row_column_parts, values_from_sums
+from ..core.groups import group_sums
+from ..core.reduce import row_column_parts, values_from_sums
 from ..core.score_metrics import pooled_values_of_sums
 from ..core.scores import (ScoreInput, concat_runs, reversed_runs, score_run_blocks,
                            spans_at_threshold)
@@ -401,7 +402,7 @@ def _cell_sums(name: str, col: np.ndarray, c0: np.ndarray, c1: np.ndarray, n_cel
                ) -> np.ndarray:
     """Exact per-cell sums of a per-segment column: a difference array of integers, or,
     for float columns (residual limbs, fractional CLEval numerators) and sums beyond
-    int64, the per-cell sums of `mycelium.core.reduce.group_sums` over the cells each
+    int64, the per-cell sums of `mycelium.core.groups.group_sums` over the cells each
     segment covers."""
     col = np.asarray(col)
     if not col.any():  # e.g. residual limbs: almost always zero

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.groups import group_bounds, split_rows
 from ..core.scores import ScoreInput, score_runs
 from .plan import check_threshold
 
@@ -97,10 +98,8 @@ def _distinct(values: np.ndarray, group: np.ndarray, n_groups: int) -> Grids:
 
 def _per_group(values: np.ndarray, group: np.ndarray, n_groups: int, make) -> Grids:
     """``make(values of group g)`` for every group, made distinct."""
-    order = np.argsort(group, kind="stable")
-    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
-    parts = [np.asarray(make(values[order[a:b]]), dtype=np.float64)
-             for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+    parts = [np.asarray(make(values[rows]), dtype=np.float64)
+             for rows in split_rows(*group_bounds(group, n_groups))]
     return _distinct(np.concatenate(parts) if parts else np.zeros(0),
                      np.repeat(np.arange(n_groups, dtype=np.int64), [p.size for p in parts]),
                      n_groups)
@@ -132,9 +131,7 @@ def _range_grids(spec: dict, si: ScoreInput, lengths: np.ndarray, codes: np.ndar
         # excluded.
         return np.arange(lo, hi, (hi - lo) / int(steps))
 
-    order = np.argsort(group, kind="stable")
-    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
-    parts = [arange(g, runs.score[order[a:b]])
-             for g, (a, b) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist()))]
+    parts = [arange(g, runs.score[rows])
+             for g, rows in enumerate(split_rows(*group_bounds(group, n_groups)))]
     return _distinct(np.concatenate(parts), np.repeat(
         np.arange(n_groups, dtype=np.int64), [p.size for p in parts]), n_groups)

@@ -17,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from ..core import pipeline
-from ..core.groups import by_table, group_codes, key_dtypes, pandas_frame
+from ..core.groups import (by_table, group_codes, group_sums, grouped_table, key_dtypes,
+                           pandas_frame, tidy_columns)
 from ..core.inputs import Inputs, convert, zero_batch
 from ..core.progress import running, wanted
 from ..core.score_rules import rules_of
@@ -203,7 +204,8 @@ def sweep_curve(inputs: Inputs, settings: Settings, *, by=None, thresholds=None)
         if kept.all() or exc.example is None:
             raise
         raise exc.at(int(np.flatnonzero(kept)[exc.example])) from None
-    examples = np.bincount(codes, minlength=groups.n_groups)[grid.group]
+    examples = group_sums({"": np.ones(codes.size, np.int64)}, codes,
+                          groups.n_groups)[""][grid.group]
     sig = signature_with(settings.signature(), metrics=names,
                          scores="soft" if soft_predictions is not None else "token",
                          # how many distinct thresholds, over every group
@@ -235,24 +237,13 @@ class Curve:
         """``[*keys, threshold, metric, measure, value, examples, average, profile]``, one
         row per cell, metric and measure (cells in group, then threshold order)."""
         pairs = [(m, k) for m in self.names for k in self.values[m]]
-        n_cells, width = self.grids.values.size, len(pairs)
-        cell = np.repeat(np.arange(n_cells, dtype=np.int64), width)
-        pair = pa.array(np.tile(np.arange(width, dtype=np.int64), n_cells))
-        value = np.empty((n_cells, width))
-        for j, (m, k) in enumerate(pairs):
-            value[:, j] = self.values[m][k]
         prof = self.settings.profile.name if self.settings.profile else None
-        group = pa.array(self.grids.group[cell])
-        columns = {name: self.keys.column(name).take(group) for name in self.keys.column_names}
-        columns.update({
-            "threshold": pa.array(self.grids.values[cell]),
-            "metric": pa.array([m for m, _ in pairs], pa.string()).take(pair),
-            "measure": pa.array([k for _, k in pairs], pa.string()).take(pair),
-            "value": pa.array(value.ravel()),
-            "examples": pa.array(self.examples[cell]),
-            "average": pa.array([self._average(m) for m, _ in pairs], pa.string()).take(pair),
-            "profile": pa.array([prof] * width, pa.string()).take(pair)})
-        return pa.table(columns)
+        cell, columns = tidy_columns(self.values, pairs, self.grids.values.size,
+                                     examples=self.examples,
+                                     averages=[self._average(m) for m, _ in pairs],
+                                     profile=prof)
+        return grouped_table(self.keys, self.grids.group[cell],
+                             {"threshold": pa.array(self.grids.values[cell]), **columns})
 
     def tuned(self, metric: str, measure: str) -> tuple[np.ndarray, np.ndarray]:
         """(threshold, value) per group maximising ``metric``'s ``measure``: the highest
@@ -280,8 +271,7 @@ class Curve:
         n = self.grids.n_groups
         prof = self.settings.profile.name if self.settings.profile else None
         examples = self.examples[self.grids.offsets[:-1]]
-        columns = {name: self.keys.column(name) for name in self.keys.column_names}
-        columns.update({
+        return grouped_table(self.keys, np.arange(n), {
             "threshold": pa.array(best_t), "value": pa.array(best_v),
             "metric": pa.array([metric] * n, pa.string()),
             "measure": pa.array([measure] * n, pa.string()),
@@ -289,7 +279,6 @@ class Curve:
             "average": pa.array([self._average(metric)] * n, pa.string()),
             "profile": pa.array([prof] * n, pa.string()),
             "signature": pa.array([self.tuned_signature(metric, measure)] * n, pa.string())})
-        return pa.table(columns)
 
     def tuned_signature(self, metric: str, measure: str) -> str:
         out = signature_with(self.signature, tuned=f"{metric}.{measure}")

@@ -1,5 +1,5 @@
 """`mycelium.core.engine_sums`: int64 engine columns summed in any partition, in any order,
-give exactly `mycelium.core.reduce.group_sums` of `row_columns` (same values, same types)."""
+give exactly `mycelium.core.groups.group_sums` of `row_columns` (same values, same types)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mycelium.core import engine_sums, reduce
+from mycelium.core.groups import group_sums
 from mycelium.evaluate import compute_statistics, prepare
 from mycelium.core.exactsum import limb_arrays
 from mycelium.core.settings import resolve_settings
@@ -74,7 +75,7 @@ def test_engine_sums_equal_group_sums(average, params, zero_division):
     order = rng.permutation(12)  # the engine's partial order does not matter
     got = engine_sums.reduce_engine_sums({k: v[order] for k, v in partials.items()},
                                          (np.arange(12) // 4)[order], 3, settings)
-    want = reduce.group_sums(reduce.row_columns(stats, settings), codes, 3)
+    want = group_sums(reduce.row_columns(stats, settings), codes, 3)
     assert sorted(got) == sorted(want)
     for name in want:
         # statistics keep their type (ints: exact micro arithmetic; floats: fsum);
@@ -150,7 +151,7 @@ def test_statistics_beyond_int64_take_two_limbs(params):
         if col.dtype == np.int64:
             assert [int(col[codes == g].sum()) for g in (0, 1)] == partials[label].tolist()
     got = engine_sums.reduce_engine_sums(partials, np.arange(2), 2, settings)
-    want = reduce.group_sums(reduce.row_columns(stats, settings), codes, 2)
+    want = group_sums(reduce.row_columns(stats, settings), codes, 2)
     for name in want:
         assert all(_same(g, w) for g, w in zip(np.asarray(got[name]).tolist(),
                                                np.asarray(want[name]).tolist())), name

@@ -93,3 +93,20 @@ def test_split_invariance(batch):
     np.testing.assert_array_equal(whole.cor, np.concatenate([a.cor, b.cor]))
     np.testing.assert_array_equal(whole.cor_lbl, np.concatenate([a.cor_lbl, b.cor_lbl]))
     np.testing.assert_array_equal(whole.iou, np.concatenate([a.iou, b.iou]))
+
+
+def test_gold_labels_outside_the_five_stay_distinct():
+    # The kit takes the union of label strings (scorer.py 82-86): two gold labels outside
+    # the five are two labels, scored as any two distinct labels are.
+    from mycelium.protocols.shroom_visions import score_records
+
+    def gold(a, b):
+        return [{"id": "x", "response": "abcdefghij", "labels": [
+            {"start": 0, "end": 4, "prob": 1.0, "label": a},
+            {"start": 2, "end": 8, "prob": 0.5, "label": b}]}]
+
+    pred = [{"id": "x", "labels": [{"start": 1, "end": 5, "prob": 0.7, "label": "OCR"}]}]
+    odd = score_records(gold("zeta", "alpha"), pred)
+    known = score_records(gold("invention", "other"), pred)
+    assert odd.cor_lbl.tolist() == known.cor_lbl.tolist()
+    assert odd.label_names[5:] == ("zeta", "alpha")
