@@ -372,7 +372,8 @@ class MyceliumAccessor(FrameFace):
         **options
             ``metrics`` and ``labels`` as in `mycelium.show`; ``id_col`` (a column that
             titles each row, instead of its index label) and ``context`` (a column shown
-            collapsed above each text); ``profile``,
+            collapsed above each text); ``type_field`` (the span field whose types the
+            view styles, by default ``label_type``); ``profile``,
             ``zero_division``, ``params``, ``missing`` as in `score`.
 
         Returns
