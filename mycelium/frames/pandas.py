@@ -18,18 +18,8 @@ from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from . import engine as frames
 from .face import FrameFace
-from ._options import (
-    Average,
-    By,
-    Granularity,
-    Metrics,
-    Missing,
-    Params,
-    ProfileArg,
-    TrimSpans,
-    Test,
-    ZeroDivision,
-)
+from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
+                       TrimSpans, Test, ZeroDivision)
 from .to_pandas import SIGNATURE_ATTR, tidy_to_pandas, with_index_label, with_signature_column
 
 __all__ = ["MyceliumAccessor"]
@@ -355,11 +345,7 @@ class MyceliumAccessor(FrameFace):
         >>> out[["detector_a", "detector_b", "difference"]].round(4).values.tolist()
         [['good', 'poor', 0.8444]]
         """
-        table = self._compare_table(
-            ref_col, pred_cols, by, detector_col=detector_col, id_col=id_col, text=text,
-            baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
-            seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
-            zero_division=zero_division, params=params)
+        table = self._compare_table(locals())  # first: locals() are the arguments
         return self._stamped(tidy_to_pandas(table, self._key_dtypes(by)))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
