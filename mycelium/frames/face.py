@@ -9,7 +9,7 @@ its docstrings and the conversion of that table into its own frame type.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import pyarrow as pa
@@ -80,13 +80,17 @@ class FrameFace:
 
         return self._labelled(scores.call, self._column, kind, by, **kwargs)
 
-    def _compare_table(self, ref_col: str, pred_cols: str | Sequence[str], by: Any,
-                       **options: Any) -> pa.Table:
-        """The result table of ``compare`` (`mycelium.frames.compare.compare_table`)."""
+    def _compare_table(self, arguments: Mapping[str, Any]) -> pa.Table:
+        """The result table of ``compare`` (`mycelium.frames.compare.compare_table`) from
+        the face's bound keyword ``arguments`` (its ``locals()``): every option of the
+        face's signature is handed on, so the two faces keep no list of their own."""
         from .compare import compare_table
 
-        return self._labelled(compare_table, self._column, ref_col, pred_cols,
-                              n_rows=len(self._df), keys=self._keys(frames.normalize_by(by)),
+        options = {k: v for k, v in arguments.items()
+                   if k not in frames.FACE_ONLY and k not in ("ref_col", "pred_cols")}
+        return self._labelled(compare_table, self._column, arguments["ref_col"],
+                              arguments["pred_cols"], n_rows=len(self._df),
+                              keys=self._keys(frames.normalize_by(arguments.get("by"))),
                               **options)
 
     def _show(self, ref_col: str, pred_col: Any, **options: Any) -> Any:

@@ -18,18 +18,8 @@ from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from . import engine as frames
 from .face import FrameFace
-from ._options import (
-    Average,
-    By,
-    Granularity,
-    Metrics,
-    Missing,
-    Params,
-    ProfileArg,
-    TrimSpans,
-    Test,
-    ZeroDivision,
-)
+from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
+                       TrimSpans, Test, ZeroDivision)
 from .to_pandas import SIGNATURE_ATTR, tidy_to_pandas, with_index_label, with_signature_column
 
 __all__ = ["MyceliumAccessor"]
@@ -362,11 +352,7 @@ class MyceliumAccessor(FrameFace):
         >>> out[["detector_a", "detector_b", "difference"]].round(4).values.tolist()
         [['good', 'poor', 0.8444]]
         """
-        table = self._compare_table(
-            ref_col, pred_cols, by, detector_col=detector_col, id_col=id_col, text=text,
-            baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
-            seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
-            zero_division=zero_division, params=params)
+        table = self._compare_table(locals())  # first: locals() are the arguments
         return self._stamped(tidy_to_pandas(table, self._key_dtypes(by)))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
@@ -393,7 +379,8 @@ class MyceliumAccessor(FrameFace):
         **options
             ``metrics`` and ``labels`` as in `mycelium.show`; ``id_col`` (a column that
             titles each row, instead of its index label) and ``context`` (a column shown
-            collapsed above each text); ``profile``,
+            collapsed above each text); ``type_field`` (the span field whose types the
+            view styles, by default ``label_type``); ``profile``,
             ``zero_division``, ``params``, ``missing`` as in `score`.
 
         Returns

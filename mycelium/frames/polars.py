@@ -15,18 +15,8 @@ import polars as pl
 
 from . import engine as frames
 from .face import FrameFace
-from ._options import (
-    Average,
-    By,
-    Granularity,
-    Metrics,
-    Missing,
-    Params,
-    ProfileArg,
-    TrimSpans,
-    Test,
-    ZeroDivision,
-)
+from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
+                       TrimSpans, Test, ZeroDivision)
 from .polars_batches import (
     SPAN_DTYPE,
     polars_frame,
@@ -180,16 +170,13 @@ class MyceliumFrame(FrameFace):
 
         Parameters
         ----------
-        ref_col, pred_col, text : str
-            Span columns and the column of output texts, as in `evaluate`.
-        profile, metrics, zero_division, params, missing
-            As in `mycelium.evaluate` (there is no ``average``: every row is one example).
-        soft_ref_col, soft_pred_col : str, optional
-            Soft-label columns (both or neither): add ``soft_spearman_score``.
-        granularity : {"char", "word", "sentence"}
-            Unit of scoring (needs ``text``), as in `evaluate`.
-        trim_spans : {"whitespace", "punctuation"}, optional
-            Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
+        ref_col, pred_col, text, profile, metrics, zero_division, params, missing
+            As in the pandas accessor's ``score``
+            (`mycelium.frames.pandas.MyceliumAccessor.score`): there is no ``average``,
+            every row is one example.
+        soft_ref_col, soft_pred_col, granularity, trim_spans
+            As there: soft labels (both or neither) add ``soft_spearman_score``;
+            ``granularity`` and ``trim_spans`` need ``text``.
         with_signature : bool
             Add a last column ``signature`` holding the settings signature.
 
@@ -269,11 +256,7 @@ class MyceliumFrame(FrameFace):
         >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
         [('a', 'b', 1.0, 0.1111111111111111)]
         """
-        table = self._compare_table(
-            ref_col, pred_cols, by, detector_col=detector_col, id_col=id_col, text=text,
-            baseline=baseline, missing=missing, test=test, n_resamples=n_resamples,
-            seed=seed, ci=ci, profile=profile, metrics=metrics, average=average,
-            zero_division=zero_division, params=params)
+        table = self._compare_table(locals())  # first: locals() are the arguments
         return self._with_key_types(to_polars(table, with_signature),
                                     frames.normalize_by(by))
 
@@ -298,9 +281,8 @@ class MyceliumFrame(FrameFace):
         Examples
         --------
         >>> import polars as pl, mycelium
-        >>> df = pl.DataFrame({"text": ["abcd", "efgh", "ijkl"],
-        ...                    "ref": [[[0, 2]], [[1, 3]], []],
-        ...                    "pred": [[[0, 2]], [[2, 4]], [[0, 1]]]})
+        >>> df = pl.DataFrame({"text": ["one two", "three"], "ref": [[[0, 3]], [[0, 5]]],
+        ...                    "pred": [[[0, 3]], [[2, 5]]]})
         >>> view = df.mycelium.show("ref", "pred", text="text", n=1, ascending=False)
         >>> [ex.title for ex in view.examples]  # the best row first
         ['row 0 · iou_score 1.000']

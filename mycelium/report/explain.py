@@ -174,7 +174,7 @@ def explain(references, predictions, other=None, *, text=None, metric: str = "io
 
 
 def explain_view(explained: pd.DataFrame, text, references, predictions, other=None, *,
-                 labels=None, metrics=None):
+                 labels=None, metrics=None, type_field: str = "label_type"):
     """The top examples of an `explain` frame in the span view, largest contribution
     first, each titled by its position, contribution and the two values.
 
@@ -189,6 +189,8 @@ def explain_view(explained: pd.DataFrame, text, references, predictions, other=N
     metrics : sequence of str, optional
         Per-example metrics beside each row, as in `mycelium.show` (default: the
         metrics named in ``attrs["quantity"]``).
+    type_field : str, default "label_type"
+        The span field whose types the view styles, as in `mycelium.show`.
 
     Returns
     -------
@@ -225,7 +227,7 @@ def explain_view(explained: pd.DataFrame, text, references, predictions, other=N
         quantity = str(explained.attrs.get("quantity", ""))
         metrics = [m for m in dict.fromkeys(quantity.replace("(", " ").split())
                    if m in _metric_names()] or ["iou"]
-    shown = show(texts, refs, rows, metrics=metrics)
+    shown = show(texts, refs, rows, metrics=metrics, type_field=type_field)
     # the values are named as the rows are: by the labels, else a and b (with metric_b,
     # the two values are two measures of one detector, named by their measures)
     quantity = str(explained.attrs.get("quantity", ""))

@@ -86,10 +86,10 @@ def type_table(result, predictions=None, *, type_field: str | None = None) -> Ty
 
     Parameters
     ----------
-    result : dict or pandas.DataFrame
+    result : dict or DataFrame
         What `mycelium.evaluate` returned with ``type_field=`` (its ``by_type``), or the
-        per-type rows of one result frame (a ``type`` column, and the ``counts``
-        / ``n_ref`` rows the frame faces give).
+        per-type rows of one result frame, pandas, Polars or Spark (a ``type`` column,
+        and the ``counts`` / ``n_ref`` rows the frame faces give).
     predictions : span sets, optional
         The predictions that were scored: counts each type's predicted spans (read from
         ``type_field``). Without them the column is left out.
@@ -134,6 +134,7 @@ def type_table(result, predictions=None, *, type_field: str | None = None) -> Ty
 
 def _entries(result) -> dict:
     """``{type: {"examples", "n_ref", metric: {measure: value}}}`` from either form."""
+    result = _as_pandas(result)
     if isinstance(result, pd.DataFrame):
         return by_type_of(result)
     if isinstance(result, dict) and isinstance(result.get("by_type"), dict):
@@ -144,6 +145,17 @@ def _entries(result) -> dict:
                                                    isinstance(result, dict) else "")
                      + "; fix by scoring with type_field= (the span field holding the "
                      "type).")
+
+
+def _as_pandas(result):
+    """A Polars or Spark result frame as pandas (the rows are few: one per type and
+    measure); anything else as it is."""
+    module = type(result).__module__
+    if module.startswith("polars"):
+        return result.to_pandas()
+    if module.startswith("pyspark") and hasattr(result, "toPandas"):
+        return result.toPandas()
+    return result
 
 
 def by_type_of(frame: pd.DataFrame) -> dict:
@@ -196,6 +208,7 @@ def predicted_type_counts(predictions, type_field: str) -> Counter:
 
 
 def _note(result) -> str:
+    result = _as_pandas(result)
     typed_span = ("typed_span" in result if isinstance(result, dict) else
                   isinstance(result, pd.DataFrame) and "metric" in result.columns
                   and bool((result["metric"] == "typed_span").any()))

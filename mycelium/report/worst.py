@@ -120,7 +120,8 @@ def disagreement(frame, overall, cols: dict, detector_col: str, example_col: str
         [None if pd.isna(v) else str(v) for v in rows_a[cols["context"]].to_numpy()[pick]]
     shown = show([texts[i] for i in pick], [refs[i] for i in pick],
                  {str(a): [pa_[i] for i in pick], str(b): [pb_[i] for i in pick]},
-                 context=context)
+                 context=context,
+                 type_field=getattr(options, "type_field", None) or "label_type")
     titled = [replace(ex, title=f"{example_name} {keys[i]} · contribution {c:+.4f}")
               for ex, i, c in zip(shown.examples, pick, out["contribution"])]
     return head + table + view_html(replace(shown, examples=titled))

@@ -221,6 +221,13 @@ def test_report_section_is_each_detector_s_dict_face(tmp_path, typed_matching):
     # the section sits after the tables, before the figures
     order = re.findall(r'<section id="(\w+)">', html)
     assert order.index("types") == order.index("figures") - 1
+    # the example views (the worst rows, the disagreement) style the same field's types
+    for key in ("examples", "disagreement"):
+        part = html[html.index(f'<section id="{key}">'):].split("</section>")[0]
+        legend = re.findall(r'<span class="myc-span myc-type-\d+" style="[^"]*">([^<]*)'
+                            r'</span><span class="myc-count">', part)
+        assert legend and set(legend) <= {"OCR", "invention", "mischaracterization",
+                                          "miscounting", "other"}, (key, legend)
 
 
 def test_report_refuses_typed_matching_without_a_type_field(tmp_path, capsys):
@@ -237,3 +244,13 @@ def test_report_without_a_type_field_has_no_section(tmp_path):
                  "0", "-o", str(out)]) == 0
     html = out.read_text(encoding="utf-8")
     assert '<section id="types">' not in html and "myc-types" not in html
+
+
+def test_a_polars_result_frame_gives_the_same_table():
+    pl = pytest.importorskip("polars")
+    df = pl.DataFrame({"ref": REFS, "pred": PREDS})
+    tidy = df.mycelium.evaluate("ref", "pred", type_field="t")
+    pd.testing.assert_frame_equal(
+        type_table(tidy, PREDS, type_field="t").frame,
+        type_table(mycelium.evaluate(REFS, PREDS, type_field="t"), PREDS,
+                   type_field="t").frame)

@@ -81,3 +81,13 @@ def test_the_legend_is_bounded():
     assert lines[-1] == "       ^ 20 more types (20 reference, 0 predicted)"
     assert sum(1 for line in lines if re.match(r"       \S t\d{3} \(", line)) == \
         MAX_LEGEND_TYPES
+
+
+def test_a_frame_s_worst_rows_read_the_type_field():
+    import pandas as pd
+
+    df = pd.DataFrame({"text": [TEXT], "ref": [REFS], "pred": [PREDS["det-a"]]})
+    view = df.mycelium.show("ref", "pred", text="text", type_field="label", metrics=None)
+    assert view.types == ["OCR", "miscounting", "invention"]
+    assert legend_of(view._repr_html_())[0] == ("OCR", "2 reference, 1 predicted")
+    assert mycelium.show(TEXT, REFS, PREDS["det-a"]).types == []  # label_type by default
