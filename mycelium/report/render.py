@@ -86,7 +86,11 @@ text-decoration-thickness:2px;text-underline-offset:4px;text-decoration-skip-ink
 outline:1px solid #a34d84;outline-offset:-1px}
 .myc span.myc-span{background:#e6e6e6;text-decoration-color:var(--myc-type,#0072B2);
 text-decoration-style:var(--myc-pattern,solid)}
-.myc .myc-legend span.myc-count{padding:0;margin-left:-.5em;color:#555}
+.myc .myc-legend span.myc-typed{padding:0;white-space:normal;max-width:100%}
+.myc .myc-legend span.myc-typed>span{display:inline;white-space:normal;
+overflow-wrap:anywhere}
+.myc .myc-legend span.myc-typed>span.myc-span{margin-right:.3em}
+.myc .myc-legend span.myc-count{padding:0;margin:0;color:#555}
 .myc span.myc-soft{background:rgba(34,34,34,var(--p))}
 .myc span.myc-soft-hi{color:#fff}
 .myc span.myc-ws::before{content:attr(data-ws);color:#555;font-size:.85em}
@@ -269,8 +273,9 @@ def legend(types: list[str], scores: bool = False,
     for i, t in enumerate(types[:MAX_LEGEND_TYPES]):
         count = "" if counts is None or t not in counts else \
             f'<span class="myc-count">{said_counts(*counts[t])}</span>'
-        items.append(f'<span class="myc-span myc-type-{i}" style="{type_style(i)}">'
-                     f"{escape(t)}</span>{count}")
+        # one box per type, so that a line break never parts a swatch from its counts
+        items.append(f'<span class="myc-typed"><span class="myc-span myc-type-{i}" '
+                     f'style="{type_style(i)}">{escape(t)}</span>{count}</span>')
     rest = types[MAX_LEGEND_TYPES:]
     if rest:
         n_ref = sum((counts or {}).get(t, (0, 0))[0] for t in rest)

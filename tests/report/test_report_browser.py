@@ -310,3 +310,15 @@ def test_at_480_px_the_shroom_visions_page_does_not_scroll_sideways(tmp_path):
     scroll, client, inner, wide = at_480(tmp_path, page, "table.myc-types *")
     assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
     assert wide == "", wide  # per label and per item: cards of labelled values
+
+
+def test_at_480_px_a_legend_with_long_type_names_does_not_scroll_sideways(tmp_path):
+    text = "A red tram crosses the bridge while a man in a yellow coat waves."
+    refs = [{"start": 2, "end": 10, "label": "mischaracterization-of-" + "colour" * 20},
+            {"start": 47, "end": 58, "label": "invention"}]
+    page = tmp_path / "legend.html"
+    page.write_text(mycelium.show(text, refs, [refs[:1]], type_field="label")
+                    .html(title="legend"), encoding="utf-8")
+    scroll, client, inner, wide = at_480(tmp_path, page, ".myc-legend *")
+    assert inner == 480 and scroll <= client, (scroll, client, inner, wide)
+    assert wide == "", wide

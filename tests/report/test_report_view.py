@@ -67,7 +67,7 @@ def test_typed_reference_spans_get_distinct_types_and_a_legend():
     assert "--myc-type:#0072B2" in html and "--myc-type:#E69F00" in html
     assert html.count('<div class="myc-legend">') == 1
     assert (">Subtle Baseless Info</span><span class=\"myc-count\">1 reference, "
-            "0 predicted</span></div>") in html
+            "0 predicted</span></span></div>") in html
 
 
 def test_script_in_text_names_and_types_is_shown_literally():
