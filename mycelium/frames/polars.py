@@ -9,14 +9,13 @@ same functions, so every face gives the same numbers bit for bit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import polars as pl
+import pyarrow as pa
 
 from . import engine as frames
 from .face import FrameFace
-from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
-                       TrimSpans, Test, ZeroDivision)
+from ._options import (By, Granularity, Metrics, Missing, Params, ProfileArg, TrimSpans,
+                       ZeroDivision)
 from .polars_batches import (
     SPAN_DTYPE,
     polars_frame,
@@ -29,7 +28,7 @@ __all__ = ["SPAN_DTYPE", "MyceliumFrame", "MyceliumExpr"]  # MyceliumLazyFrame: 
 # ------------------------------------------------------------------ DataFrame
 
 @pl.api.register_dataframe_namespace("mycelium")
-class MyceliumFrame(FrameFace):
+class MyceliumFrame(FrameFace[pl.DataFrame]):
     """Score span columns of a Polars DataFrame: ``df.mycelium.evaluate(...)``, ``.score(...)``,
     ``.compare(...)``.
 
@@ -52,6 +51,26 @@ class MyceliumFrame(FrameFace):
     [('a', 0.8, 2), ('b', 0.0, 1)]
     >>> df.mycelium.score("ref", "pred", metrics="iou")["iou_score"].to_list()
     [0.6, 1.0, 0.0]
+
+    ``evaluate`` and ``compare`` take the pandas accessor's keywords
+    (`mycelium.frames.face.FrameFace`) and return a Polars frame:
+
+    >>> df = pl.DataFrame({"lang": ["en", "en", "fr"],
+    ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
+    ...                    "pred": [[[2, 8]], [[4, 7]], [[0, 5]]]})
+    >>> out = df.mycelium.evaluate("ref", "pred", by="lang", metrics="character",
+    ...                            average="micro")
+    >>> out.filter(pl.col("measure") == "recall").select("lang", "value").rows()
+    [('en', 0.6923076923076923), ('fr', 1.0)]
+    >>> mycelium.parse_signature(out["signature"][0])["average"]
+    'micro'
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 0, 1, 2], "detector": ["a"] * 3 + ["b"] * 3,
+    ...                    "ref": [[[0, 10]], [[4, 7]], [[2, 5]]] * 2,
+    ...                    "pred": [[[0, 10]], [[4, 7]], [[2, 5]], [], [[4, 5]], []]})
+    >>> out = df.mycelium.compare("ref", "pred", detector_col="detector", id_col="id",
+    ...                           metrics="iou", n_resamples=200)
+    >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
+    [('a', 'b', 1.0, 0.1111111111111111)]
     """
 
     _df: pl.DataFrame
@@ -59,106 +78,13 @@ class MyceliumFrame(FrameFace):
     def _with_key_types(self, out: pl.DataFrame, names: list[str]) -> pl.DataFrame:
         return out.cast({name: self._df.schema[name] for name in names})
 
-    def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
-                 by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
-                 average: Average | None = None, zero_division: ZeroDivision = None,
-                 params: Params = None, missing: Missing = "error",
-                 soft_ref_col: str | None = None, soft_pred_col: str | None = None,
-                 granularity: Granularity = "char", ci: float | None = None,
-                 n_resamples: int = 1000, seed: int = 0, id_col: str | None = None,
-                 progress: bool | None = None, type_field: str | None = None,
-                 typed_matching: bool = False, with_signature: bool = True,
-                 token_offsets_col: str | None = None, token_scores_col: str | None = None,
-                 threshold: float | None = None,
-                 trim_spans: TrimSpans = None, offsets: str = "half-open") -> pl.DataFrame:
-        """Tidy results: one row per (group, metric, measure).
-
-        Parameters
-        ----------
-        ref_col, pred_col : str
-            Span columns.
-        text : str, optional
-            Column of output texts; spans must end within them.
-        by : str or list of str, optional
-            Group key columns. Null keys form their own group; groups are sorted by key
-            (nulls last), in the same order as the pandas accessor.
-        profile, metrics, average, zero_division, params, missing
-            As in `mycelium.evaluate`.
-        soft_ref_col, soft_pred_col : str, optional
-            Soft-label columns (``List(Struct{start, end, prob})``, or JSON strings):
-            add ``soft_spearman`` (needs ``text``; average always ``"macro"``).
-        granularity, ci, n_resamples, seed, id_col, progress, type_field, typed_matching
-            As in the pandas accessor (`mycelium.frames.pandas.MyceliumAccessor.evaluate`):
-            ``ci`` adds ``ci_low`` and ``ci_high`` after ``value``, resampling within
-            each group, examples keyed by ``id_col`` ids or else by their row position
-            in the whole frame; ``type_field`` gives the per-type rows with a ``type``
-            key column after the ``by`` keys.
-        trim_spans : {"whitespace", "punctuation"}, optional
-            As in `mycelium.evaluate` (needs ``text``; recorded in the signature).
-        offsets : {"half-open", "inclusive"}, default "half-open"
-            ``"inclusive"`` reads every span ``[s, e]`` as ``[s, e + 1)`` (recorded in the
-            signature), as in `mycelium.evaluate`.
-        with_signature : bool
-            Add the last column ``signature`` (default): the settings signature on every
-            row (Polars frames have no ``attrs``; ``pl.concat`` of several results keeps
-            it; `mycelium.parse_signature` reads it back from the frame or a value).
-
-        Returns
-        -------
-        polars.DataFrame
-            Columns ``[*by, "metric", "measure", "value", "examples", "average",
-            "profile", "signature"]`` (``"ci_low", "ci_high"`` after ``"value"`` with
-            ``ci``). Each group's values equal `mycelium.evaluate` on that group's rows,
-            bit for bit; ``examples`` sums to the rows scored.
-
-        Raises
-        ------
-        KeyError
-            A column is missing (the message lists the frame's columns).
-        TypeError
-            A column argument is not a column name.
-        ValueError
-            An unknown option value (the message lists the valid ones).
-        mycelium.SpanValidationError
-            A bad span, named by its row position.
-
-        Examples
-        --------
-        >>> import polars as pl, mycelium
-        >>> df = pl.DataFrame({"lang": ["en", "en", "fr"],
-        ...                    "ref": [[[0, 10]], [[4, 7]], [[0, 5]]],
-        ...                    "pred": [[[2, 8]], [[4, 7]], [[0, 5]]]})
-        >>> out = df.mycelium.evaluate("ref", "pred", by="lang", metrics="character",
-        ...                            average="micro")
-        >>> out.filter(pl.col("measure") == "recall").select("lang", "value").rows()
-        [('en', 0.6923076923076923), ('fr', 1.0)]
-        >>> mycelium.parse_signature(out["signature"][0])["average"]
-        'micro'
-        """
-        names, settings = frames.face_call(locals())  # first: locals() are the arguments
-        table = self._evaluate_table(names, settings, by)
+    def _result(self, table: pa.Table, by: By, with_signature: bool) -> pl.DataFrame:
+        """``evaluate``'s and ``compare``'s frame, its key columns in the frame's types."""
         return self._with_key_types(to_polars(table, with_signature),
                                     frames.normalize_by(by))
 
-    def sweep(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
-              token_offsets_col: str | None = None, token_scores_col: str | None = None,
-              by=None, **options) -> pl.DataFrame:
-        """`mycelium.sweep` of the frame's columns (as ``df.mycelium.sweep`` on pandas)."""
-        curve = self._scores("sweep", by, ref_col=ref_col, text=text,
-                             soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                             token_scores_col=token_scores_col, **options)
-        return self._with_key_types(polars_frame(curve.table()), frames.normalize_by(by))
-
-    def tune_threshold(self, ref_col: str, *, text: str, soft_pred_col: str | None = None,
-                       token_offsets_col: str | None = None,
-                       token_scores_col: str | None = None, by=None, **options):
-        """`mycelium.tune_threshold` of the frame's columns (a frame per group with ``by``)."""
-        out = self._scores("tune_threshold", by, ref_col=ref_col, text=text,
-                           soft_pred_col=soft_pred_col, token_offsets_col=token_offsets_col,
-                           token_scores_col=token_scores_col, **options)
-        if isinstance(out, dict):
-            return out
-        return self._with_key_types(polars_frame(out), frames.normalize_by(by))
+    def _frame(self, table: pa.Table, by: By) -> pl.DataFrame:
+        return self._with_key_types(polars_frame(table), frames.normalize_by(by))
 
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
@@ -211,54 +137,6 @@ class MyceliumFrame(FrameFace):
         names, settings = frames.face_call(locals())  # first: locals() are the arguments
         table = self._score_table(names, settings)
         return to_polars(table, with_signature)
-
-    def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
-                id_col: str | None = None, detector_col: str | None = None,
-                baseline: str | None = None, test: Test = "paired_bootstrap",
-                n_resamples: int = 1000, seed: int = 0, ci: float = 0.95,
-                text: str | None = None, profile: ProfileArg = None,
-                metrics: Metrics = None, average: Average | None = None,
-                zero_division: ZeroDivision = None, params: Params = None,
-                missing: Missing = "error", with_signature: bool = False) -> pl.DataFrame:
-        """Paired comparison of detectors (`mycelium.compare`), per group.
-
-        Parameters
-        ----------
-        ref_col, pred_cols, by, id_col, detector_col, baseline, test, n_resamples, seed, ci
-            As in the pandas accessor's ``compare`` (wide format: one prediction column
-            per detector; long format: one column and ``detector_col``)
-            (`mycelium.frames.pandas.MyceliumAccessor.compare`).
-        text, profile, metrics, average, zero_division, params, missing
-            As in `evaluate`.
-        with_signature : bool
-            Add a last column ``signature`` holding the settings signature.
-
-        Returns
-        -------
-        polars.DataFrame
-            The columns of the pandas accessor's ``compare``: with ``by``, one
-            comparison per group, Holm-corrected within the group.
-
-        Raises
-        ------
-        ValueError
-            In long format, when rows do not pair (as in the pandas accessor's
-            ``compare``).
-
-        Examples
-        --------
-        >>> import polars as pl, mycelium
-        >>> df = pl.DataFrame({"id": [0, 1, 2, 0, 1, 2], "detector": ["a"] * 3 + ["b"] * 3,
-        ...                    "ref": [[[0, 10]], [[4, 7]], [[2, 5]]] * 2,
-        ...                    "pred": [[[0, 10]], [[4, 7]], [[2, 5]], [], [[4, 5]], []]})
-        >>> out = df.mycelium.compare("ref", "pred", detector_col="detector", id_col="id",
-        ...                           metrics="iou", n_resamples=200)
-        >>> out.select("detector_a", "detector_b", "value_a", "value_b").rows()
-        [('a', 'b', 1.0, 0.1111111111111111)]
-        """
-        table = self._compare_table(locals())  # first: locals() are the arguments
-        return self._with_key_types(to_polars(table, with_signature),
-                                    frames.normalize_by(by))
 
     def show(self, ref_col: str, pred_col, *, text: str | None = None, sort_by: str = "iou",
              ascending: bool = True, n: int = 10, by=None, **options):

@@ -18,12 +18,10 @@ PACKAGE = Path(__file__).resolve().parents[2] / "mycelium"
 FACE = "public face: the user's keyword options, turned into Settings once here"
 FACES = {
     ("evaluate.py", "evaluate"): FACE,
-    ("frames/pandas.py", "evaluate"): FACE,
+    ("frames/face.py", "evaluate"): FACE + " (df.mycelium.evaluate on pandas and Polars)",
+    ("frames/face.py", "compare"): FACE + " (df.mycelium.compare on pandas and Polars)",
     ("frames/pandas.py", "score"): FACE,
-    ("frames/pandas.py", "compare"): FACE,
-    ("frames/polars.py", "evaluate"): FACE,
     ("frames/polars.py", "score"): FACE,
-    ("frames/polars.py", "compare"): FACE,
     ("frames/polars_lazy.py", "evaluate"): FACE,
     ("frames/spark.py", "evaluate"): FACE,
     ("stats/comparison.py", "compare"): FACE + " (mycelium.compare)",
