@@ -180,3 +180,34 @@ def test_self_comparison_and_signature():
                                              n_resamples=50, with_signature=True)
     assert pl_out.columns[-1] == "signature"
     assert pl_out["signature"][0].endswith("|test:paired_bootstrap")
+
+
+def test_both_faces_share_one_compare_and_evaluate_signature():
+    # One definition (mycelium.frames.face.FrameFace) serves both faces: the keywords a
+    # user sees with inspect.signature or an IDE are the same on pandas and Polars.
+    import inspect
+
+    from mycelium.frames.pandas import MyceliumAccessor
+
+    for name in ("evaluate", "compare", "sweep", "tune_threshold"):
+        pd_sig = inspect.signature(getattr(pd.DataFrame.mycelium, name))
+        assert pd_sig == inspect.signature(getattr(MyceliumAccessor, name))
+        if hasattr(pl.DataFrame, "mycelium"):  # Polars is installed
+            assert inspect.signature(getattr(pl.DataFrame.mycelium, name)) == pd_sig, name
+    assert list(inspect.signature(pd.DataFrame.mycelium.compare).parameters)[-1] == \
+        "with_signature"
+
+
+def test_pandas_compare_with_signature_column_is_the_attrs_signature():
+    df = wide("pandas_object")
+    plain = df.mycelium.compare("ref", ["pred", "ref"], metrics="iou", n_resamples=50)
+    out = df.mycelium.compare("ref", ["pred", "ref"], metrics="iou", n_resamples=50,
+                              with_signature=True)
+    assert list(out.columns) == [*plain.columns, "signature"]
+    pd.testing.assert_frame_equal(out.drop(columns="signature"), plain)
+    assert set(out["signature"]) == {out.attrs["mycelium_signature"]}
+    assert out["signature"].iloc[0].endswith("|test:paired_bootstrap")
+    if hasattr(pl.DataFrame, "mycelium"):  # Polars is installed
+        pl_out = wide("polars").mycelium.compare("ref", ["pred", "ref"], metrics="iou",
+                                                 n_resamples=50, with_signature=True)
+        assert pl_out["signature"].to_list() == out["signature"].tolist()
