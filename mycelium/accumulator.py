@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
@@ -44,6 +45,7 @@ __all__ = ["Accumulator"]
 
 _FORMAT = b"mycelium.accumulator/1"
 _RUNS = b"mycelium.accumulator/runs"  # the pieces of `ScoreRuns`, an Arrow IPC stream
+_LABELS = b"mycelium.accumulator/labels"  # soft_spearman_by_label's pairs, an Arrow IPC stream
 _PIECES = ("example", "score", "length", "positive")
 
 
@@ -58,6 +60,8 @@ class _Part:
     pooled: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # response_level
     runs: ScoreRuns | None = None  # the kept examples' pieces of constant score and label
     empty: tuple[int, int] = (0, 0)  # zero-length spans listed: references, predictions
+    #: soft_spearman_by_label's (example, label) pairs (`_label_pairs`), or None
+    labels: dict[str, np.ndarray] | None = None
 
 
 @dataclass
@@ -174,6 +178,13 @@ class Accumulator:
         """
         plan = None
         metrics = self.metrics
+        from .core.profiles import get_profile
+
+        spans_soft = Inputs(references, predictions, soft_references=soft_references,
+                            soft_predictions=soft_predictions).soft_from_spans(
+                                get_profile(self.profile))
+        soft_references, soft_predictions = (spans_soft.soft_references,
+                                             spans_soft.soft_predictions)
         if metrics is None and predictions is not None and threshold is None \
                 and not scoring.score_form_given(soft_references, soft_predictions,
                                                  token_offsets, token_scores):
@@ -224,11 +235,15 @@ class Accumulator:
                 kept = prepared.kept
                 runs = score_runs(si if kept.all() else si.take(kept), lengths[kept],
                                   prepared.refs)
+        labels = None
         if soft:
-            from .metrics.soft_spearman import soft_statistics
+            from .metrics.soft_labels import soft_label_statistics
 
-            stats["soft_spearman"] = soft_statistics(soft_references, soft_predictions,
-                                                     prepared, text=text)
+            soft_stats, breakdown = soft_label_statistics(
+                soft_references, soft_predictions, prepared, text=text,
+                metrics=settings.metrics, rules=rules_of(settings.profile))
+            stats.update(soft_stats)
+            labels = None if breakdown is None else _label_pairs(breakdown)
         kept_ids = None
         if ids is not None:
             ids = list(ids)
@@ -239,7 +254,7 @@ class Accumulator:
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
         self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs,
-                                 prepared.empty_spans))
+                                 prepared.empty_spans, labels))
 
     def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""
@@ -318,6 +333,10 @@ class Accumulator:
         prepared = Prepared(SpanBatch.empty(0), SpanBatch.empty(0), kept, False, None,
                             empty_spans=self._empty())
         report = build_report(stats, settings, prepared, False)
+        if self._parts[0].labels is not None:
+            from .views.soft_labels import label_rows
+
+            report["by_type"] = label_rows(_breakdown(self._parts))
         keys = self._keys()
         if settings.bootstrap is not None:
             report["ci"] = intervals(stats, settings, np.flatnonzero(kept),
@@ -390,6 +409,8 @@ class Accumulator:
                 full[kept_rows] = getattr(runs, name)
                 columns[f"__{name}"] = pa.array(full)
             schema_meta[_RUNS] = _ipc(pa.table({a: getattr(runs, a) for a in _PIECES}))
+        if self._parts and self._parts[0].labels is not None:
+            schema_meta[_LABELS] = _ipc(pa.table(_merged_pairs(self._parts)))
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
                 "plan": json.dumps(self._plan), "empty_spans": json.dumps(self._empty())}
@@ -444,9 +465,52 @@ class Accumulator:
                                  *(table.column(f"__{a}").to_numpy(zero_copy_only=False)[kept]
                                    for a in ("max_score", "gold")))
             empty = tuple(json.loads(info.get("empty_spans", "[0, 0]")))
+            labels = None
+            pairs = (table.schema.metadata or {}).get(_LABELS)
+            if pairs is not None:
+                t = pa.ipc.open_stream(io.BytesIO(pairs)).read_all()
+                labels = {name: t.column(name).to_numpy(zero_copy_only=False)
+                          for name in t.column_names}
             acc._parts.append(_Part(stats, kept, None, keys, pooled, runs,
-                                    (int(empty[0]), int(empty[1]))))
+                                    (int(empty[0]), int(empty[1])), labels))
         return acc
+
+
+def _label_pairs(breakdown) -> dict[str, np.ndarray]:
+    """A batch's (example, label) pairs of ``soft_spearman_by_label``
+    (`mycelium.metrics.soft_labels.LabelBreakdown`), labels by name: their codes are
+    the batch's own."""
+    s = breakdown.scores
+    names = np.array(breakdown.names, dtype=object)
+    return {"item": s.pair_item, "label": names[s.pair_label] if names.size
+            else np.zeros(0, dtype=object), "cor": s.pair_cor, "iou": s.pair_iou,
+            "ref_spans": s.pair_ref_spans, "pred_spans": s.pair_pred_spans}
+
+
+def _merged_pairs(parts: list[_Part]) -> dict[str, np.ndarray]:
+    """Every part's pairs, their examples numbered across the parts' kept examples."""
+    out: dict[str, list] = {}
+    before = 0
+    for p in parts:
+        assert p.labels is not None  # every batch scored alike
+        for name, arr in p.labels.items():
+            out.setdefault(name, []).append(arr + before if name == "item" else arr)
+        before += int(p.kept.sum())
+    return {name: np.concatenate(arrs) for name, arrs in out.items()}
+
+
+def _breakdown(parts: list[_Part]):
+    """The per-label breakdown of everything accumulated, as one call would have it."""
+    from .metrics._typed_soft import TypedScores
+    from .metrics.soft_labels import LabelBreakdown, label_codes
+
+    pairs = _merged_pairs(parts)
+    names, codes, _ = label_codes(pairs["label"], np.zeros(0, dtype=object))
+    none = np.zeros(0)
+    return LabelBreakdown(names, TypedScores(
+        none, none, none, pairs["item"].astype(np.int64), codes, pairs["cor"],
+        pairs["iou"], pairs["ref_spans"].astype(np.int64),
+        pairs["pred_spans"].astype(np.int64)))
 
 
 def _read_stream(data) -> pa.Table:

@@ -19,6 +19,7 @@ from .core.aggregate import aggregate, per_example
 from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.profiles import Profile
+from .core.score_rules import rules_of
 from .core.provenance import dataset_of
 from .core.signature import signature_with
 from .core.settings import Settings, profile_default_metrics, resolve_settings
@@ -28,6 +29,12 @@ from .views.granularity import at_granularity
 __all__ = ["evaluate", "statistics"]  # prepare, build_report, intervals: for the faces
 
 OFFSET_CONVENTION = "half-open [start, end)"
+#: `soft_spearman_by_label` gives the per-label rows itself: not with type_field.
+LABELS_AND_TYPE_FIELD = (
+    "Expected no type_field with metric 'soft_spearman_by_label', got both; its "
+    "per-label breakdown ('by_type', the frames' per-type rows) reads each soft span's "
+    "'label'. Fix by dropping type_field, or scoring the typed breakdown in a separate "
+    "call without soft_spearman_by_label.")
 
 
 def prepare(references: Any, predictions: Any, *, text: Any = None,
@@ -265,7 +272,8 @@ def settled(arguments: Mapping[str, Any]) -> tuple[Inputs, Settings]:
     """`evaluate`'s bound ``arguments`` as (its data, its settings): the one place its
     options are checked (`mycelium.core.settings.resolve_settings`)."""
     inputs, options = Inputs.split(arguments)
-    return inputs, resolve_settings(**options, ids=inputs.ids is not None, plan=True)
+    settings = resolve_settings(**options, ids=inputs.ids is not None, plan=True)
+    return inputs.soft_from_spans(settings.profile), settings
 
 
 def evaluate_keyed(keys, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -349,12 +357,21 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
         from .views.typology import typed_span_for
 
         stats["typed_span"] = typed_span_for(references, predictions, settings, prepared)
+    breakdown = None
     if soft:
-        from .metrics.soft_spearman import soft_statistics
+        from .metrics.soft_labels import soft_label_statistics
 
-        stats["soft_spearman"] = soft_statistics(
-            soft_references, soft_predictions, prepared, text=text)
+        soft_stats, breakdown = soft_label_statistics(
+            soft_references, soft_predictions, prepared, text=text,
+            metrics=settings.metrics, rules=rules_of(settings.profile))
+        stats.update(soft_stats)
     report = build_report(stats, settings, prepared, settings.include_per_example)
+    if breakdown is not None:
+        from .views.soft_labels import label_rows
+
+        if type_field is not None:
+            raise ValueError(LABELS_AND_TYPE_FIELD)
+        report["by_type"] = label_rows(breakdown)
     if type_field is not None:
         report["by_type"] = by_type(references, predictions, settings, prepared,
                                     type_field=type_field,

@@ -99,6 +99,7 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
                      "(or --ci, whose resamples it keys)")
     if args.refs == "-" and args.preds == "-":
         parser.error("standard input can be read once: give REFS or PREDS as a file")
+    _soft_from_spans(args)
     if args.soft_ref_col is not None and args.soft_pred_col is None:
         parser.error("--soft-ref-col and --soft-pred-col go together (soft_spearman "
                      "compares reference and predicted soft labels; --soft-pred-col "
@@ -118,6 +119,21 @@ def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     if fmt == "parquet" and not args.output:
         parser.error("--format parquet writes a binary file: give it with --output FILE")
     return fmt
+
+
+def _soft_from_spans(args: argparse.Namespace) -> None:
+    """Under a profile whose soft labels are the spans (``--profile shroom_visions``),
+    --ref-col and --pred-col are also the soft-label columns, read whole (with each
+    span's ``prob`` and ``label``), when no soft-label column is given."""
+    from ..core.profiles import get_profile
+
+    profile = getattr(args, "profile", None)
+    if profile is None or args.soft_ref_col is not None or args.soft_pred_col is not None \
+            or getattr(args, "pred_col", None) is None:
+        return
+    prof = get_profile(profile)
+    if prof is not None and prof.rules.soft_labels == "spans":
+        args.soft_ref_col, args.soft_pred_col = args.ref_col, args.pred_col
 
 
 def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ import math
 from itertools import chain
 from operator import itemgetter
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,18 @@ class Inputs:
         names = cls.__dataclass_fields__
         return (cls(**{k: v for k, v in arguments.items() if k in names}),
                 {k: v for k, v in arguments.items() if k not in names})
+
+    def soft_from_spans(self, profile) -> Inputs:
+        """These inputs with the span lists as the soft labels, when ``profile`` (a
+        `mycelium.Profile` or None) reads soft labels from the spans (score rule
+        ``soft_labels="spans"``: SHROOM-Visions' ``{start, end, prob, label}``) and
+        neither soft side is given; else these inputs."""
+        if profile is None or profile.rules.soft_labels != "spans" \
+                or self.soft_references is not None or self.soft_predictions is not None \
+                or self.predictions is None:
+            return self
+        return replace(self, soft_references=self.references,
+                       soft_predictions=self.predictions)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Benchmark profiles: frozen, versioned bundles of scoring settings (``mu_shroom``,
-``ragtruth``, ``psiloqa``, ``fava``, ``lettucedetect``).
+``ragtruth``, ``psiloqa``, ``fava``, ``lettucedetect``, ``shroom_visions``).
 
 A profile fixes how a benchmark reads span scores: its aggregation, its value for
 undefined precision/recall, its default metrics and metric parameters. Explicit
@@ -207,12 +207,39 @@ LETTUCEDETECT = Profile(
 PROFILES[LETTUCEDETECT.name] = LETTUCEDETECT
 
 
+#: SHROOM-Visions 2026, as its participant kit's ``scorer.py`` scores it (the organisers'
+#: file, vendored unchanged in sckwokyboom/Vision-Hallucination-Detector @ 0db49dc,
+#: ``scripts/official/official_scorer.py``; SPEC section 10.1), each rule named:
+#: - the span lists are the soft labels: ``{start, end, prob, label}`` per span, on both
+#:   sides (``soft_labels``);
+#: - Cor (``soft_spearman``): the reference vector adds overlapping spans' probabilities
+#:   (``soft_reference_overlap``, scorer.py 62-64), the predicted one is overwritten in
+#:   list order (``soft_prediction_overlap``, 65-67), under the kit's constant rule on
+#:   values rounded to 8 dp (``soft_constant``, 69-76), Spearman on the unrounded values;
+#: - Cor lbl (``soft_spearman_by_label``): the mean over the union of both sides' labels
+#:   (compared exactly) of Cor restricted to each, 1.0 for an empty union (81-98);
+#: - IoU (``iou``) of every span's characters, probability 0 included (101-117);
+#: - the files' numbers read by pandas' fast parser (``float_parse``, 20-37).
+#: The kit's checks of a file (exact JSON types, the closed label set, ids) are the
+#: reader's (`mycelium.read_shroom_visions`) and the drop-in's (``mycelium shroom-visions``).
+SHROOM_VISIONS = Profile(
+    "shroom_visions", 1, "macro", 0.0,
+    metrics=("soft_spearman", "soft_spearman_by_label", "iou"), float_parse="pandas-fast",
+    score_rules={"soft_labels": "spans", "soft_reference_overlap": "sum",
+                 "soft_prediction_overlap": "last", "soft_constant": "shroom_visions"},
+    description="SHROOM-Visions 2026: Cor (summed reference, last-writer prediction, the "
+                "kit's constant rule), Cor lbl (Cor per label, averaged over the labels of "
+                "each item) and IoU of every span, each averaged over the items, as the "
+                "participant kit's scorer")
+PROFILES[SHROOM_VISIONS.name] = SHROOM_VISIONS
+
+
 def get_profile(profile: str | Profile | None) -> Profile | None:
     """Resolve ``None``, a built-in profile name or a `Profile`.
 
     Parameters
     ----------
-    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect"}, Profile or None
+    profile : {"mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect", "shroom_visions"}, Profile or None
         A name from `PROFILES`, a custom `Profile` (returned as is), or None.
 
     Returns
@@ -234,7 +261,7 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
     >>> get_profile("mushroom")
     Traceback (most recent call last):
     ...
-    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava, lettucedetect.
+    ValueError: Unknown profile 'mushroom'. Did you mean 'mu_shroom'? Valid profiles: mu_shroom, ragtruth, psiloqa, fava, lettucedetect, shroom_visions.
     """
     if profile is None or isinstance(profile, Profile):
         return profile
@@ -252,9 +279,6 @@ def get_profile(profile: str | Profile | None) -> Profile | None:
 
 #: Benchmarks scored by a procedure of their own rather than a profile, and where.
 PROCEDURES = {
-    "shroom_visions": "SHROOM-Visions is scored by its kit's procedure, not a profile: "
-                      "`mycelium shroom-visions REF PRED OUT` or "
-                      "mycelium.protocols.shroom_visions.score_files.",
     "faithbench": "FaithBench is scored at the response level, not by a profile: "
                   "mycelium.protocols.faithbench.detector_table, or "
                   "`mycelium rank PRED --benchmark faithbench`.",
@@ -267,8 +291,8 @@ def procedure_hint(name: object) -> str | None:
 
     Examples
     --------
-    >>> procedure_hint("SHROOM-Visions").split(":")[0]
-    "SHROOM-Visions is scored by its kit's procedure, not a profile"
+    >>> procedure_hint("FaithBench").split(",")[0]
+    'FaithBench is scored at the response level'
     >>> procedure_hint("ragtruth") is None
     True
     """

@@ -15,7 +15,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-__all__ = ["ScoreRules", "THRESHOLD_RULES", "TOKEN_OVERLAPS", "score_rules", "rules_of"]
+__all__ = ["ScoreRules", "THRESHOLD_RULES", "TOKEN_OVERLAPS", "SOFT_LABELS", "SOFT_OVERLAPS",
+           "SOFT_CONSTANTS", "SOFT_RULES", "score_rules", "rules_of"]
 
 #: ``">"``: positive when score > t (SPEC default, Mu-SHROOM's ``prob > 0.5``);
 #: ``">="``: score >= t (PsiloQA's evaluator).
@@ -25,6 +26,16 @@ THRESHOLD_RULES = (">", ">=")
 #: last writer winning (PsiloQA's ``mask[start:end] = value``), and the spans at a
 #: threshold are then the runs of positive characters, as for soft predictions.
 TOKEN_OVERLAPS = ("max", "last")
+#: Where soft labels come from: ``"given"``, the ``soft_references`` /
+#: ``soft_predictions`` arguments (SPEC section 3); ``"spans"``, the span lists themselves
+#: when neither is given (their spans carry a ``prob``, as SHROOM-Visions' ``labels``).
+SOFT_LABELS = ("given", "spans")
+#: How a side's overlapping soft spans make its per-character vector: ``"last"``, each
+#: span overwrites its characters in list order (Mu-SHROOM's scorer); ``"sum"``, each
+#: adds its probability (the SHROOM-Visions kit's reference vector).
+SOFT_OVERLAPS = ("last", "sum")
+#: The constant-vector rule of Cor (`mycelium.metrics._soft_runs.CONSTANT_RULES`).
+SOFT_CONSTANTS = ("mu_shroom", "shroom_visions")
 
 
 def _choice(name: str, value: object, valid: tuple[str, ...]) -> None:
@@ -44,6 +55,12 @@ class ScoreRules:
         its score is ``> t`` or ``>= t``.
     token_overlap : {"max", "last"}, default "max"
         How tokens that share characters score them (see `TOKEN_OVERLAPS`).
+    soft_labels : {"given", "spans"}, default "given"
+        Where the soft labels of ``soft_spearman`` come from (`SOFT_LABELS`).
+    soft_reference_overlap, soft_prediction_overlap : {"last", "sum"}, default "last"
+        How each side's overlapping soft spans make its vector (`SOFT_OVERLAPS`).
+    soft_constant : {"mu_shroom", "shroom_visions"}, default "mu_shroom"
+        The constant-vector rule of ``soft_spearman`` (`SOFT_CONSTANTS`).
     char_ap_undefined : float or None, default None
         The per-example ``char_ap`` of an example without a positive character: None
         leaves it out of the macro mean (SPEC default); a number in [0, 1] counts it
@@ -60,10 +77,18 @@ class ScoreRules:
     threshold_rule: str = ">"
     token_overlap: str = "max"
     char_ap_undefined: float | None = None
+    soft_labels: str = "given"
+    soft_reference_overlap: str = "last"
+    soft_prediction_overlap: str = "last"
+    soft_constant: str = "mu_shroom"
 
     def __post_init__(self) -> None:
         _choice("threshold_rule", self.threshold_rule, THRESHOLD_RULES)
         _choice("token_overlap", self.token_overlap, TOKEN_OVERLAPS)
+        _choice("soft_labels", self.soft_labels, SOFT_LABELS)
+        _choice("soft_reference_overlap", self.soft_reference_overlap, SOFT_OVERLAPS)
+        _choice("soft_prediction_overlap", self.soft_prediction_overlap, SOFT_OVERLAPS)
+        _choice("soft_constant", self.soft_constant, SOFT_CONSTANTS)
         v = self.char_ap_undefined
         if v is not None:
             if isinstance(v, bool) or not isinstance(v, (int, float)) \
@@ -85,6 +110,9 @@ class ScoreRules:
 
 
 DEFAULT = ScoreRules()
+#: The rules of soft labels (``soft_spearman``), as signatures name them.
+SOFT_RULES = ("soft_labels", "soft_reference_overlap", "soft_prediction_overlap",
+              "soft_constant")
 
 
 def rules_of(profile) -> ScoreRules:

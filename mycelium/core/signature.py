@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from .aggregate import zero_division_name
 from .provenance import parse_dataset_fields
+from .score_rules import SOFT_RULES
 from .types import ZeroDivision
 
 __all__ = ["format_signature", "parse_signature", "signature_with", "protocol_signature"]
@@ -257,7 +258,7 @@ def parse_signature(signature: Any) -> dict[str, Any]:
             out["n_resamples" if key == "resamples" else "seed"] = int(value)
         elif key == "char_ap_undefined":
             out.setdefault("score_rules", {})[key] = _parse_value(value)
-        elif key in ("threshold_rule", "token_overlap"):
+        elif key in ("threshold_rule", "token_overlap", *SOFT_RULES):
             out.setdefault("score_rules", {})[key] = value
         elif parse_dataset_fields(key, value, out):
             pass

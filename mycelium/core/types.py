@@ -31,7 +31,8 @@ Missing = Literal["error", "empty", "drop"]
 #: How `mycelium.compare` computes its p-values.
 Test = Literal["paired_bootstrap", "permutation"]
 #: The names of the built-in profiles (`mycelium.PROFILES`).
-ProfileName = Literal["mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect"]
+ProfileName = Literal["mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect",
+                      "shroom_visions"]
 #: The value of an undefined (0/0) precision or recall: 0.0, 1.0, ``"nan"`` (leave the
 #: example out of macro means) or ``"warn"`` (0.0, and a `mycelium.UndefinedMetricWarning`
 #: per measure naming how many examples were undefined). Other numbers are rejected at

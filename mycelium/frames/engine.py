@@ -24,7 +24,8 @@ from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import row_column_parts, values_from_sums
 from ..core.settings import Settings, resolve_settings
 from ..core.spans import SpanBatch
-from ..evaluate import prepare_for
+from ..evaluate import LABELS_AND_TYPE_FIELD, prepare_for
+from ..metrics import SOFT_METRICS, fixed_average
 from ..core.groups import (Groups, check_key_type, group_bounds, group_codes, group_sums,
                            grouped_table, key_table, normalize_by, tidy_columns)
 
@@ -64,7 +65,7 @@ def face_call(arguments) -> tuple[Inputs, Settings]:
     options = {k: v for k, v in arguments.items()
                if k not in COLUMN_ROLES and k not in FACE_ONLY}
     settings = resolve_settings(**options, ids=names.ids is not None, plan=True)
-    return names, settings
+    return names.soft_from_spans(settings.profile), settings
 
 
 def columns_of(names: Inputs, column) -> Inputs:
@@ -126,10 +127,14 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
         return typed_table(references, predictions, settings, prepared, groups,
                            type_field=type_field, typed_matching=settings.typed_matching,
                            whole=whole)
-    stats = all_statistics(prepared, settings, text=text, soft_references=soft_references,
-                           soft_predictions=soft_predictions)
-    return table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
-                               progress=settings.progress)
+    stats, breakdown = statistics_and_labels(prepared, settings, text=text,
+                                             soft_references=soft_references,
+                                             soft_predictions=soft_predictions)
+    table = table_of_statistics(stats, settings, prepared.kept, groups, ids=ids,
+                                progress=settings.progress)
+    if breakdown is None:
+        return table
+    return with_label_rows(table, breakdown, groups.codes[prepared.kept], groups, settings)
 
 
 def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Groups, *,
@@ -151,17 +156,74 @@ def table_of_statistics(stats, settings: Settings, kept: np.ndarray, groups: Gro
 
 def all_statistics(prepared: Prepared, settings: Settings, *, text=None,
                    soft_references=None, soft_predictions=None) -> dict:
-    """Per-row statistics of the span metrics, and ``soft_spearman``'s per-row scores
+    """Per-row statistics of the span metrics, and the soft metrics' per-row scores
     (computed as `mycelium.evaluate` does)."""
+    return statistics_and_labels(prepared, settings, text=text,
+                                 soft_references=soft_references,
+                                 soft_predictions=soft_predictions)[0]
+
+
+def statistics_and_labels(prepared: Prepared, settings: Settings, *, text=None,
+                          soft_references=None, soft_predictions=None):
+    """`all_statistics` and, with ``soft_spearman_by_label``, its per-label breakdown
+    (`mycelium.metrics.soft_labels.LabelBreakdown`; None without)."""
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
-    if "soft_spearman" in settings.metrics:
-        from ..metrics.soft_spearman import soft_statistics
+    breakdown = None
+    if any(m in settings.metrics for m in SOFT_METRICS):
+        from ..core.score_rules import rules_of
+        from ..metrics.soft_labels import soft_label_statistics
 
-        stats["soft_spearman"] = soft_statistics(
+        if settings.type_field is not None and "soft_spearman_by_label" in settings.metrics:
+            raise ValueError(LABELS_AND_TYPE_FIELD)
+        soft, breakdown = soft_label_statistics(
             soft_lists(soft_references, "soft_references"),
-            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text)
-    return stats
+            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text,
+            metrics=settings.metrics, rules=rules_of(settings.profile))
+        stats.update(soft)
+    return stats, breakdown
+
+
+def with_label_rows(table: pa.Table, breakdown, codes: np.ndarray, groups: Groups,
+                    settings: Settings) -> pa.Table:
+    """``table`` (the tidy rows) with a ``type`` column (null on its rows) and, per group,
+    the per-label rows of ``soft_spearman_by_label`` (`mycelium.views.soft_labels`, as
+    `mycelium.evaluate`'s ``by_type``): per label, ``soft_spearman`` and ``iou`` (measure
+    ``score``, average ``"macro"``), then the counts ``n_ref`` and ``n_pred`` (metric
+    ``"counts"``, average ``"sum"``); ``examples`` counts the group's examples having the
+    label. ``codes``: the group of each scored row."""
+    from ..views.soft_labels import label_rows
+
+    rows: dict[str, list] = {name: [] for name in ("group", TYPE_COLUMN) + TIDY_COLUMNS}
+    profile = settings.profile.name if settings.profile else None
+    for g in range(groups.n_groups):
+        for label, entry in label_rows(breakdown, codes == g).items():
+            n = entry["examples"]
+            cells = [("soft_spearman", "score", entry["soft_spearman"]["score"], "macro"),
+                     ("iou", "score", entry["iou"]["score"], "macro"),
+                     (COUNTS_METRIC, COUNTS_MEASURE, float(entry["n_ref"]), COUNTS_AVERAGE),
+                     (COUNTS_METRIC, "n_pred", float(entry["n_pred"]), COUNTS_AVERAGE)]
+            for metric, measure, value, average in cells:
+                for name, v in zip(("group", TYPE_COLUMN) + TIDY_COLUMNS,
+                                   (g, label, metric, measure, value, n, average, profile)):
+                    rows[name].append(v)
+    label_group = np.asarray(rows["group"], dtype=np.int64)
+    kinds = {TYPE_COLUMN: pa.string(), "metric": pa.string(), "measure": pa.string(),
+             "value": pa.float64(), "examples": pa.int64(), "average": pa.string(),
+             "profile": pa.string()}
+    labelled = grouped_table(groups, rows["group"], {
+        name: pa.array(rows[name], t) for name, t in kinds.items()})
+    overall = table.add_column(groups.keys.num_columns, TYPE_COLUMN,
+                               pa.nulls(table.num_rows, pa.string()))
+    for name in ("ci_low", "ci_high"):  # intervals are the means' (none per label)
+        if name in overall.column_names:
+            labelled = labelled.append_column(name, pa.nulls(labelled.num_rows, pa.float64()))
+    # Each group's rows together: its means (type null) first, then its labels.
+    per_group = table.num_rows // max(groups.n_groups, 1)
+    group = np.concatenate([np.repeat(np.arange(groups.n_groups), per_group), label_group])
+    order = np.argsort(group, kind="stable")
+    both = pa.concat_tables([overall, labelled.select(overall.column_names)])
+    return _signed(both.take(pa.array(order, pa.int64())), settings)
 
 
 def _tidy(stats, settings: Settings, prepared: Prepared, groups: Groups) -> pa.Table:
@@ -206,7 +268,7 @@ def tidy_from_sums(sums, examples_per_group, groups: Groups, settings: Settings)
 
 
 def _average_of(metric: str, settings: Settings) -> str:
-    return "macro" if metric == "soft_spearman" else settings.average
+    return fixed_average(metric) or settings.average
 
 
 def _signed(table: pa.Table, settings: Settings) -> pa.Table:

@@ -166,6 +166,13 @@ class MyceliumAccessor(FrameFace):
             ``examples`` counts the group's examples having the type. (Soft labels and
             ``ci`` are not available there.)
 
+            With ``soft_spearman_by_label`` (``profile="shroom_visions"``, whose span
+            columns are typed soft labels ``{start, end, prob, label}``): a ``"type"``
+            column after the keys; each group's means (type null), then per label its
+            ``soft_spearman`` and ``iou`` (average ``"macro"``) and the counts
+            ``n_ref`` and ``n_pred`` (average ``"sum"``), the entries of
+            ``evaluate(...)["by_type"]`` (`mycelium.views.soft_labels`).
+
         Raises
         ------
         KeyError

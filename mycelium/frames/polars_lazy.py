@@ -171,6 +171,10 @@ class MyceliumLazyFrame:
 
         # What the eager face is called with when the plan does not stream: every option.
         eager = {k: v for k, v in arguments.items() if k not in ("self", "ref_col", "pred_col")}
+        if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col):
+            # The per-label rows of soft_spearman_by_label are not sums over rows: the
+            # columns are gathered and scored by the eager face.
+            return _collected(self._lf, ref_col, pred_col, eager)
         if ci is not None or type_field is not None or scores.wanted(
                 pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
                 threshold, metrics, profile=profile):
@@ -251,6 +255,13 @@ class MyceliumLazyFrame:
                                        missing=missing, granularity=granularity,
                                        trim_spans=trim_spans)
         settings = resolve_settings(**options)
+        from .scores import soft_from_spans
+
+        if settings.profile is not None and soft_from_spans(profile, None, None):
+            raise ValueError(f"Expected a profile scored from span columns on a LazyFrame's "
+                             f"score, got {settings.profile.name!r}, whose soft labels are "
+                             "the spans; fix by collecting first: "
+                             "lf.collect().mycelium.score(...).")
         check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
         columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
         scores = batch_inputs(ref_col, pred_col, text, row=True).map_batches(
@@ -288,7 +299,10 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
                      type_field=options["type_field"])  # the option checks, now
     names = frames.normalize_by(options["by"])
     out_schema: dict[str, Any] = {n: schema[n] for n in names}
-    if options["type_field"] is not None:
+    from .scores import label_rows_wanted
+
+    if options["type_field"] is not None or label_rows_wanted(options["profile"],
+                                                              options["metrics"]):
         out_schema["type"] = pl.String
     tidy: dict[str, Any] = dict(TIDY)
     if options["ci"] is not None:

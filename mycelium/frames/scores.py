@@ -57,6 +57,28 @@ def wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_score
         or (metrics is None and prof is not None and bool(prof.extra_metrics))
 
 
+def soft_from_spans(profile, soft_ref_col, soft_pred_col) -> bool:
+    """Does ``profile`` read the soft labels from the span columns (score rule
+    ``soft_labels="spans"``: ``shroom_visions``), with no soft-label column given?"""
+    from ..core.profiles import get_profile
+
+    prof = get_profile(profile)
+    return prof is not None and prof.rules.soft_labels == "spans" \
+        and soft_ref_col is None and soft_pred_col is None
+
+
+def label_rows_wanted(profile, metrics) -> bool:
+    """Is ``soft_spearman_by_label`` scored (named, or the profile's default), so that
+    the tidy result has per-label rows and a ``type`` column?"""
+    from ..core.profiles import get_profile
+
+    prof = get_profile(profile)
+    if metrics is None:
+        metrics = prof.metrics if prof is not None and prof.metrics is not None else ()
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
+    return "soft_spearman_by_label" in names
+
+
 def rows_of(series, *, arrow: bool = False) -> list:
     """A column as a list of Python values, positionally (pandas, Arrow-backed or Polars);
     with ``arrow=True`` an Arrow-backed or Polars column is returned as one pyarrow

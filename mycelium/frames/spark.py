@@ -329,9 +329,9 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     from . import scores
     from .spark_checks import check_columns
 
-    if type_field is not None or scores.wanted(pred_col, soft_ref_col, soft_pred_col,
-                                                token_offsets_col, token_scores_col,
-                                                threshold, metrics, profile=profile):
+    if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
+            or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
+                             token_scores_col, threshold, metrics, profile=profile):
         if offsets != "half-open":
             raise ValueError(f"Expected offsets='half-open' with scores, a threshold or "
                              f"type_field, got offsets={offsets!r}; fix by converting the "
@@ -352,8 +352,11 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
                    if k not in (*columns, "sdf", "ref_col", "pred_col", "by", "as_spark")}
         from .spark_scores import distributed_scores
 
-        out = distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
-                                 columns=columns, options=options)
+        # The per-label rows of soft_spearman_by_label (profile shroom_visions) are not
+        # sums over rows: its columns are gathered and scored by the pandas face.
+        out = None if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) else \
+            distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
+                               columns=columns, options=options)
         if out is not None:
             return out
         return collected(sdf, ref_col, pred_col, by=by, as_spark=as_spark, columns=columns,

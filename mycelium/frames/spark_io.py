@@ -107,7 +107,7 @@ def collected(sdf, ref_col: str, pred_col: str | None, *, by, as_spark: bool,
     out = pdf.mycelium.evaluate(ref_col, pred_col, by=by, **columns, **options)
     if not as_spark:
         return out
-    keys = names + (["type"] if options.get("type_field") is not None else [])
+    keys = names + (["type"] if "type" in out.columns else [])
     tidy = pa.Table.from_pandas(out, preserve_index=False).replace_schema_metadata(
         {frames.SIGNATURE_KEY: out.attrs["mycelium_signature"].encode()})
     return to_spark(sdf, tidy, keys, extra={"type"})

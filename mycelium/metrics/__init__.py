@@ -52,6 +52,7 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in (
                                         span_coverage.METRIC)),
     Entry(typed_span.METRIC.name, "typed", typed_span.METRIC),
     Entry("soft_spearman", "soft", average="macro"),
+    Entry("soft_spearman_by_label", "soft", average="macro"),
     Entry(char_auroc.NAME, "score", char_auroc),
     Entry(char_ap.NAME, "score", char_ap),
     Entry(response_auroc.NAME, "score", response_auroc, average="micro"),
@@ -95,6 +96,9 @@ TYPED_METRICS: dict[str, Metric] = {n: REGISTRY[n].metric for n in names("typed"
 STATISTIC_METRICS: dict[str, Metric] = {**METRICS, **TYPED_METRICS}
 #: Metrics computed from soft labels (their values are never micro-averaged).
 SOFT_METRICS = names("soft")
+#: The soft metrics scored by default with soft labels (``soft_spearman_by_label`` needs
+#: each span's ``label``: only when named, or by a profile such as ``shroom_visions``).
+SOFT_DEFAULT = ("soft_spearman",)
 #: Threshold-free metrics of detector scores (SPEC section 9), from weighted points; and
 #: span metrics that are always pooled over examples. Neither is in the default set.
 SCORE_METRICS = {n: REGISTRY[n].metric for n in names("score")}
@@ -115,7 +119,7 @@ def resolve_metrics(metrics, *, soft: bool) -> tuple[str, ...]:
     """Validate metric names (a name or a sequence of names; None = all that apply)."""
     valid = list(METRICS) + list(TYPED_METRICS) + list(SOFT_METRICS)
     if metrics is None:
-        return tuple(METRICS) + (SOFT_METRICS if soft else ())
+        return tuple(METRICS) + (SOFT_DEFAULT if soft else ())
     if isinstance(metrics, str):
         metrics = [metrics]
     try:

@@ -40,6 +40,16 @@ MEASURES = ("score",)
 
 def soft_statistics(soft_references, soft_predictions, prepared, *, text) -> dict:
     """Per-example Cor for the examples kept by ``prepared`` (a `Prepared`)."""
+    lengths, flat_a, flat_b = soft_flat(soft_references, soft_predictions, prepared,
+                                        text=text)
+    return {"score": cor_runs(lengths, flat_a, flat_b, slow=cor)}
+
+
+def soft_flat(soft_references, soft_predictions, prepared, *, text, labels: bool = False
+              ) -> tuple[np.ndarray, tuple, tuple]:
+    """The text lengths of the examples kept by ``prepared`` and both sides' soft labels
+    as flat ``(offsets, starts, ends, probs)``, validated; with ``labels``, each side's
+    tuple ends with the spans' ``label`` strings (an object array), required."""
     if text is None:
         raise ValueError("soft_spearman needs the text of every example (its soft-label "
                          "vectors have one entry per character); pass text=...")
@@ -54,14 +64,13 @@ def soft_statistics(soft_references, soft_predictions, prepared, *, text) -> dic
     refs = _examples(soft_references, "soft_references", prepared)
     preds = _examples(soft_predictions, "soft_predictions", prepared)
     positions = np.flatnonzero(prepared.kept).tolist()
-    flat_a: tuple[list, list, list, list] = ([0], [], [], [])
-    flat_b: tuple[list, list, list, list] = ([0], [], [], [])
+    flat_a: tuple[list, ...] = ([0], [], [], []) + (([],) if labels else ())
+    flat_b: tuple[list, ...] = ([0], [], [], []) + (([],) if labels else ())
     for i, pos in enumerate(positions):
         n = int(lengths[i])
         _collect(refs[pos], n, "soft_references", pos, flat_a)
         _collect(preds[pos], n, "soft_predictions", pos, flat_b)
-    scores = cor_runs(lengths, _arrays(flat_a), _arrays(flat_b), slow=cor)
-    return {"score": scores}
+    return lengths, _arrays(flat_a), _arrays(flat_b)
 
 
 def _examples(obj, side: str, prepared) -> list:
@@ -87,8 +96,9 @@ def soft_vector(spans, n: int, side: str, k: int) -> np.ndarray:
     return vec
 
 
-def _checked(spans, n: int, side: str, k: int):
-    """``(start, end, prob)`` of every span of one example, in list order, validated."""
+def _checked(spans, n: int, side: str, k: int, labels: bool = False):
+    """``(start, end, prob)`` of every span of one example, in list order, validated;
+    with ``labels``, ``(start, end, prob, label)``."""
     if spans is None:
         raise SpanValidationError(f"{side} example {k} is None; expected a list of "
                                   "{start, end, prob} (use [] for no soft labels).",
@@ -111,7 +121,16 @@ def _checked(spans, n: int, side: str, k: int):
                 or not 0.0 <= float(p) <= 1.0:
             raise SpanValidationError(f"{where}: prob {p!r} is not a probability in "
                                       "[0, 1].", side=side, example=k, span=j)
-        yield int(s), int(e), float(p)
+        if not labels:
+            yield int(s), int(e), float(p)
+            continue
+        label = span.get("label")
+        if not isinstance(label, str):
+            raise SpanValidationError(
+                f"{where}: expected a 'label' string (soft_spearman_by_label reads each "
+                f"span's label), got {label!r}; fix by giving every span its label.",
+                side=side, example=k, span=j)
+        yield int(s), int(e), float(p), label
 
 
 def soft_arrays(examples: list, lengths: np.ndarray, side: str) -> tuple[np.ndarray, ...]:
@@ -124,18 +143,23 @@ def soft_arrays(examples: list, lengths: np.ndarray, side: str) -> tuple[np.ndar
 
 
 def _collect(spans, n: int, side: str, k: int, out) -> None:
-    offsets, starts, ends, probs = out
-    for s, e, p in _checked(spans, n, side, k):
-        starts.append(s)
-        ends.append(e)
-        probs.append(p)
-    offsets.append(len(starts))
+    starts = out[1]
+    for span in _checked(spans, n, side, k, labels=len(out) == 5):
+        for column, value in zip(out[1:], span):
+            column.append(value)
+    out[0].append(len(starts))
 
 
 def _arrays(flat) -> tuple[np.ndarray, ...]:
-    offsets, starts, ends, probs = flat
-    return (np.array(offsets, dtype=np.int64), np.array(starts, dtype=np.int64),
-            np.array(ends, dtype=np.int64), np.array(probs, dtype=np.float64))
+    offsets, starts, ends, probs = flat[:4]
+    out: tuple[np.ndarray, ...] = (
+        np.array(offsets, dtype=np.int64), np.array(starts, dtype=np.int64),
+        np.array(ends, dtype=np.int64), np.array(probs, dtype=np.float64))
+    if len(flat) == 5:
+        labels = np.empty(len(flat[4]), dtype=object)
+        labels[:] = flat[4]
+        out += (labels,)
+    return out
 
 
 def cor(a: np.ndarray, b: np.ndarray) -> float:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._version import __version__
+from ..core.exactsum import exact_mean
 from ..core.provenance import Dataset
 from ..core.signature import signature_with
 from ..io.provenance import dataset_provenance
@@ -139,7 +140,7 @@ class VisionsResult:
         pandas.DataFrame
             One row per label present on either side (the five labels first, in
             `mycelium.io.shroom_visions.VISIONS_LABELS` order): ``label``, ``Cor`` (the
-            mean over those items of Cor restricted to the label, as in Cor lbl),
+            exact mean over those items of Cor restricted to the label, as in Cor lbl),
             ``IoU`` (the same for IoU), ``items``, ``spans`` (gold spans of the label)
             and ``pred_spans``.
         """
@@ -151,8 +152,10 @@ class VisionsResult:
             at = s.pair_label == code
             if not at.any():
                 continue
-            rows.append({"label": name, "Cor": float(np.mean(s.pair_cor[at])),
-                         "IoU": float(np.mean(s.pair_iou[at])), "items": int(at.sum()),
+            # Exact means (the kit prints no per-label score): the numbers of the
+            # shroom_visions profile's per-label rows on every face, bit for bit.
+            rows.append({"label": name, "Cor": exact_mean(s.pair_cor[at]),
+                         "IoU": exact_mean(s.pair_iou[at]), "items": int(at.sum()),
                          "spans": int(s.pair_ref_spans[at].sum()),
                          "pred_spans": int(s.pair_pred_spans[at].sum())})
         frame = pd.DataFrame(rows, columns=["label", "Cor", "IoU", "items", "spans",

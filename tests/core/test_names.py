@@ -23,7 +23,8 @@ METRIC_SPELLINGS = {"IoU": "iou", "IOU": "iou", "Span Coverage": "span_coverage"
 PROFILE_SPELLINGS = {"Mu-SHROOM": "mu_shroom", "MU_SHROOM": "mu_shroom",
                      "mu shroom": "mu_shroom", "mushroom": "mu_shroom",
                      "RAGTruth": "ragtruth", "PsiloQA": "psiloqa", "FAVA": "fava",
-                     "LettuceDetect": "lettucedetect", "Lettuce-Detect": "lettucedetect"}
+                     "LettuceDetect": "lettucedetect", "Lettuce-Detect": "lettucedetect",
+                     "SHROOM-Visions": "shroom_visions", "shroom visions": "shroom_visions"}
 OPTION_SPELLINGS = [("average", "Macro", "macro"), ("average", "MICRO", "micro"),
                     ("missing", "Drop", "drop"), ("granularity", "Word", "word"),
                     ("granularity", "Sentences", "sentence")]
@@ -72,9 +73,7 @@ def test_profile_spellings_on_the_dict_and_pandas_faces(typed, want):
 
 
 #: Benchmarks with a procedure of their own instead of a profile: the answer says where.
-PROCEDURE_SPELLINGS = {"SHROOM-Visions": "mycelium shroom-visions REF PRED OUT",
-                       "shroom visions": "mycelium shroom-visions REF PRED OUT",
-                       "FaithBench": "mycelium.protocols.faithbench.detector_table"}
+PROCEDURE_SPELLINGS = {"FaithBench": "mycelium.protocols.faithbench.detector_table"}
 
 
 @pytest.mark.parametrize("typed,where", PROCEDURE_SPELLINGS.items())

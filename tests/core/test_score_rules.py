@@ -73,7 +73,12 @@ def test_signature_records_only_rules_that_differ_and_parses_back():
 
 @pytest.mark.parametrize("rules, message", [
     ({"threshold": ">="}, "Expected score rules among threshold_rule, token_overlap, "
-                          "char_ap_undefined, got 'threshold'"),
+                          "char_ap_undefined, soft_labels, soft_reference_overlap, "
+                          "soft_prediction_overlap, soft_constant, got 'threshold'"),
+    ({"soft_constant": "visions"}, "Expected soft_constant one of 'mu_shroom', "
+                                   "'shroom_visions', got 'visions'"),
+    ({"soft_reference_overlap": "max"}, "Expected soft_reference_overlap one of 'last', "
+                                        "'sum'"),
     ({"threshold_rule": "=>"}, "Expected threshold_rule one of '>', '>=', got '=>'"),
     ({"token_overlap": "first"}, "Expected token_overlap one of 'max', 'last'"),
     ({"char_ap_undefined": 2.0}, "Expected char_ap_undefined None or a number in [0, 1]"),

@@ -20,7 +20,7 @@ def test_literal_aliases_are_the_accepted_values():
     assert typing.get_args(types.Missing) == ("error", "empty", "drop")
     assert typing.get_args(types.Test) == ("paired_bootstrap", "permutation")
     assert types.PROFILE_NAMES == tuple(mycelium.PROFILES) == (
-        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect")
+        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect", "shroom_visions")
     from mycelium.core.aggregate import AVERAGES
     from mycelium.core.settings import GRANULARITIES, MISSING
     from mycelium.stats.comparison import TESTS

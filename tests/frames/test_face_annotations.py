@@ -31,10 +31,11 @@ def test_literal_options_are_the_values_the_core_validates():
     assert get_args(_options.Missing) == MISSING == ("error", "empty", "drop")
     assert get_args(_options.Test) == TESTS == ("paired_bootstrap", "permutation")
     assert get_args(_options.ProfileName) == tuple(PROFILES) == (
-        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect")
+        "mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect", "shroom_visions")
     assert set(get_args(_options.ZeroDivision)) == {float, Literal["nan", "warn"], type(None)}
     assert set(get_args(_options.ProfileArg)) == {
-        Literal["mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect"], Profile,
+        Literal["mu_shroom", "ragtruth", "psiloqa", "fava", "lettucedetect",
+                "shroom_visions"], Profile,
         type(None)}
 
 

@@ -28,6 +28,13 @@ def test_python_block_runs_and_prints_the_page_numbers(monkeypatch):
     assert text.startswith("Cor    : 0.81751245\nIoU    : 0.66567460\nCor lbl: 0.64529184\n")
     assert "demo-en-2  Cor 0.9990  Cor+Lbl 0.2181" in text
     assert "demo-en-3  Cor 0.6523  Cor+Lbl 0.5000" in text
+    # the profile on a frame: the kit's three means, then the per-label rows
+    for row in ("(all)          soft_spearman   score 0.8175         6",
+                "(all) soft_spearman_by_label   score 0.6453         6",
+                "(all)                    iou   score 0.6657         6",
+                "OCR          soft_spearman   score 0.8360         2",
+                "other                 counts  n_pred 1.0000         1"):
+        assert row in text, row
 
 
 def test_worked_example_command_prints_the_page_table(monkeypatch, tmp_path, capsys):
