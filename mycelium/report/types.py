@@ -129,6 +129,9 @@ def type_table(result, predictions=None, *, type_field: str | None = None) -> Ty
     entries = _entries(result)
     predicted = None if predictions is None else predicted_type_counts(predictions,
                                                                        type_field or "")
+    if predicted is None and entries and all("n_pred" in e for e in entries.values()):
+        # the result counts them itself (soft_spearman_by_label's per-label entries)
+        predicted = Counter({t: int(e["n_pred"]) for t, e in entries.items()})
     return _table(entries, predicted, _note(result))
 
 
@@ -165,15 +168,20 @@ def by_type_of(frame: pd.DataFrame) -> dict:
                          f"type_field=), got columns {list(frame.columns)}; fix by scoring "
                          "with type_field=.")
     out: dict = {}
+    # With soft_spearman_by_label (profile shroom_visions) the rows of a null type are
+    # the means over every item, not a "no type" group: labels are never null there.
+    labelled = "soft_spearman_by_label" in set(frame["metric"])
     for t, metric, measure, value, examples in zip(
             frame["type"], frame["metric"], frame["measure"], frame["value"],
             frame["examples"]):
         t = None if _missing(t) else t
-        if metric == "typed_span" and t is None:
+        if t is None and (metric == "typed_span" or labelled):
             continue  # typed_span's rows are over every type at once (type null)
         entry = out.setdefault(t, {"examples": int(examples), "n_ref": 0})
         if metric == COUNTS_METRIC and measure == "n_ref":
             entry["n_ref"] = int(value)
+        elif metric == COUNTS_METRIC and measure == "n_pred":
+            entry["n_pred"] = int(value)
         else:
             entry.setdefault(metric, {})[measure] = float(value)
     return out

@@ -336,3 +336,24 @@ def test_mu_shroom_rules_stay_the_default_for_soft_labels():
     b = np.array([0.9, 0.9, 0.9, 0, 0, 0, 0, 0])
     assert plain["soft_spearman"]["score"] == cor(a_last, b)
     assert visions["soft_spearman"]["score"] == visions_cor(a_sum, b)
+
+
+def test_type_table_reads_the_per_label_rows_of_every_form(tmp_path):
+    """`mycelium.report.type_table` of the profile's result: per label its spans on
+    each side, examples, Cor and IoU, the same from the dict and from the frame."""
+    from mycelium.report import type_table
+
+    case = next(c for c in SCORED if c["name"] == "pred_overlap_labels")
+    result, rows = paired(tmp_path, case)
+    report = mycelium.evaluate(rows["ref"], rows["pred"], text=rows["text"],
+                               profile="shroom_visions")
+    frame = pd.DataFrame(rows).mycelium.evaluate("ref", "pred", text="text",
+                                                 profile="shroom_visions")
+    tables = [type_table(report).frame, type_table(frame).frame]
+    for table in tables:
+        per_label = result.per_label()
+        assert table["type"].tolist() == per_label["label"].tolist()
+        assert table["reference spans"].tolist() == per_label["spans"].tolist()
+        assert table["predicted spans"].tolist() == per_label["pred_spans"].tolist()
+        assert table["soft_spearman score"].tolist() == per_label["Cor"].tolist()
+    assert str(type_table(report)) == str(type_table(frame))
