@@ -78,3 +78,38 @@ def test_the_kit_itself(tmp_path):
         result = score_files(ref, _pred(row))
         assert lines == result.printed.splitlines()
         assert out.read_text(encoding="utf-8") == result.written
+
+
+def test_the_profile_on_a_frame_prints_the_kits_numbers_for_every_scored_file():
+    """The shroom_visions profile on the pandas face, on each of the 47 real files the
+    kit scores: the files read by `read_shroom_visions` (the kit's float parser), the gold
+    cut to the predicted ids; per item Cor, Cor lbl and IoU are the drop-in's bit for bit,
+    and the means print as OFFICIAL.csv's."""
+    import warnings
+
+    import numpy as np
+
+    import mycelium
+    from mycelium.io.shroom_visions import read_shroom_visions
+
+    metrics = {"soft_spearman": ("Cor", "cor"), "soft_spearman_by_label": ("Cor_lbl", "cor_lbl"),
+               "iou": ("IoU", "iou")}
+    for row in [r for r in ROWS if not r["refused"]]:
+        ref = DATA / "gold" / f"shroom-vision.test.{row['lang']}.labeled.jsonl"
+        drop_in = score_files(ref, _pred(row))
+        gold, pred = read_shroom_visions(ref), read_shroom_visions(_pred(row))
+        df = gold.merge(pred[["id", "labels"]], on="id", suffixes=("_gold", "_pred"))
+        with warnings.catch_warnings():  # zero-length spans, each call warns of them
+            warnings.simplefilter("ignore", mycelium.EmptySpanWarning)
+            table = df.mycelium.evaluate("labels_gold", "labels_pred", text="response",
+                                         profile="shroom_visions")
+            per_item = df.mycelium.score("labels_gold", "labels_pred", text="response",
+                                         profile="shroom_visions")
+        at = {i: k for k, i in enumerate(df["id"])}
+        order = [at[str(i)] for i in drop_in.ids]
+        means = table[table["type"].isna()].set_index("metric")["value"]
+        for metric, (column, field) in metrics.items():
+            got = per_item[f"{metric}_score"].to_numpy()[order]
+            assert np.array_equal(got, getattr(drop_in, field)), (row["path"], metric)
+            assert f"{means[metric]:.8f}" == row[column], (row["path"], metric)
+
