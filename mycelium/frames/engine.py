@@ -177,8 +177,8 @@ def statistics_and_labels(prepared: Prepared, settings: Settings, *, text=None,
         if settings.type_field is not None and "soft_spearman_by_label" in settings.metrics:
             raise ValueError(LABELS_AND_TYPE_FIELD)
         soft, breakdown = soft_label_statistics(
-            soft_lists(soft_references, "soft_references"),
-            soft_lists(soft_predictions, "soft_predictions"), prepared, text=text,
+            soft_column(soft_references, "soft_references"),
+            soft_column(soft_predictions, "soft_predictions"), prepared, text=text,
             metrics=settings.metrics, rules=rules_of(settings.profile))
         stats.update(soft)
     return stats, breakdown
@@ -486,6 +486,18 @@ def column_values(col) -> list:
     if isinstance(col, np.ndarray):
         col = col.tolist()
     return [None if is_null(v) else v for v in col]
+
+
+def soft_column(col, side: str):
+    """Soft labels as the soft metrics read them: an Arrow-backed column of
+    ``list<struct<...>>`` as its Arrow array (read column-wise,
+    `mycelium.metrics.soft_spearman.soft_flat`), any other form as `soft_lists`."""
+    arr = arrow_or_python(col)
+    if isinstance(arr, (pa.Array, pa.ChunkedArray)) and (
+            pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)) \
+            and pa.types.is_struct(arr.type.value_type):
+        return arr
+    return soft_lists(col, side)
 
 
 def soft_lists(col, side: str) -> list:

@@ -31,6 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from ..errors import SpanValidationError
 from ._soft_runs import cor_runs
@@ -61,8 +62,16 @@ def soft_flat(soft_references, soft_predictions, prepared, *, text, labels: bool
         raise SpanValidationError(f"text example {k}: {problem}; fix by giving that example "
                                   "a str in text=.", side="text", example=k,
                                   problem=problem + ".", fix="text")
-    refs = _examples(soft_references, "soft_references", prepared)
-    preds = _examples(soft_predictions, "soft_predictions", prepared)
+    if not prepared.single:
+        kept = np.flatnonzero(prepared.kept)
+        fast_a = _arrow_flat(soft_references, kept, lengths, prepared.n_input, labels)
+        fast_b = None if fast_a is None else _arrow_flat(
+            soft_predictions, kept, lengths, prepared.n_input, labels)
+        if fast_a is not None and fast_b is not None:
+            return lengths, fast_a, fast_b
+    # One span at a time: any problem is then reported where it is, in this order.
+    refs = _examples(_python(soft_references), "soft_references", prepared)
+    preds = _examples(_python(soft_predictions), "soft_predictions", prepared)
     positions = np.flatnonzero(prepared.kept).tolist()
     flat_a: tuple[list, ...] = ([0], [], [], []) + (([],) if labels else ())
     flat_b: tuple[list, ...] = ([0], [], [], []) + (([],) if labels else ())
@@ -71,6 +80,53 @@ def soft_flat(soft_references, soft_predictions, prepared, *, text, labels: bool
         _collect(refs[pos], n, "soft_references", pos, flat_a)
         _collect(preds[pos], n, "soft_predictions", pos, flat_b)
     return lengths, _arrays(flat_a), _arrays(flat_b)
+
+
+def _python(obj):
+    """An Arrow column of soft labels as Python lists (anything else as it is)."""
+    return obj.to_pylist() if isinstance(obj, (pa.Array, pa.ChunkedArray)) else obj
+
+
+def _arrow_flat(obj, kept: np.ndarray, lengths: np.ndarray, n_input: int, labels: bool
+                ) -> tuple[np.ndarray, ...] | None:
+    """The flat soft labels of the ``kept`` rows of an Arrow ``list<struct<start, end,
+    prob[, label]>>`` column, read column-wise, when every span is valid (integer
+    offsets within its text, a probability in [0, 1], with ``labels`` a label string);
+    None otherwise, and for any other input: the span-by-span path then reads it, and
+    names the first problem. Both paths give the same arrays."""
+    if not isinstance(obj, (pa.Array, pa.ChunkedArray)) or len(obj) != n_input:
+        return None
+    kind = obj.type
+    if not (pa.types.is_list(kind) or pa.types.is_large_list(kind)) \
+            or not pa.types.is_struct(kind.value_type):
+        return None
+    fields = {f.name: f.type for f in kind.value_type}
+    if not all(k in fields and pa.types.is_integer(fields[k]) for k in ("start", "end")) \
+            or "prob" not in fields or not (pa.types.is_floating(fields["prob"])
+                                            or pa.types.is_integer(fields["prob"])) \
+            or (labels and not ("label" in fields and (pa.types.is_string(fields["label"])
+                                or pa.types.is_large_string(fields["label"])))):
+        return None
+    arr = obj.combine_chunks() if isinstance(obj, pa.ChunkedArray) else obj
+    arr = arr.take(pa.array(kept, pa.int64()))
+    if arr.null_count:
+        return None
+    counts = arr.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64)
+    spans = arr.flatten()
+    names = ["start", "end", "prob"] + (["label"] if labels else [])
+    columns = [spans.field(k) for k in names]
+    if spans.null_count or any(c.null_count for c in columns):
+        return None
+    s, e = (c.to_numpy(zero_copy_only=False).astype(np.int64) for c in columns[:2])
+    p = columns[2].to_numpy(zero_copy_only=False).astype(np.float64)
+    n = np.repeat(np.asarray(lengths, dtype=np.int64), counts)
+    if not ((0 <= s) & (s <= e) & (e <= n) & (0.0 <= p) & (p <= 1.0)).all():
+        return None
+    out: tuple[np.ndarray, ...] = (
+        np.concatenate(([0], np.cumsum(counts))).astype(np.int64), s, e, p)
+    if labels:
+        out += (columns[3].to_numpy(zero_copy_only=False).astype(object),)
+    return out
 
 
 def _examples(obj, side: str, prepared) -> list:

@@ -357,3 +357,19 @@ def test_type_table_reads_the_per_label_rows_of_every_form(tmp_path):
         assert table["predicted spans"].tolist() == per_label["pred_spans"].tolist()
         assert table["soft_spearman score"].tolist() == per_label["Cor"].tolist()
     assert str(type_table(report)) == str(type_table(frame))
+
+
+@pytest.mark.parametrize("bad", [{"prob": 1.5}, {"end": 9}, {"start": 3, "end": 2},
+                                 {"prob": float("nan")}])
+def test_arrow_columns_are_refused_as_the_lists_are(bad):
+    """An Arrow-backed column is read column-wise; a bad span there is named exactly as
+    in the same column of Python lists (the span-by-span path reads it then)."""
+    ok = {"start": 0, "end": 2, "prob": 0.5, "label": "OCR"}
+    rows = {"ref": [[ok], [ok]], "pred": [[ok], [ok, {**ok, **bad}]], "text": ["abcd"] * 2}
+    messages = []
+    for df in (pd.DataFrame(rows), _arrow_frame(rows)):
+        with pytest.raises(mycelium.SpanValidationError) as err:
+            df.mycelium.evaluate("ref", "pred", text="text", profile="shroom_visions")
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert "predictions example 1, span 1" in messages[0]
