@@ -7,10 +7,13 @@ columns. `write_parquet` writes the same data and metadata with those entries ma
 ``object`` (what the default reader makes of any list column anyway) and records
 mycelium's own facts under two keys of the schema metadata:
 
-- ``b"mycelium"``: JSON ``{"format": 1, "span_columns": [...], "arrow_columns": [...]}``;
-  span columns are the ``list<struct<start, end, ...>>`` columns (integer ``start`` and
-  ``end``), listed for other tools; arrow columns are the pandas ``ArrowDtype``
-  columns, which `read_parquet` restores as such (span columns it recognises by type).
+- ``b"mycelium"``: JSON ``{"format": 1, "span_columns": [...], "arrow_columns": [...],
+  "object_text_columns": [...]}``; span columns are the ``list<struct<start, end, ...>>``
+  columns (integer ``start`` and ``end``), listed for other tools; arrow columns are the
+  pandas ``ArrowDtype`` columns, which `read_parquet` restores as such (span columns it
+  recognises by type); object text columns are pandas ``object`` columns of strings and
+  None (a result's ``type`` and ``profile``), which pandas 3 would read back as ``str``
+  with NaN, and which `read_parquet` restores as ``object`` with None.
 - ``b"mycelium.signature"``: the settings signature of a result frame (the key
   `mycelium.frames.engine` uses on Arrow result tables).
 """
@@ -117,7 +120,8 @@ def write_parquet(df: pd.DataFrame | pa.Table | polars.DataFrame, path: PathOrFi
                         f"DataFrame or a pyarrow Table.{hint}")
     if signature is not None:
         sig = signature
-    pq.write_table(_with_metadata(table, sig, _arrow_columns(df, table)), path, **kwargs)
+    pq.write_table(_with_metadata(table, sig, _arrow_columns(df, table),
+                                  _object_text_columns(df, table)), path, **kwargs)
 
 
 def _from_pandas(df: pd.DataFrame, index) -> pa.Table:
@@ -162,7 +166,16 @@ def _arrow_columns(df, table: pa.Table) -> list[str]:
             if isinstance(dtype, pd.ArrowDtype)]
 
 
-def _with_metadata(table: pa.Table, signature, arrow_columns: list[str]) -> pa.Table:
+def _object_text_columns(df, table: pa.Table) -> list[str]:
+    """Field names of the pandas ``object`` data columns stored as Arrow strings."""
+    if not isinstance(df, pd.DataFrame):
+        return []
+    return [table.field(i).name for i, dtype in enumerate(df.dtypes)
+            if dtype == object and pa.types.is_string(table.field(i).type)]
+
+
+def _with_metadata(table: pa.Table, signature, arrow_columns: list[str],
+                   object_text_columns: list[str]) -> pa.Table:
     meta = dict(table.schema.metadata or {})
     if b"pandas" in meta:
         pandas_meta = json.loads(meta[b"pandas"])
@@ -174,6 +187,7 @@ def _with_metadata(table: pa.Table, signature, arrow_columns: list[str]) -> pa.T
         "format": FORMAT,
         "span_columns": [f.name for f in table.schema if is_span_type(f.type)],
         "arrow_columns": arrow_columns,
+        "object_text_columns": object_text_columns,
     }).encode()
     if signature is not None:
         meta[SIGNATURE_KEY] = str(signature).encode()
@@ -223,7 +237,8 @@ def read_parquet(path: PathOrFile, *,
         become ``pd.ArrowDtype``: exactly ``SPAN_TYPE`` when their structs hold only
         ``start`` and ``end``, their own struct type otherwise (list items named
         ``item``); the other ``ArrowDtype`` columns recorded by `write_parquet` get
-        their dtype back.
+        their dtype back, and so do the ``object`` text columns it recorded (strings and
+        None, such as a result's ``type``), unless ``dtype_backend`` is given.
         ``attrs`` are restored, including ``attrs["mycelium_signature"]`` of result
         frames.
 
@@ -266,7 +281,7 @@ def read_parquet(path: PathOrFile, *,
     table = pq.read_table(path, **kwargs)
     df = table.to_pandas(types_mapper=_types_mapper(dtype_backend))
     meta = table.schema.metadata or {}
-    _restore_columns(df, table, meta)
+    _restore_columns(df, table, meta, texts=dtype_backend is None)
     if b"PANDAS_ATTRS" in meta:
         df.attrs = json.loads(meta[b"PANDAS_ATTRS"])
     if SIGNATURE_KEY in meta:
@@ -300,15 +315,23 @@ def _types_mapper(dtype_backend):
     return None
 
 
-def _restore_columns(df: pd.DataFrame, table: pa.Table, meta: dict) -> None:
-    """Replace, by position, span columns and recorded ``ArrowDtype`` columns."""
+def _restore_columns(df: pd.DataFrame, table: pa.Table, meta: dict, *, texts: bool) -> None:
+    """Replace, by position, span columns, recorded ``ArrowDtype`` columns and recorded
+    ``object`` text columns (strings and None, as written) unless ``texts`` is false (a
+    ``dtype_backend`` was asked for)."""
     recorded = json.loads(meta[METADATA_KEY]) if METADATA_KEY in meta else {}
     wanted = set(recorded.get("arrow_columns", []))
     wanted.update(f.name for f in table.schema if is_span_type(f.type))
+    text_names = set(recorded.get("object_text_columns", [])) if texts else set()
     for position, name in enumerate(_data_fields(table, meta)):
-        if name in wanted and position < df.shape[1]:
+        if position >= df.shape[1]:
+            continue
+        if name in wanted:
             column = _restored(table.column(name), name)
             df.isetitem(position, pd.arrays.ArrowExtensionArray(column))
+        elif name in text_names and df.dtypes.iloc[position] != object:
+            df.isetitem(position, pd.Series(table.column(name).to_pylist(),
+                                            index=df.index, dtype=object))
 
 
 def _restored(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:

@@ -88,7 +88,8 @@ def test_mycelium_restores_dtypes_exactly(written):
 def test_metadata_layout(written):
     meta = pq.read_schema(written).metadata
     assert json.loads(meta[b"mycelium"]) == {
-        "format": 1, "span_columns": ["ref", "pred"], "arrow_columns": ["ref", "pred"]}
+        "format": 1, "span_columns": ["ref", "pred"], "arrow_columns": ["ref", "pred"],
+        "object_text_columns": []}
     assert b"mycelium.signature" not in meta
     pandas_meta = {c["name"]: c for c in json.loads(meta[b"pandas"])["columns"]}
     assert pandas_meta["ref"]["numpy_type"] == "object"
@@ -199,10 +200,11 @@ def test_result_frame_keeps_signature_with_every_reader(tmp_path, pl):
     assert pl.read_parquet(path)["value"].to_list() == result["value"].tolist()
     assert pl.read_parquet_metadata(path)["mycelium.signature"] == signature
     back = mycelium.read_parquet(path)
-    # No span columns here: mycelium reads exactly what pandas reads (object columns of
-    # strings come back as pandas 3's ``str`` dtype, as with DataFrame.to_parquet).
-    pd.testing.assert_frame_equal(back, pd.read_parquet(path))
-    pd.testing.assert_frame_equal(back, result, check_dtype=False)
+    # No span columns here: mycelium reads the values pandas reads, and gives back the
+    # frame as written (the ``object`` profile column stays object with None, where
+    # pandas 3 reads ``str`` with NaN).
+    pd.testing.assert_frame_equal(back, pd.read_parquet(path), check_dtype=False)
+    pd.testing.assert_frame_equal(back, result)
     assert back.attrs == result.attrs
     assert mycelium.parse_signature(back.attrs["mycelium_signature"]) == \
         mycelium.parse_signature(signature)
@@ -361,3 +363,19 @@ def test_spans_refuses_an_unknown_column_and_names_a_bad_span(tmp_path):
     with pytest.raises(mycelium.SpanValidationError,
                        match=r"span column 'ref' \(spans=\), row 1, span 0: start 3 > end 1"):
         mycelium.read_parquet(path, spans="ref")
+
+
+def test_object_text_columns_come_back_as_object_with_none(tmp_path):
+    """pandas 3 reads a string column as ``str`` with NaN; a frame whose text column was
+    ``object`` with None (a result's ``type``) comes back as it was written."""
+    df = pd.DataFrame({"type": pd.Series(["a", None, "b"], dtype=object),
+                       "name": ["x", "y", "z"]})
+    path = tmp_path / "texts.parquet"
+    mycelium.write_parquet(df, path)
+    meta = json.loads(pq.read_schema(path).metadata[b"mycelium"])
+    assert meta["object_text_columns"] == ["type"]
+    back = mycelium.read_parquet(path)
+    pd.testing.assert_frame_equal(back, df)
+    assert back["type"].tolist() == ["a", None, "b"]
+    arrow = mycelium.read_parquet(path, dtype_backend="pyarrow")
+    assert isinstance(arrow["type"].dtype, pd.ArrowDtype)
