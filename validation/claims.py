@@ -181,6 +181,62 @@ def _fb_least(t: Tables) -> str:
     return str(r.loc[r["tau"].idxmin(), "change"].split(" -> ", 1)[1])
 
 
+# --- SHROOM-Visions ---------------------------------------------------------------------
+
+def _sv_status(t: Tables, prefix: str) -> str:
+    st = t["visions_systems"]["status"]
+    return str(int(st.str.startswith(prefix).sum()))
+
+
+def _sv_mean(t: Tables, table: str) -> pd.DataFrame:
+    d = t[table]
+    return d[d["lang"] == "MEAN"]
+
+
+def _sv_floor(t: Tables, types: bool) -> pd.DataFrame:
+    f = t["visions_noise_floor"]
+    return f[(f["family"] == "type") == types]
+
+
+def _sv_table(t: Tables) -> str:
+    m = _sv_mean(t, "visions_effects")
+    view = pd.DataFrame({
+        "change": m["change"], "convention of": m["benchmark_to"],
+        "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(m["tau"], m["tau_low"],
+                                                          m["tau_high"])],
+        f"winner changes (of {int(m['languages'].iloc[0])})": m["winner_changes"].astype(int),
+        "of which beyond the noise floor": m["winner_changes_significant"].astype(int),
+        "largest rank move [items]": [ci(a, b, c, 1) for a, b, c in zip(
+            m["max_rank_move"], m["max_rank_move_low"], m["max_rank_move_high"])],
+    })
+    return md_table(view).rstrip("\n")
+
+
+def _sv_type_table(t: Tables) -> str:
+    m = _sv_mean(t, "visions_types")
+    view = pd.DataFrame({
+        "types": [f"{a} / {b}" for a, b in zip(m["from"], m["to"])],
+        "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(m["tau"], m["tau_low"],
+                                                          m["tau_high"])],
+        "languages": m["languages"].astype(int),
+        "winner changes": m["winner_changes"].astype(int),
+        "of which beyond the noise floor": m["winner_changes_significant"].astype(int),
+    })
+    return md_table(view).rstrip("\n")
+
+
+def _sv_tau(to: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(_sv_mean(t, "visions_effects"), to=to)
+        return ci(r["tau"], r["tau_low"], r["tau_high"], 2)
+    return f
+
+
+def _sv_scored_per_lang(t: Tables) -> pd.Series:
+    s = t["visions_systems"]
+    return s[s["status"] == "scored"].groupby("lang").size()
+
+
 def _systems_per_language(t: Tables) -> pd.Series:
     return t["systems"].groupby("lang").size()
 
@@ -216,6 +272,13 @@ def _human_shift(t: Tables) -> str:
 def _system_shift(t: Tables) -> str:
     v = t["systems_vs_loo"]
     return num(float(v.loc[v["kind"] == "system", "iou_hard_minus_loo"].median()))
+
+
+def _two_way_widens(t: Tables) -> str:
+    r = one(t["annotators_two_way"], lang="EN")
+    item = r["iou_a_high"] - r["iou_a_low"]
+    both = r["iou_a_two_way_high"] - r["iou_a_two_way_low"]
+    return "widens" if both > item else "narrows" if both < item else "keeps"
 
 
 def _hs_count(col: str) -> Callable[[Tables], str]:
@@ -368,6 +431,30 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "noise_half": lambda t: str(int((_floor(t)["flip_share_from"] >= 0.05).sum())),
     "noise_cleared": _floor_cleared,
     "central_resamples": lambda t: f"{ranking.CENTRAL_RESAMPLES:,}",
+    "sv_files": lambda t: str(len(t["visions_systems"])),
+    "sv_submissions": lambda t: str(t["visions_systems"]["system"].nunique()),
+    "sv_scored": lambda t: _sv_status(t, "scored"),
+    "sv_refused": lambda t: _sv_status(t, "refused"),
+    "sv_refused_rules": lambda t: ", ".join(sorted(
+        st[len("refused ("):-1] for st in t["visions_systems"]["status"].unique()
+        if st.startswith("refused ("))),
+    "sv_partial": lambda t: _sv_status(t, "not every"),
+    "sv_oracle": lambda t: _sv_status(t, "oracle"),
+    "sv_langs": lambda t: str(t["visions_systems"]["lang"].nunique()),
+    "sv_systems_min": lambda t: str(int(_sv_scored_per_lang(t).min())),
+    "sv_systems_max": lambda t: str(int(_sv_scored_per_lang(t).max())),
+    "sv_items_min": lambda t: str(int(t["visions_systems"]["gold_items"].min())),
+    "sv_items_max": lambda t: str(int(t["visions_systems"]["gold_items"].max())),
+    "sv_table": _sv_table, "sv_type_table": _sv_type_table,
+    "sv_changes": lambda t: str(len(_sv_floor(t, False))),
+    "sv_changes_sig": lambda t: str(int(_sv_floor(t, False)["significant"].sum())),
+    "sv_tau_ms": _sv_tau("ms_iou"), "sv_tau_fb": _sv_tau("fb_ba"),
+    "sv_tau_response": _sv_tau("ms_response_f1"),
+    "sv_type_changes": lambda t: str(len(_sv_floor(t, True))),
+    "sv_type_sig": lambda t: str(int(_sv_floor(t, True)["significant"].sum())),
+    "sv_type_pairs": lambda t: str(int((t["visions_types"]["lang"] != "MEAN").sum())),
+    "sv_type_min_items": lambda t: str(int(min(t["visions_types"]["items_from"].min(),
+                                               t["visions_types"]["items_to"].min()))),
     "variant_files": lambda t: str(int((t["systems"]["role"] == "variant").sum())),
     "loo_direction": _loo_direction,
     "loo_best_direction": lambda t: _direction([one(t["humans_vs_systems"],
@@ -398,6 +485,7 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "human_shift": _human_shift, "system_shift": _system_shift,
     "en_a_items": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_low", "iou_a_high"]]),
+    "two_way_widens": _two_way_widens,
     "en_a_two_way": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_two_way_low", "iou_a_two_way_high"]]),
     "top_above_b_items": _hs_count("published_top_above_b_high"),
