@@ -198,20 +198,6 @@ def _sv_floor(t: Tables, types: bool) -> pd.DataFrame:
     return f[(f["family"] == "type") == types]
 
 
-def _sv_table(t: Tables) -> str:
-    m = _sv_mean(t, "visions_effects")
-    view = pd.DataFrame({
-        "change": m["change"], "convention of": m["benchmark_to"],
-        "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(m["tau"], m["tau_low"],
-                                                          m["tau_high"])],
-        f"winner changes (of {int(m['languages'].iloc[0])})": m["winner_changes"].astype(int),
-        "of which beyond the noise floor": m["winner_changes_significant"].astype(int),
-        "largest rank move [items]": [ci(a, b, c, 1) for a, b, c in zip(
-            m["max_rank_move"], m["max_rank_move_low"], m["max_rank_move_high"])],
-    })
-    return md_table(view).rstrip("\n")
-
-
 def _sv_type_table(t: Tables) -> str:
     m = _sv_mean(t, "visions_types")
     view = pd.DataFrame({
@@ -242,7 +228,48 @@ def _systems_per_language(t: Tables) -> pd.Series:
 
 
 def _central_table(t: Tables) -> str:
-    return md_table(mean_view(t["convention_effects"], "systems")).rstrip("\n")
+    """Every benchmark's changes in one table: Mu-SHROOM's real system files and
+    SHROOM-Visions' systems as means over languages, FaithBench's one ranking."""
+    def iv(m, k, digits=2):
+        return [ci(a, b, c, digits) for a, b, c in zip(m[k], m[f"{k}_low"], m[f"{k}_high"])]
+
+    def wins(m, n):
+        return [f"{int(v)} of {n} [{int(lo)}, {int(hi)}]" for v, lo, hi in zip(
+            m["winner_changes"], m["winner_changes_low"], m["winner_changes_high"])]
+
+    e = t["convention_effects"]
+    ms = e[(e["lang"] == "MEAN") & (e["detectors"] == "systems")]
+    sv = _sv_mean(t, "visions_effects")
+    fb = t["faithbench_rules"]
+    fbf = _fb_floor(t).set_index("to")
+    dash = "–"
+    parts = [
+        pd.DataFrame({"benchmark": "Mu-SHROOM", "change": ms["change"], "kind": ms["family"],
+                      "tau [items]": iv(ms, "tau"),
+                      "tau [languages]": [ci(a, b, c, 2) for a, b, c in zip(
+                          ms["tau"], ms["tau_lang_low"], ms["tau_lang_high"])],
+                      "winner changes [items]": wins(ms, int(ms["languages"].max())),
+                      "beyond the noise floor": ms["winner_changes_significant"].astype(int),
+                      "largest rank move [items]": iv(ms, "max_rank_move", 1),
+                      "median |Δ score| [items]": iv(ms, "median_abs_delta", 3)}),
+        pd.DataFrame({"benchmark": "SHROOM-Visions", "change": sv["change"],
+                      "kind": sv["family"], "tau [items]": iv(sv, "tau"),
+                      "tau [languages]": dash,
+                      "winner changes [items]": wins(sv, int(sv["languages"].max())),
+                      "beyond the noise floor": sv["winner_changes_significant"].astype(int),
+                      "largest rank move [items]": iv(sv, "max_rank_move", 1),
+                      "median |Δ score| [items]": iv(sv, "median_abs_delta", 3)}),
+        pd.DataFrame({"benchmark": "FaithBench", "change": fb["change"], "kind": fb["family"],
+                      "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(
+                          fb["tau"], fb["tau_low"], fb["tau_high"])],
+                      "tau [languages]": dash,
+                      "winner changes [items]": [f"{int(v)} of 1" for v in fb["winner_changes"]],
+                      "beyond the noise floor": [int(fbf.loc[to, "significant"])
+                                                 if to in fbf.index else 0 for to in fb["to"]],
+                      "largest rank move [items]": fb["max_rank_move"].astype(int).astype(str),
+                      "median |Δ score| [items]": dash}),
+    ]
+    return md_table(pd.concat(parts, ignore_index=True)).rstrip("\n")
 
 
 # --- humans and systems -----------------------------------------------------------------
@@ -279,6 +306,23 @@ def _two_way_widens(t: Tables) -> str:
     item = r["iou_a_high"] - r["iou_a_low"]
     both = r["iou_a_two_way_high"] - r["iou_a_two_way_low"]
     return "widens" if both > item else "narrows" if both < item else "keeps"
+
+
+def _rebuilt(t: Tables) -> pd.DataFrame:
+    r = t["annotators_rebuilt"]
+    return r[r["lang"] != "MEAN"]
+
+
+def _rebuilt_ci(lang: str, kind: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["annotators_rebuilt"], lang=lang)
+        return ci(r["iou_loo"], r[f"iou_loo_{kind}_low"], r[f"iou_loo_{kind}_high"])
+    return f
+
+
+def _rebuilt_widest(t: Tables) -> pd.Series:
+    r = _rebuilt(t)
+    return r.loc[(r["width_rebuilt"] - r["width_fixed"]).idxmax()]
 
 
 def _hs_count(col: str) -> Callable[[Tables], str]:
@@ -396,6 +440,8 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "win_sentence_sig": _win_sig("iou_sentence"),
     "tau_response": _tau("response_f1"), "win_response": _win("response_f1"),
     "win_response_sig": _win_sig("response_f1"),
+    "tau_response_ba": _tau("response_ba"), "win_response_ba": _win("response_ba"),
+    "win_response_ba_sig": _win_sig("response_ba"),
     "invalid_files": lambda t: str(len(_invalid(t))),
     "invalid_teams": lambda t: names(sorted(_invalid(t)["team"].unique())),
     "invalid_roles": lambda t: names(sorted(_invalid(t)["role"].unique())),
@@ -445,7 +491,7 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "sv_systems_max": lambda t: str(int(_sv_scored_per_lang(t).max())),
     "sv_items_min": lambda t: str(int(t["visions_systems"]["gold_items"].min())),
     "sv_items_max": lambda t: str(int(t["visions_systems"]["gold_items"].max())),
-    "sv_table": _sv_table, "sv_type_table": _sv_type_table,
+    "sv_type_table": _sv_type_table,
     "sv_changes": lambda t: str(len(_sv_floor(t, False))),
     "sv_changes_sig": lambda t: str(int(_sv_floor(t, False)["significant"].sum())),
     "sv_tau_ms": _sv_tau("ms_iou"), "sv_tau_fb": _sv_tau("fb_ba"),
@@ -486,6 +532,16 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "en_a_items": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_low", "iou_a_high"]]),
     "two_way_widens": _two_way_widens,
+    "rebuilt_wider": lambda t: str(int((_rebuilt(t)["width_rebuilt"]
+                                        > _rebuilt(t)["width_fixed"]).sum())),
+    "en_b_fixed": _rebuilt_ci("EN", "fixed"), "en_b_rebuilt": _rebuilt_ci("EN", "rebuilt"),
+    "rebuilt_widest_lang": lambda t: str(_rebuilt_widest(t)["lang"]),
+    "rebuilt_widest": lambda t: _rebuilt_ci(str(_rebuilt_widest(t)["lang"]), "rebuilt")(t),
+    "rebuilt_widest_fixed": lambda t: _rebuilt_ci(str(_rebuilt_widest(t)["lang"]),
+                                                  "fixed")(t),
+    "rebuilt_undefined_max": lambda t: pct(float(_rebuilt(t)["undefined_share"].max())),
+    "rebuilt_mean": lambda t: ci(*one(t["annotators_rebuilt"], lang="MEAN")[
+        ["iou_loo", "iou_loo_rebuilt_low", "iou_loo_rebuilt_high"]]),
     "en_a_two_way": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_two_way_low", "iou_a_two_way_high"]]),
     "top_above_b_items": _hs_count("published_top_above_b_high"),

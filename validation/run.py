@@ -31,7 +31,7 @@ from mycelium.core.signature import signature_with
 
 from . import (annotators, comparison, data, faithbench_study, humans, provenance_tests,
                ranking, real_study, real_systems, report, review, scoring, token_baselines,
-               twoway, undercoverage, visions_study)
+               rebuilt, twoway, undercoverage, visions_study)
 from .flat import Flat
 from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
@@ -180,6 +180,8 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
         tables["humans_and_systems"] = humans.humans_and_systems(
             tables["annotators_two_way"], tables.get("leaderboard"),
             tables["systems_vs_loo"], tables["humans_and_systems"])
+        tables["annotators_rebuilt"] = rebuilt.table(items, ann, tables["annotators_two_way"])
+        clock("part 9b: the annotators' LOO references rebuilt inside each resample")
     fb_root = faithbench_study.data_dir()
     if fb_root is None:
         log(f"no FaithBench folder (${faithbench_study.ENV_VAR}): part 11 is not run")
@@ -325,7 +327,8 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
                                 "min_items": MIN_ITEMS},
         "two_way_bootstrap": {"annotator_seed": twoway.ANNOTATOR_SEED,
                               "annotator_weights": "multinomial, per language, generator "
-                                                   "seeded with (seed, crc32(language))"},
+                                                   "seeded with (seed, crc32(language))",
+                              "rebuilt_references_resamples": rebuilt.RESAMPLES},
         "language_bootstrap": {"resamples": ranking.LANGUAGE_RESAMPLES,
                                "seed": ranking.LANGUAGE_SEED},
         "permutations": {"count": provenance_tests.PERMUTATIONS,

@@ -46,6 +46,7 @@ from mycelium.protocols.shroom_visions import score_files
 from mycelium.stats.bootstrap import percentile_interval
 
 from . import scoring
+from .conventions import response_ba, response_f1
 from .flat import Flat, merge
 from .ranking import change_stats, floor_table, item_weights, noise_floor, ranks
 from .uncertainty import LEVEL, tau_b
@@ -226,20 +227,11 @@ def convention_values(gold: pd.DataFrame, results: list, preds: list, w: np.ndar
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(s["u"] > 0, s["i"] / s["u"], zd)
 
-    def response_f1(s):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = np.where(s["tp"] + s["fp"] > 0, s["tp"] / (s["tp"] + s["fp"]), zd)
-            r = np.where(s["tp"] + s["fn"] > 0, s["tp"] / (s["tp"] + s["fn"]), zd)
-            return np.where(p + r > 0, 2 * p * r / (p + r), zd)
-
-    def balanced_accuracy(s):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (s["tp"] / (s["tp"] + s["fn"]) + s["tn"] / (s["tn"] + s["fp"])) / 2
-
     out["ms_iou_micro"] = _both(w, {"i": inter, "u": union}, micro_iou)
-    counts = {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-    out["ms_response_f1"] = _both(w, counts, response_f1)
-    out["fb_ba"] = _both(w, counts, balanced_accuracy)
+    counts = {"response_level__tp": tp, "response_level__fp": fp,
+              "response_level__fn": fn, "response_level__tn": tn}
+    out["ms_response_f1"] = _both(w, counts, lambda s: response_f1(s, zd))
+    out["fb_ba"] = _both(w, counts, response_ba)
     return out
 
 
