@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ def _spans(rng) -> list[dict]:
 def make_rows(n=40, seed=38) -> list[dict]:
     """Typed rows in three groups (one with a null key), edge cases first: an example
     without spans, same boundaries of another type, a zero-length span, duplicates, a
-    type only one side has."""
+    type only one side has, a type only on a zero-length span."""
     rng = np.random.default_rng(seed)
     edge = [([], []),
             ([{"start": 0, "end": 5, "label_type": "A"}],
@@ -56,7 +57,9 @@ def make_rows(n=40, seed=38) -> list[dict]:
              [{"start": 3, "end": 9, "label_type": "C"}, {"start": 3, "end": 9,
                                                          "label_type": "C"}]),
             ([{"start": 0, "end": 10, "label_type": None}],
-             [{"start": 4, "end": 12, "label_type": "B"}])]
+             [{"start": 4, "end": 12, "label_type": "B"}]),
+            # a type only on a zero-length span: listed, with no example having it
+            ([{"start": 6, "end": 6, "label_type": "Z"}], [])]
     rows = [{"model": MODELS[k % 3], "text": TEXT, "ref": r, "pred": p}
             for k, (r, p) in enumerate(edge)]
     for _ in range(n - len(rows)):
@@ -170,8 +173,12 @@ def _spark(session, opts) -> pd.DataFrame:
     conf = "spark.sql.execution.arrow.maxRecordsPerBatch"
     previous = session.conf.get(conf)
     session.conf.set(conf, "7")  # a group's rows spread over several Arrow batches
-    try:
-        return spark_face.evaluate(sdf, "ref", "pred", **_frame_options(opts))
+    def refuse(*args, **kwargs):
+        raise AssertionError("the per-type rows were gathered on the driver")
+
+    try:  # summed on the workers: the driver never gathers rows
+        with mock.patch.object(spark_face, "collected", refuse):
+            return spark_face.evaluate(sdf, "ref", "pred", **_frame_options(opts))
     finally:
         session.conf.set(conf, previous)
 
@@ -227,7 +234,8 @@ def test_the_rows_have_every_type_and_the_scheme_matters():
     in every group, and the four schemes give four different typed_span values."""
     want = {s: expected(options(s, False, "micro")) for s in SCHEMES}
     types = {(k[0], k[1]) for k in want["strict"] if k[2] == "counts"}
-    assert types == {(m, t) for m in MODELS for t in TYPES}
+    assert types == {(m, t) for m in MODELS for t in TYPES} | {(MODELS[1], "Z")}
+    assert want["strict"][(MODELS[1], "Z", "counts", "n_ref")] == (0.0, 0)
     f1 = [want[s][("m1", None, "typed_span", "f1")][0] for s in SCHEMES]
     assert len(set(f1)) == 4, f1
 
