@@ -277,10 +277,11 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         group and distinct score, the positive and negative characters), so only the
         summed rows reach the driver; with ``ci`` they are gathered as below.
     type_field, typed_matching
-        As in the pandas accessor. The per-type rows are not sums of per-row
-        statistics, so they are not reduced on the workers: the columns they read
-        (only those) are gathered on the driver and scored by the pandas accessor
-        (mind the driver's memory for large inputs); ``ci`` still needs ``id_col``.
+        As in the pandas accessor. The per-type rows are summed on the workers per
+        (group, type) like every other statistic (`mycelium.frames.spark_typed`) when
+        the span structs hold the type as a string field (``array<struct<start, end,
+        label: string>>``); types in another form (JSON strings, a non-string field)
+        are gathered on the driver and scored by the pandas accessor.
 
     Returns
     -------
@@ -348,6 +349,8 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     from . import scores
     from .spark_checks import check_columns
 
+    if type_field is not None and _typed_on_workers(sdf, arguments):
+        return _typed(sdf, arguments)
     if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
             or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                              token_scores_col, threshold, metrics, profile=profile):
@@ -405,6 +408,45 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
         return to_spark(sdf, tidy, names)
+    from .to_pandas import tidy_to_pandas
+
+    return tidy_to_pandas(tidy, dict.fromkeys(names), signature_column=True)
+
+
+def _typed_on_workers(sdf, arguments: dict) -> bool:
+    """Whether the per-type rows of a call are summed on the workers: spans alone (no
+    scores, soft labels or intervals, which take the paths above), read as written, with
+    types that Spark holds as strings in the span structs (other forms are gathered)."""
+    from . import scores
+    from .spark_typed import string_types
+
+    a = arguments
+    if a["ci"] is not None or a["trim_spans"] is not None or a["offsets"] != "half-open" \
+            or a["granularity"] != "char" or a["soft_ref_col"] is not None \
+            or a["soft_pred_col"] is not None or a["pred_col"] is None \
+            or scores.wanted(a["pred_col"], None, None, a["token_offsets_col"],
+                             a["token_scores_col"], a["threshold"], a["metrics"],
+                             profile=a["profile"]):
+        return False
+    sides = [a["ref_col"]] + ([a["pred_col"]] if a["typed_matching"] else [])
+    return all(string_types(sdf, name, a["type_field"]) for name in sides)
+
+
+def _typed(sdf, arguments: dict):
+    """The per-type rows, summed on the workers (`mycelium.frames.spark_typed`)."""
+    from .spark_typed import summed_typed, typed_on_workers, typed_plan
+
+    settings = frames.face_call(arguments)[1]
+    settings = settings.scoring(settings.asked, soft=False)
+    names = frames.normalize_by(arguments["by"])
+    ref_col, pred_col, text = arguments["ref_col"], arguments["pred_col"], arguments["text"]
+    check_inputs(sdf, ref_col, pred_col, text, names, arguments["id_col"], settings)
+    plan = typed_plan(settings)
+    selected = select_inputs(sdf, ref_col, pred_col, text, names, None)
+    tidy = summed_typed(typed_on_workers(sdf, plan=plan, names=names, selected=selected),
+                        plan, names)
+    if arguments["as_spark"]:
+        return to_spark(sdf, tidy, names + [frames.TYPE_COLUMN], extra={frames.TYPE_COLUMN})
     from .to_pandas import tidy_to_pandas
 
     return tidy_to_pandas(tidy, dict.fromkeys(names), signature_column=True)

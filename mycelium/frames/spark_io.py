@@ -2,11 +2,11 @@
 their sums, collecting them, the result as a Spark DataFrame, and the options that are
 gathered on the driver (`collected`).
 
-The per-type rows (``type_field``) and the score forms are not sums of per-row
-statistics (a type's rows are filtered per type; AUROC ranks all of a group's
-characters), so they cannot be reduced by ``GROUP BY SUM``: `collected` brings the
-columns they read (only those) to the driver with ``toPandas`` and scores them with the
-pandas accessor, the engine of every face, so the numbers are the pandas accessor's.
+What is not summed on the workers (the per-type rows when their types are not string
+fields of the span structs, `mycelium.frames.spark_typed`; the score forms with
+intervals; the per-label rows of soft labels) is gathered by `collected`: it brings the
+columns they read (only those) to the driver as Arrow and scores them with the pandas
+accessor, the engine of every face, so the numbers are the pandas accessor's.
 """
 
 from __future__ import annotations
