@@ -31,8 +31,8 @@ from . import engine as frames
 from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
-from .spark_checks import (check_inputs, collect_sums, empty_where, for_driver, located,
-                           warn_empty)
+from .spark_checks import (check_inputs, collect_sums, empty_arrays, empty_where, for_driver,
+                           located, warn_empty)
 from .spark_io import (EMPTY_FIRST_COL, EMPTY_PRED_COL, EMPTY_REF_COL, ID_COL, N_COL,
                        PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
                        mapped_schema, select_inputs, to_spark, collected)
@@ -115,17 +115,9 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
         arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
-        arrays += _empty_arrays(prepared.empty_spans, first, len(g))
+        arrays += empty_arrays(prepared.empty_spans, first, len(g))
         yield pa.RecordBatch.from_arrays(arrays, names=names)
 
-
-def _empty_arrays(counts: tuple[int, int], first: str | None, n: int) -> list[pa.Array]:
-    """A batch's zero-length spans on its first summed row (zeros and nulls on the
-    others): the driver reads only their totals and least first (`warn_empty`)."""
-    refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    refs[0], preds[0] = counts
-    return [pa.array(refs), pa.array(preds),
-            pa.array([first] + [None] * (n - 1), pa.string())]
 
 
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
@@ -443,8 +435,9 @@ def _typed(sdf, arguments: dict):
     check_inputs(sdf, ref_col, pred_col, text, names, arguments["id_col"], settings)
     plan = typed_plan(settings)
     selected = select_inputs(sdf, ref_col, pred_col, text, names, None)
-    tidy = summed_typed(typed_on_workers(sdf, plan=plan, names=names, selected=selected),
-                        plan, names)
+    sums = typed_on_workers(sdf, plan=plan, names=names, selected=selected)
+    warn_empty(sums, (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL))
+    tidy = summed_typed(sums, plan, names)
     if arguments["as_spark"]:
         return to_spark(sdf, tidy, names + [frames.TYPE_COLUMN], extra={frames.TYPE_COLUMN})
     from .to_pandas import tidy_to_pandas

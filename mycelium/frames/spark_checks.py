@@ -19,7 +19,7 @@ from . import engine as frames
 from .spark_io import ID_COL, collect_arrow
 
 __all__ = ["check_inputs", "check_columns", "for_driver", "from_worker", "located",
-           "collect_sums", "empty_where", "warn_empty"]
+           "collect_sums", "empty_where", "empty_arrays", "warn_empty"]
 
 _SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 _MARK = "<<mycelium-error>>"
@@ -166,6 +166,17 @@ def empty_where(prepared, batch: pa.RecordBatch, offset: int) -> str | None:
         hint = " (pass id_col=... to name it by its id)"
     return (f"{partition:010d}{row:020d}|{at.side} example {example}, span {at.span}: "
             f"[{at.start}, {at.end}]{hint}")
+
+
+def empty_arrays(counts: tuple[int, int], first: str | None, n: int) -> list[pa.Array]:
+    """A batch's zero-length spans on the first of its ``n`` summed rows (zeros and nulls
+    on the others): the driver reads only their totals and least first (`warn_empty`)."""
+    import numpy as np
+
+    refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    refs[0], preds[0] = counts
+    return [pa.array(refs), pa.array(preds),
+            pa.array([first] + [None] * (n - 1), pa.string())]
 
 
 def warn_empty(table: pa.Table, names: tuple[str, str, str]) -> None:

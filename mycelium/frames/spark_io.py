@@ -58,10 +58,16 @@ def mapped_schema(sdf, names, keys, layout, boot: bool):
     fields.append(T.StructField(N_COL, T.LongType(), False))
     fields += [T.StructField(name, T.LongType() if integer else T.DoubleType(), False)
                for name, _, integer in spark_names(layout)]
-    fields += [T.StructField(EMPTY_REF_COL, T.LongType(), False),
-               T.StructField(EMPTY_PRED_COL, T.LongType(), False),
-               T.StructField(EMPTY_FIRST_COL, T.StringType(), True)]
-    return T.StructType(fields)
+    return T.StructType(fields + empty_fields())
+
+
+def empty_fields() -> list:
+    """The Spark fields of the zero-length span columns (`spark_checks.empty_arrays`)."""
+    from pyspark.sql import types as T
+
+    return [T.StructField(EMPTY_REF_COL, T.LongType(), False),
+            T.StructField(EMPTY_PRED_COL, T.LongType(), False),
+            T.StructField(EMPTY_FIRST_COL, T.StringType(), True)]
 
 
 def collect_arrow(df) -> pa.Table:

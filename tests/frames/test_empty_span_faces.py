@@ -101,6 +101,18 @@ def test_spark_warns_once_on_the_driver_with_the_whole_counts(spark):  # noqa: F
         else:
             assert "Spark" in warning.first and "id_col" in warning.first, warning.first
         assert _values(out)[("iou", "score")] == want["iou"]["score"]
+    # per type (the per-(group, type) sums)
+    typed = [[{**span, "label": "A"} for span in spans] for spans in _spans(REFS)]
+    typed_preds = [[{**span, "label": "A"} for span in spans] for spans in _spans(PREDS)]
+    span_type = "array<struct<start: bigint, end: bigint, label: string>>"
+    typed_sdf = spark.createDataFrame(list(zip(["w", "x", "y", "z"], typed, typed_preds,
+                                               [TEXT] * 4)),
+                                      f"id string, ref {span_type}, pred {span_type}, "
+                                      "text string").repartition(2)
+    out, seen = _caught(lambda: spark_face.evaluate(typed_sdf, "ref", "pred", text="text",
+                                                    type_field="label"))
+    assert [(w.message.references, w.message.predictions) for w in seen] == [(1, 3)]
+    assert "Spark partition" in seen[0].message.first
     # with token scores (the long rows of the score sums, summed by Spark)
     scored = spark.createDataFrame(
         [(*row, [[0, 3], [3, 10]], [0.9, 0.1]) for row in rows],
