@@ -82,19 +82,12 @@ class EngineColumn:
         return self.part != "rest"
 
 
-def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
-    """The engine columns of ``settings``, in order (read off an empty batch)."""
-    import pyarrow as pa
-
-    from .pipeline import compute_statistics, prepare
-    from .spans import SPAN_TYPE
-
-    empty = pa.array([], SPAN_TYPE)
-    prepared = prepare(empty, empty)
-    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
-                               settings.params)
-    if "soft_spearman" in settings.metrics:  # per-row scores (`soft_statistics`)
-        stats["soft_spearman"] = {"score": np.zeros(0, dtype=np.float64)}
+def engine_layout(settings: Settings, stats=None) -> tuple[EngineColumn, ...]:
+    """The engine columns of ``settings``, in order (read off an empty batch, or off
+    ``stats``, the statistics of no rows, for metrics the span pipeline does not compute:
+    ``typed_span`` reads the types)."""
+    if stats is None:
+        stats = _empty_statistics(settings)
     out: list[EngineColumn] = []
     for name, col in row_columns(stats, settings).items():
         parts: tuple[str, ...]
@@ -109,6 +102,21 @@ def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
             continue
         out += [EngineColumn(f"{name}#{p}", name, kind, p) for p in parts]
     return tuple(out)
+
+
+def _empty_statistics(settings: Settings) -> dict:
+    import pyarrow as pa
+
+    from .pipeline import compute_statistics, prepare
+    from .spans import SPAN_TYPE
+
+    empty = pa.array([], SPAN_TYPE)
+    prepared = prepare(empty, empty)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    if "soft_spearman" in settings.metrics:  # per-row scores (`soft_statistics`)
+        stats["soft_spearman"] = {"score": np.zeros(0, dtype=np.float64)}
+    return stats
 
 
 def _is_statistic(name: str, settings: Settings) -> bool:
