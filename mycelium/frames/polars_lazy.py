@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, exact_ints, reduce_engine_sums
-from ..core.pipeline import compute_statistics, soft_given
+from ..core.pipeline import EmptyAt, compute_statistics, soft_given
 from ..core.groups import group_sums
 from ..core.settings import OPTIONS, Settings, resolve_settings
 from ..metrics import METRICS
@@ -201,7 +201,7 @@ class MyceliumLazyFrame:
                                     + ([soft_ref_col, soft_pred_col] if soft else [])))
         sums_schema = ({name: schema[name] for name in names}
                        | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
-                       | {COUNT: pl.Int64, ROW: pl.get_index_type()})
+                       | {COUNT: pl.Int64, ROW: pl.get_index_type()} | EMPTY_SCHEMA)
         batch_sums = (self._lf.with_row_index(ROW).select(inputs).map_batches(
             partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
                     soft=(soft_ref_col, soft_pred_col) if soft else None, names=names,
@@ -322,10 +322,47 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
 
 
 def _sums(layout) -> list[pl.Expr]:
-    """Group sums of the engine columns (Int128: exact), the examples and the first row
-    (its minimum as Int64: see `first_row`)."""
+    """Group sums of the engine columns (Int128: exact), the examples, the first row
+    (its minimum as Int64: see `first_row`) and the zero-length spans (`EMPTY_SCHEMA`)."""
     return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
-             for c in layout] + [pl.col(COUNT).sum(), first_row()])
+             for c in layout] + [pl.col(COUNT).sum(), first_row(),
+                                 pl.col(EMPTY_REF).sum(), pl.col(EMPTY_PRED).sum(),
+                                 pl.col(EMPTY_FIRST).min()])
+
+
+#: Zero-length spans, told by one `mycelium.EmptySpanWarning` per ``collect()`` (the
+#: batches are prepared without warning): how many each side listed, and the first,
+#: ``"<row, 20 digits>|<where>"`` so that the minimum string is the first row's.
+EMPTY_REF, EMPTY_PRED, EMPTY_FIRST = "__empty_ref", "__empty_pred", "__empty_first"
+EMPTY_SCHEMA = {EMPTY_REF: pl.Int64, EMPTY_PRED: pl.Int64, EMPTY_FIRST: pl.String}
+
+
+def _empty_columns(prepared, rows: pl.Series) -> dict[str, Any]:
+    """A slice's zero-length spans as `EMPTY_SCHEMA` columns: its counts and its first
+    on the slice's first row (zeros and nulls elsewhere; only their totals are read)."""
+    n = rows.len()
+    refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    first: list[str | None] = [None] * n
+    at = prepared.first_empty
+    if at is not None and n:
+        refs[0], preds[0] = prepared.empty_spans
+        row = int(rows[at.example])
+        first[0] = f"{row:020d}|{EmptyAt(at.side, row, at.span, at.start, at.end)}"
+    return {EMPTY_REF: refs, EMPTY_PRED: preds, EMPTY_FIRST: pl.Series(first, dtype=pl.String)}
+
+
+def _warn_empty(df: pl.DataFrame) -> None:
+    """The one `mycelium.EmptySpanWarning` of a collect, from the summed columns."""
+    first = df.get_column(EMPTY_FIRST).min()
+    if first is None:
+        return
+    from ..core.pipeline import warn_empty_spans
+
+    counts = (int(df.get_column(EMPTY_REF).sum()), int(df.get_column(EMPTY_PRED).sum()))
+    row, where = str(first).split("|", 1)
+    warn_empty_spans(counts, f"{where} (example {int(row)} is the row's position in the "
+                     "LazyFrame's rows as they reach mycelium, counted from 0 after any "
+                     "filter or slice in the plan)", within=("polars",))
 
 
 
@@ -359,7 +396,7 @@ def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
     soft_ref, soft_pred = soft if soft is not None else (None, None)
     batch = df.select(batch_inputs(ref_col, pred_col, text, row=True, soft_ref=soft_ref,
                               soft_pred=soft_pred).alias(STATS)).to_series()
-    prepared = prepare_batch(batch, settings.missing, settings)
+    prepared = prepare_batch(batch, settings.missing, settings, warn_empty=False)
     if soft is None:
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
@@ -376,6 +413,7 @@ def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
             full = np.zeros(kept.size, dtype=col.dtype)
             full[kept] = col
             columns[label] = full
+    columns |= _empty_columns(prepared, df.get_column(ROW))
     rows = df.select(*names, ROW).hstack(pl.DataFrame(columns))
     return rows.group_by(names).agg(_sums(layout)) if names else rows.select(_sums(layout))
 
@@ -388,6 +426,7 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
     keeps the key value of the group's first row, as the eager faces do; the integer
     sums of merged partials are added exactly.
     """
+    _warn_empty(df)
     # In first-row order; only the columns read are gathered, as numpy (not the frame).
     order = df.get_column(ROW).arg_sort(nulls_last=True).to_numpy()
     keys = df.select(names).to_arrow().take(order) if names else None

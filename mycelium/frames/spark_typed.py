@@ -27,12 +27,14 @@ from ..evaluate import prepare_for
 from ..metrics import STATISTIC_METRICS
 from ..views.typology import REFERENCE_SIDE, sorted_types, typed_for, typed_span_for
 from . import engine as frames
-from .spark_checks import collect_sums, for_driver, located
-from .spark_io import N_COL, PRED_COL, REF_COL, TEXT_COL, quoted
+from .spark_checks import collect_sums, empty_arrays, empty_where, for_driver, located
+from .spark_io import (EMPTY_FIRST_COL, EMPTY_PRED_COL, EMPTY_REF_COL, N_COL, PRED_COL,
+                       REF_COL, TEXT_COL, empty_fields, quoted)
 
 __all__ = ["TypedPlan", "typed_plan", "string_types", "typed_on_workers", "summed_typed"]
 
 KIND_COL, TYPE_COL, NREF_COL = "__kind", "__type", "__nref"
+EMPTY_COLUMNS = (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL)
 #: ``__kind`` of a summed row: the metrics compared over all types (``typed_span``, and
 #: every group's examples), or one type's.
 WHOLE, TYPED = 0, 1
@@ -100,13 +102,15 @@ def string_types(sdf, column: str, field: str) -> bool:
 
 # ------------------------------------------------------------------ on the workers
 
-def _batch_rows(batch: pa.RecordBatch, plan: TypedPlan, keys: list[str]) -> pa.RecordBatch:
-    """One Arrow batch's summed rows: per group a ``WHOLE`` row, then one per type."""
+def _batch_rows(batch: pa.RecordBatch, plan: TypedPlan, keys: list[str], offset: int
+                ) -> pa.RecordBatch:
+    """One Arrow batch's summed rows: per group a ``WHOLE`` row, then one per type; its
+    zero-length spans on the first (``offset``: the partition's rows before the batch)."""
     settings = plan.settings
     field = str(settings.type_field)  # a typed call's (`typed_plan`)
     text = batch.column(TEXT_COL) if TEXT_COL in batch.schema.names else None
     refs, preds = batch.column(REF_COL), batch.column(PRED_COL)
-    prepared = prepare_for(refs, preds, settings, text=text)
+    prepared = prepare_for(refs, preds, settings, text=text, warn_empty=False)
     groups = frames.group_codes(
         pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
     codes = groups.codes[prepared.kept]
@@ -151,19 +155,24 @@ def _batch_rows(batch: pa.RecordBatch, plan: TypedPlan, keys: list[str]) -> pa.R
     arrays += [pa.array(out[N_COL], pa.int64()), pa.array(out[NREF_COL], pa.int64())]
     arrays += [pa.array(out[name], pa.int64() if col.integer else pa.float64())
                for name, col, _ in plan.columns()]
+    arrays += empty_arrays(prepared.empty_spans, empty_where(prepared, batch, offset),
+                           len(out[KIND_COL]))
     return pa.RecordBatch.from_arrays(arrays, names=[*keys, KIND_COL, TYPE_COL, N_COL,
                                                      NREF_COL,
-                                                     *(n for n, _, _ in plan.columns())])
+                                                     *(n for n, _, _ in plan.columns()),
+                                                     *EMPTY_COLUMNS])
 
 
 def _typed_batches(batches: Iterator[pa.RecordBatch], *, plan: TypedPlan,
                    keys: list[str]) -> Iterator[pa.RecordBatch]:
     """``mapInArrow``: the summed rows of each Arrow batch (`_batch_rows`)."""
+    offset = 0
     for batch in batches:
         if batch.num_rows == 0:
             continue
         try:
-            yield _batch_rows(batch, plan, keys)
+            yield _batch_rows(batch, plan, keys, offset)
+            offset += batch.num_rows
         except SpanValidationError as exc:
             raise located(exc, batch) from None
         except (ValueError, TypeError, KeyError) as exc:
@@ -185,10 +194,10 @@ def typed_on_workers(sdf, *, plan: TypedPlan, names: list[str], selected) -> pa.
     fields += [T.StructField(name, T.LongType() if col.integer else T.DoubleType(), False)
                for name, col, _ in plan.columns()]
     mapped = selected.mapInArrow(partial(_typed_batches, plan=plan, keys=keys),
-                                 T.StructType(fields))
-    values = [N_COL, NREF_COL, *(name for name, _, _ in plan.columns())]
+                                 T.StructType(fields + empty_fields()))
+    values = [N_COL, NREF_COL, *(name for name, _, _ in plan.columns()), *EMPTY_COLUMNS[:2]]
     summed = mapped.groupBy(*keys, KIND_COL, quoted(TYPE_COL)).agg(
-        *[F.sum(v).alias(v) for v in values])
+        *[F.sum(v).alias(v) for v in values], F.min(EMPTY_COLUMNS[2]).alias(EMPTY_COLUMNS[2]))
     return collect_sums(summed)
 
 
