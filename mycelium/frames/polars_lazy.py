@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
-from ..core.pipeline import compute_statistics, soft_given
+from ..core.pipeline import EmptyAt, compute_statistics, soft_given
 from ..core.groups import group_sums
 from ..core.settings import Settings, resolve_settings
 from ..metrics import METRICS
@@ -207,7 +207,7 @@ class MyceliumLazyFrame:
                                     + ([soft_ref_col, soft_pred_col] if soft else [])))
         sums_schema = ({name: schema[name] for name in names}
                        | {c.label: pl.Int128 if c.integer else pl.Float64 for c in layout}
-                       | {COUNT: pl.Int64, ROW: pl.get_index_type()})
+                       | {COUNT: pl.Int64, ROW: pl.get_index_type()} | EMPTY_SCHEMA)
         batch_sums = (self._lf.with_row_index(ROW).select(inputs).map_batches(
             partial(_batch_sums, ref_col=ref_col, pred_col=pred_col, text=text,
                     soft=(soft_ref_col, soft_pred_col) if soft else None, names=names,
@@ -332,10 +332,49 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
 
 
 def _sums(layout) -> list[pl.Expr]:
-    """Group sums of the engine columns (Int128: exact), the examples and the first row
-    (its minimum as Int64: see `first_row`)."""
+    """Group sums of the engine columns (Int128: exact), the examples, the first row
+    (its minimum as Int64: see `first_row`) and the zero-length spans (`EMPTY_SCHEMA`)."""
     return ([pl.col(c.label).cast(pl.Int128 if c.integer else pl.Float64).sum()
-             for c in layout] + [pl.col(COUNT).sum(), first_row()])
+             for c in layout] + [pl.col(COUNT).sum(), first_row(),
+                                 pl.col(EMPTY_REF).sum(), pl.col(EMPTY_PRED).sum(),
+                                 pl.col(EMPTY_FIRST).min()])
+
+
+#: Zero-length spans, told by one `mycelium.EmptySpanWarning` per ``collect()`` (the
+#: batches are prepared without warning): how many each side listed, and the first,
+#: ``"<row, 20 digits>|<where>"`` so that the minimum string is the first row's.
+EMPTY_REF, EMPTY_PRED, EMPTY_FIRST = "__empty_ref", "__empty_pred", "__empty_first"
+EMPTY_SCHEMA = {EMPTY_REF: pl.Int64, EMPTY_PRED: pl.Int64, EMPTY_FIRST: pl.String}
+
+
+def _empty_columns(prepared, rows: pl.Series, n: int | None = None) -> dict[str, Any]:
+    """A slice's zero-length spans as `EMPTY_SCHEMA` columns: its counts and its first
+    on the slice's first row (zeros and nulls elsewhere; only their totals are read).
+    ``n``: the rows the columns go with, when not one per row of ``rows`` (the frame
+    rows, which locate the first)."""
+    n = rows.len() if n is None else n
+    refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    first: list[str | None] = [None] * n
+    at = prepared.first_empty
+    if at is not None and n:
+        refs[0], preds[0] = prepared.empty_spans
+        row = int(rows[at.example])
+        first[0] = f"{row:020d}|{EmptyAt(at.side, row, at.span, at.start, at.end)}"
+    return {EMPTY_REF: refs, EMPTY_PRED: preds, EMPTY_FIRST: pl.Series(first, dtype=pl.String)}
+
+
+def _warn_empty(df: pl.DataFrame) -> None:
+    """The one `mycelium.EmptySpanWarning` of a collect, from the summed columns."""
+    first = df.get_column(EMPTY_FIRST).min()
+    if first is None:
+        return
+    from ..core.pipeline import warn_empty_spans
+
+    counts = (int(df.get_column(EMPTY_REF).sum()), int(df.get_column(EMPTY_PRED).sum()))
+    row, where = str(first).split("|", 1)
+    warn_empty_spans(counts, f"{where} (example {int(row)} is the row's position in the "
+                     "LazyFrame's rows as they reach mycelium, counted from 0 after any "
+                     "filter or slice in the plan)", within=("polars",))
 
 
 
@@ -369,7 +408,7 @@ def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
     soft_ref, soft_pred = soft if soft is not None else (None, None)
     batch = df.select(batch_inputs(ref_col, pred_col, text, row=True, soft_ref=soft_ref,
                               soft_pred=soft_pred).alias(STATS)).to_series()
-    prepared = prepare_batch(batch, settings.missing, settings)
+    prepared = prepare_batch(batch, settings.missing, settings, warn_empty=False)
     if soft is None:
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
@@ -386,6 +425,7 @@ def _slice_sums(df: pl.DataFrame, *, ref_col, pred_col, text, soft, names,
             full = np.zeros(kept.size, dtype=col.dtype)
             full[kept] = col
             columns[label] = full
+    columns |= _empty_columns(prepared, df.get_column(ROW))
     rows = df.select(*names, ROW).hstack(pl.DataFrame(columns))
     return rows.group_by(names).agg(_sums(layout)) if names else rows.select(_sums(layout))
 
@@ -398,6 +438,7 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
     keeps the key value of the group's first row, as the eager faces do; the integer
     sums of merged partials are added exactly.
     """
+    _warn_empty(df)
     # In first-row order; only the columns read are gathered, as numpy (not the frame).
     order = df.get_column(ROW).arg_sort(nulls_last=True).to_numpy()
     keys = df.select(names).to_arrow().take(order) if names else None
@@ -468,7 +509,7 @@ def _typed_plan(lf: pl.LazyFrame, arguments: dict) -> pl.LazyFrame:
     sums_schema = ({n: schema[n] for n in names}
                    | {KIND_COL: pl.Int32, TYPE_COL: pl.String}
                    | {n: pl.Int64 for n in ints} | {n: pl.Float64 for n in floats}
-                   | {ROW: pl.get_index_type()})
+                   | {ROW: pl.get_index_type()} | EMPTY_SCHEMA)
     inputs = list(dict.fromkeys([*names, ROW, ref_col, pred_col]
                                 + ([text] if text is not None else [])))
     batch_sums = lf.with_row_index(ROW).select(inputs).map_batches(
@@ -476,7 +517,9 @@ def _typed_plan(lf: pl.LazyFrame, arguments: dict) -> pl.LazyFrame:
                 plan=plan, schema=sums_schema), streamable=True, schema=sums_schema)
     partials = batch_sums.group_by([*names, KIND_COL, TYPE_COL]).agg(
         [pl.col(n).cast(pl.Int128).sum() for n in ints]
-        + [pl.col(n).sum() for n in floats] + [first_row()])
+        + [pl.col(n).sum() for n in floats] + [first_row(), pl.col(EMPTY_REF).sum(),
+                                               pl.col(EMPTY_PRED).sum(),
+                                               pl.col(EMPTY_FIRST).min()])
     out_schema = {n: schema[n] for n in names} | {"type": pl.String} | TIDY
     if arguments["with_signature"]:
         out_schema["signature"] = pl.String
@@ -493,13 +536,15 @@ def _typed_batch(df: pl.DataFrame, *, ref_col, pred_col, text, names, plan,
 
     keys = df.select(names).to_arrow() if names else None
     groups = frames.group_codes(keys, df.height)
-    g, columns = batch_sums(df.get_column(ref_col), df.get_column(pred_col),
-                            df.get_column(text) if text is not None else None, groups, plan)
+    g, columns, prepared = batch_sums(df.get_column(ref_col), df.get_column(pred_col),
+                                      df.get_column(text) if text is not None else None,
+                                      groups, plan)
     first = np.full(groups.n_groups, df.height, dtype=np.int64)
     np.minimum.at(first, groups.codes, np.arange(df.height, dtype=np.int64))
     rows = df.select(*names, ROW)[first[g]] if g.size else df.select(*names, ROW).clear()
-    return rows.hstack(pl.DataFrame(pa.table(columns))).select(list(schema)).cast(
-        pl.Schema(schema))
+    empty = pl.DataFrame(_empty_columns(prepared, df.get_column(ROW), g.size))
+    return rows.hstack(pl.DataFrame(pa.table(columns))).hstack(empty).select(
+        list(schema)).cast(pl.Schema(schema))
 
 
 def _typed_finish(df: pl.DataFrame, *, plan, names, ints, floats, schema) -> pl.DataFrame:
@@ -507,6 +552,7 @@ def _typed_finish(df: pl.DataFrame, *, plan, names, ints, floats, schema) -> pl.
     order, so that merged keys show their first row's value, as in `_finish_sums`)."""
     from .typed_sums import KIND_COL, TYPE_COL, finish
 
+    _warn_empty(df)
     order = df.get_column(ROW).arg_sort(nulls_last=True).to_numpy()
     keys = df.select(names).to_arrow().take(order) if names else None
     columns: dict[str, Any] = {n: _exact_sums(df[n])[order] for n in ints}

@@ -58,9 +58,15 @@ from ..scores.spans import (as_predictions, plan_tokens, pooled_statistics, prep
 from .engine import SIGNATURE_KEY
 
 __all__ = ["ScoreSums", "score_sums", "frame_score_sums", "batch_rows", "finish", "SUM",
-           "CHAR", "RESPONSE", "LONG_COLUMNS"]
+           "CHAR", "RESPONSE", "EMPTY", "EMPTY_AT", "LONG_COLUMNS", "empty_spans_of"]
 
 SUM, CHAR, RESPONSE = 0, 1, 2
+#: Zero-length spans, told once per call by the face (`empty_spans_of`): EMPTY rows count
+#: them (``column`` 0 references, 1 predictions; ``a`` the count), one EMPTY_AT row is a
+#: batch's first (``column`` its side, ``score`` its example's position in the batch,
+#: which the face turns into a key unique across batches and ordered as the rows, ``a``
+#: ``b`` the span as written, ``f`` its index in the example's spans).
+EMPTY, EMPTY_AT = 4, 5
 #: The long rows' columns after the keys: (kind, column, score) key them, a, b, f are summed.
 #: ``score`` holds the bits of the float64 score as an int64: engines group integers
 #: exactly and cheaply (Polars 2.1's streaming ``group_by`` on a Float64 key holds its
@@ -174,7 +180,7 @@ def batch_rows(ss: ScoreSums, *, references, predictions=None, text=None,
     elif not plan.has_spans:
         preds = ref
     prepared = prepare(ref, preds, text=text, missing=settings.missing, granularity="char",
-                       trim_spans=settings.trim_spans)
+                       trim_spans=settings.trim_spans, warn_empty=False)
     kept = prepared.kept
     columns = {_EXAMPLES: np.ones(int(kept.sum()), dtype=np.int64)}
     if ss.span_layout:
@@ -207,7 +213,40 @@ def batch_rows(ss: ScoreSums, *, references, predictions=None, text=None,
             gold = runs.gold.astype(np.int64)
             points.append(_points(RESPONSE, kept_codes, runs.max_score, gold, 1 - gold,
                                   n_groups))
-    return _concat([_sum_rows(ss, columns, kept_codes, n_groups), *points])
+    return _concat([_sum_rows(ss, columns, kept_codes, n_groups), *points,
+                    _empty_rows(prepared, codes)])
+
+
+def _empty_rows(prepared, codes: np.ndarray) -> dict[str, np.ndarray]:
+    """The batch's EMPTY and EMPTY_AT rows (none when it has no zero-length span), in the
+    group of the first one's example."""
+    at = prepared.first_empty
+    if at is None:
+        return _concat([])
+    counts = np.asarray(prepared.empty_spans, dtype=np.int64)
+    group = np.full(3, codes[at.example], dtype=np.int64)
+    return {"group": group, "kind": np.array([EMPTY, EMPTY, EMPTY_AT], np.int8),
+            "column": np.array([0, 1, 0 if at.side == "references" else 1], np.int32),
+            "score": np.array([0, 0, at.example], np.int64),
+            "a": np.array([counts[0], counts[1], at.start], np.int64),
+            "b": np.array([0, 0, at.end], np.int64),
+            "f": np.array([0.0, 0.0, float(at.span)])}
+
+
+def empty_spans_of(rows: dict[str, np.ndarray]):
+    """``((references, predictions), (side, key, span, start, end))`` from the summed
+    long rows: the zero-length spans of the call and its first (the EMPTY_AT row of the
+    least key, the face's); None when there was none."""
+    kind = np.asarray(rows["kind"])
+    at = np.flatnonzero(kind == EMPTY_AT)
+    if not at.size:
+        return None
+    column, a = np.asarray(rows["column"]), np.asarray(rows["a"])
+    counts = tuple(int(sum(a[(kind == EMPTY) & (column == c)].tolist())) for c in (0, 1))
+    first = at[np.argmin(np.asarray(rows["score"])[at])]
+    side = "references" if int(column[first]) == 0 else "predictions"
+    return counts, (side, int(rows["score"][first]), int(rows["f"][first]), int(a[first]),
+                    int(rows["b"][first]))
 
 
 def _sum_rows(ss: ScoreSums, columns: dict[str, np.ndarray], codes: np.ndarray,
@@ -245,6 +284,11 @@ def _points(kind: int, group: np.ndarray, score: np.ndarray, a: np.ndarray,
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    if not parts:  # no rows, of the long rows' types
+        parts = [{"group": np.zeros(0, np.int64), "kind": np.zeros(0, np.int8),
+                  "column": np.zeros(0, np.int32), "score": np.zeros(0, np.int64),
+                  "a": np.zeros(0, np.int64), "b": np.zeros(0, np.int64),
+                  "f": np.zeros(0)}]
     return {name: np.concatenate([p[name] for p in parts]) for name in ("group",
                                                                          *LONG_COLUMNS)}
 

@@ -31,8 +31,10 @@ from . import engine as frames
 from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
-from .spark_checks import check_inputs, collect_sums, for_driver, located
-from .spark_io import (ID_COL, N_COL, PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
+from .spark_checks import (check_inputs, collect_sums, empty_arrays, empty_where, for_driver,
+                           located, warn_empty)
+from .spark_io import (EMPTY_FIRST_COL, EMPTY_PRED_COL, EMPTY_REF_COL, ID_COL, N_COL,
+                       PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
                        mapped_schema, select_inputs, to_spark, collected)
 from .spark_io import spark_names as _spark_names
 
@@ -58,11 +60,13 @@ def _columns(stats, settings: Settings, layout, kept: np.ndarray) -> list[np.nda
 
 # ------------------------------------------------------------------ on the workers
 
-def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarray, list]:
-    """Rows kept and the engine columns of one Arrow batch (spans converted by the core)."""
+def _score(batch: pa.RecordBatch, settings: Settings, layout):
+    """The preparation (rows kept, zero-length spans) and the engine columns of one Arrow
+    batch (spans converted by the core; the driver tells the zero-length spans once)."""
     text = batch.column(TEXT_COL) if TEXT_COL in batch.schema.names else None
     try:
-        prepared = prepare_for(batch.column(REF_COL), batch.column(PRED_COL), settings, text=text)
+        prepared = prepare_for(batch.column(REF_COL), batch.column(PRED_COL), settings,
+                               text=text, warn_empty=False)
         if SOFT_REF_COL in batch.schema.names:
             stats = frames.all_statistics(prepared, settings, text=text,
                                           soft_references=batch.column(SOFT_REF_COL),
@@ -72,7 +76,7 @@ def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarra
                                        settings.span_metrics, settings.params)
     except SpanValidationError as exc:
         raise located(exc, batch) from None
-    return prepared.kept, _columns(stats, settings, layout, prepared.kept)
+    return prepared, _columns(stats, settings, layout, prepared.kept)
 
 
 def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, layout,
@@ -87,13 +91,18 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
     boot = settings.bootstrap
     names = [*keys, *([R_COL] if boot else []), N_COL]
     names += [name for name, _, _ in _spark_names(layout)]
+    names += [EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL]
+    offset = 0  # the partition's rows before the batch
     for batch in batches:
         if batch.num_rows == 0:
             continue
         try:
-            kept, columns = _score(batch, settings, layout)
+            prepared, columns = _score(batch, settings, layout)
         except (ValueError, TypeError) as exc:
             raise for_driver(exc) from None
+        kept = prepared.kept
+        first = empty_where(prepared, batch, offset)
+        offset += batch.num_rows
         groups = frames.group_codes(
             pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
         try:
@@ -106,7 +115,9 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
         arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
+        arrays += empty_arrays(prepared.empty_spans, first, len(g))
         yield pa.RecordBatch.from_arrays(arrays, names=names)
+
 
 
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
@@ -382,8 +393,10 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         worker, mapped_schema(sdf, names, keys, layout, boot))
     values = [N_COL] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([R_COL] if boot else [])).agg(
-        *[F.sum(name).alias(name) for name in values])
+        *[F.sum(name).alias(name) for name in (*values, EMPTY_REF_COL, EMPTY_PRED_COL)],
+        F.min(EMPTY_FIRST_COL).alias(EMPTY_FIRST_COL))
     sums_table = collect_sums(summed)
+    warn_empty(sums_table, (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL))
     tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
         return to_spark(sdf, tidy, names)

@@ -13,11 +13,15 @@ import pyarrow as pa
 from ..core.groups import key_columns
 from ..errors import SpanValidationError
 from . import engine as frames
-from .spark_checks import collect_sums, for_driver, located
-from .spark_io import PRED_COL, REF_COL, TEXT_COL, quoted
+from .spark_checks import (collect_sums, empty_arrays, empty_where, for_driver, located,
+                           warn_empty)
+from .spark_io import (EMPTY_FIRST_COL, EMPTY_PRED_COL, EMPTY_REF_COL, PRED_COL, REF_COL,
+                       TEXT_COL, empty_fields, quoted)
 from .typed_sums import KIND_COL, N_COL, NREF_COL, TYPE_COL, TypedPlan, batch_sums, finish
 
 __all__ = ["string_types", "typed_on_workers"]
+
+EMPTY_COLUMNS = (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL)
 
 
 def string_types(sdf, column: str, field: str) -> bool:
@@ -37,7 +41,9 @@ def string_types(sdf, column: str, field: str) -> bool:
 
 def _typed_batches(batches: Iterator[pa.RecordBatch], *, plan: TypedPlan,
                    keys: list[str]) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow``: the summed rows of each Arrow batch (`batch_sums`)."""
+    """``mapInArrow``: the summed rows of each Arrow batch (`batch_sums`), its zero-length
+    spans on the first (located by the partition's rows before the batch)."""
+    offset = 0
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -46,15 +52,18 @@ def _typed_batches(batches: Iterator[pa.RecordBatch], *, plan: TypedPlan,
                 pa.table({k: batch.column(k) for k in keys}) if keys else None,
                 batch.num_rows)
             text = batch.column(TEXT_COL) if TEXT_COL in batch.schema.names else None
-            g, columns = batch_sums(batch.column(REF_COL), batch.column(PRED_COL), text,
-                                    groups, plan)
+            g, columns, prepared = batch_sums(batch.column(REF_COL), batch.column(PRED_COL),
+                                              text, groups, plan)
+            first = empty_where(prepared, batch, offset)
+            offset += batch.num_rows
         except SpanValidationError as exc:
             raise located(exc, batch) from None
         except (ValueError, TypeError, KeyError) as exc:
             raise for_driver(exc) from None
         taken = key_columns(groups, g) if keys else {}
         arrays = [taken[k].combine_chunks() for k in keys] + list(columns.values())
-        yield pa.RecordBatch.from_arrays(arrays, names=[*keys, *columns])
+        arrays += empty_arrays(prepared.empty_spans, first, len(g))
+        yield pa.RecordBatch.from_arrays(arrays, names=[*keys, *columns, *EMPTY_COLUMNS])
 
 
 def typed_on_workers(sdf, *, plan: TypedPlan, names: list[str], selected) -> pa.Table:
@@ -73,10 +82,12 @@ def typed_on_workers(sdf, *, plan: TypedPlan, names: list[str], selected) -> pa.
     fields += [T.StructField(name, T.LongType() if col.integer else T.DoubleType(), False)
                for name, col, _ in plan.columns()]
     mapped = selected.mapInArrow(partial(_typed_batches, plan=plan, keys=keys),
-                                 T.StructType(fields))
+                                 T.StructType(fields + empty_fields()))
     values = [N_COL, NREF_COL, *(name for name, _, _ in plan.columns())]
     summed = collect_sums(mapped.groupBy(*keys, KIND_COL, quoted(TYPE_COL)).agg(
-        *[F.sum(v).alias(v) for v in values]))
+        *[F.sum(v).alias(v) for v in [*values, *EMPTY_COLUMNS[:2]]],
+        F.min(EMPTY_COLUMNS[2]).alias(EMPTY_COLUMNS[2])))
+    warn_empty(summed, EMPTY_COLUMNS)
     columns = {name: summed.column(name).fill_null(0).to_numpy()
                for name in (KIND_COL, *values)}
     columns[TYPE_COL] = summed.column(TYPE_COL).to_pylist()

@@ -111,15 +111,16 @@ def summable(arguments: dict) -> bool:
 # ------------------------------------------------------------------ per batch
 
 def batch_sums(refs, preds, text, groups, plan: TypedPlan
-               ) -> tuple[np.ndarray, dict[str, pa.Array]]:
+               ) -> tuple[np.ndarray, dict[str, pa.Array], Any]:
     """One batch's summed rows: per group a ``WHOLE`` row (the group's scored examples and
     ``typed_span``'s sums), then one per type of the group's spans, in
     `mycelium.views.typology.sorted_types` order.
 
     ``refs``, ``preds``, ``text``: the batch's columns; ``groups``: its rows' groups
-    (`mycelium.frames.engine.group_codes`). Returns the group of each summed row and the
+    (`mycelium.frames.engine.group_codes`). Returns the group of each summed row, the
     columns ``KIND_COL``, ``TYPE_COL``, ``N_COL``, ``NREF_COL`` and the engine columns
-    (`TypedPlan.columns`).
+    (`TypedPlan.columns`), and the batch's `mycelium.core.pipeline.Prepared` (prepared
+    without warning: the engine tells its zero-length spans once per call).
 
     Examples
     --------
@@ -127,13 +128,14 @@ def batch_sums(refs, preds, text, groups, plan: TypedPlan
     >>> s = resolve_settings(metrics="character", type_field="t")
     >>> plan = typed_plan(s.scoring(s.asked))
     >>> refs = [[{"start": 0, "end": 4, "t": "A"}], [{"start": 0, "end": 2, "t": "B"}]]
-    >>> g, cols = batch_sums(refs, [[[0, 4]], []], None, frames.group_codes(None, 2), plan)
+    >>> g, cols, _ = batch_sums(refs, [[[0, 4]], []], None, frames.group_codes(None, 2),
+    ...                         plan)
     >>> g.tolist(), cols[TYPE_COL].to_pylist(), cols[N_COL].to_pylist()
     ([0, 0, 0], [None, 'A', 'B'], [2, 1, 1])
     """
     settings = plan.settings
     field = str(settings.type_field)  # a typed call's (`typed_plan`)
-    prepared = prepare_for(refs, preds, settings, text=text)
+    prepared = prepare_for(refs, preds, settings, text=text, warn_empty=False)
     codes = groups.codes[prepared.kept]
     typed = typed_for(refs, preds, settings, prepared, type_field=field,
                       typed_matching=settings.typed_matching)
@@ -176,7 +178,7 @@ def batch_sums(refs, preds, text, groups, plan: TypedPlan
               NREF_COL: pa.array(out[NREF_COL], pa.int64())}
     arrays |= {name: pa.array(out[name], pa.int64() if col.integer else pa.float64())
                for name, col, _ in plan.columns()}
-    return np.array(out["g"], dtype=np.int64), arrays
+    return np.array(out["g"], dtype=np.int64), arrays, prepared
 
 
 def finish(columns: dict[str, np.ndarray], key_table: pa.Table | None, plan: TypedPlan

@@ -260,3 +260,20 @@ def test_typed_matching_needs_type_field_on_the_command_line(tmp_path, capsys):
     assert main(["evaluate", str(path), "--ref-col", "ref", "--pred-col", "pred",
                  "--typed-matching"]) == 2
     assert "--typed-matching needs --type-field" in capsys.readouterr().err
+
+
+def test_the_lazy_plan_tells_its_zero_length_spans_once():
+    """Streamed in batches, the per-type rows still give one EmptySpanWarning per
+    ``collect()``, with the whole frame's counts."""
+    import warnings
+
+    refs = sum(s["start"] == s["end"] for r in ROWS for s in r["ref"])
+    preds = sum(s["start"] == s["end"] for r in ROWS for s in r["pred"])
+    plan = pl.DataFrame(ROWS).lazy().mycelium.evaluate(
+        "ref", "pred", **_frame_options(options("strict", True, "macro")))
+    with warnings.catch_warnings(record=True) as seen, pl.Config(streaming_chunk_size=7):
+        warnings.simplefilter("always")
+        plan.collect(engine="streaming")
+    told = [str(w.message) for w in seen if issubclass(w.category, mycelium.EmptySpanWarning)]
+    assert refs and preds and len(told) == 1
+    assert f"(start == end: {refs} in references, {preds} in predictions)" in told[0]
