@@ -41,9 +41,9 @@ else:                    # "inside": short predictions inside every reference, n
     refs = [[i, i + 10 * n] for i in range(n)]
     preds = [[5 * n + i, 5 * n + i + 1] for i in range(n)]
 wall, cpu = time.perf_counter(), time.process_time()
-st = mycelium.statistics([refs], [preds], metrics=metric)[metric]
+st = mycelium.statistics([refs], [preds], metrics=metric.split(","))
 wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-values = {k: np.asarray(v).tolist() for k, v in st.items()}
+values = {f"{m}.{k}": np.asarray(v).tolist() for m, s in st.items() for k, v in s.items()}
 print(json.dumps({"wall": wall, "cpu": cpu,
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "digest": hashlib.sha256(json.dumps(values, sort_keys=True).encode()).hexdigest()[:16],
@@ -80,6 +80,9 @@ def main(argv=None) -> int:
                         help="largest size the baseline runs (default 4000)")
     parser.add_argument("--timeout", type=float, default=1800,
                         help="seconds per case before it counts as not finished")
+    parser.add_argument("--both", action="store_true",
+                        help="also time deteval_1d and cleval_1d in one call (one process), "
+                             "the row of the goal (at most 4 s and 500 MB)")
     args = parser.parse_args(argv)
     bad = []
     header = (f"{'case':<22} {'deteval before':>15} {'after':>13} {'ratio':>6} "
@@ -96,6 +99,12 @@ def main(argv=None) -> int:
                 if b is not None and "values" in b and b.get("values") != a.get("values"):
                     bad.append(f"{case} {n}")
                 _print(f"{case}, {n:,} x {n:,}", b, a, c)
+                if args.both:
+                    both = [run(tree, n, case, "deteval_1d,cleval_1d", args.timeout)
+                            for tree in ((before, ROOT) if b is not None else (ROOT,))]
+                    if len(both) == 2 and both[0].get("values") != both[1].get("values"):
+                        bad.append(f"{case} {n} (both)")
+                    _print_both(both)
     if bad:
         print("DIFFERENT STATISTICS:", ", ".join(bad))
         return 1
@@ -117,6 +126,12 @@ def _print(name, b, a, c) -> None:
     rss = f"{'-' if b is None else format(b['rss_mib'], '.0f')}/{a['rss_mib']:.0f}"
     print(f"{name:<22} {_secs(b):>15} {_secs(a):>13} {ratio:>6} {rss:>12} "
           f"{_secs(c):>13} {c['rss_mib']:>5.0f}", flush=True)
+
+
+def _print_both(both) -> None:
+    cells = [f"{_secs(r)}, {r['rss_mib']:.0f} MiB" for r in both]
+    label = "before / after" if len(both) == 2 else "this checkout"
+    print(f"  deteval_1d + cleval_1d in one call ({label}): " + " / ".join(cells), flush=True)
 
 
 if __name__ == "__main__":

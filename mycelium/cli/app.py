@@ -190,6 +190,14 @@ def _add_evaluate(commands) -> None:
                    help="comma-separated group columns (REFS, then PREDS); null keys form "
                         "their own group")
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
+    p.add_argument("--type-field", metavar="FIELD",
+                   help="the span field holding a type (e.g. label_type): per-type rows "
+                        "(a type column) instead of the overall ones, each type's "
+                        "reference-side measures and its count n_ref; needed by "
+                        "typed_span")
+    p.add_argument("--typed-matching", action="store_true",
+                   help="with --type-field: restrict the predictions to each type too "
+                        "(they must carry the field), every measure per type")
     p.add_argument("--metrics", type=_metric_names, metavar="NAMES",
                    help=f"comma-separated metrics (default: all): {', '.join(METRICS)}, "
                         f"and {', '.join(SOFT_METRICS)} with soft labels")

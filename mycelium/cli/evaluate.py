@@ -142,6 +142,9 @@ def _needs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     if args.granularity != "char" and args.text_col is None:
         parser.error(f"--granularity {args.granularity} needs --text-col: the units are "
                      "found in the texts")
+    if getattr(args, "typed_matching", False) and getattr(args, "type_field", None) is None:
+        parser.error("--typed-matching needs --type-field (the span field holding the "
+                     "type)")
     trim = getattr(args, "trim_spans", None)  # evaluate's flag (sweep shares these checks)
     if trim is not None and args.text_col is None:
         parser.error(f"--trim-spans {trim} needs --text-col: the characters at "
@@ -252,10 +255,10 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
     taken = set(args.by)
     names = {"ref": _free("ref", taken)}
     columns = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
-    columns[names["ref"]] = _spans(refs, args.ref_col, "--ref-col", args)
+    columns[names["ref"]] = span_cells(refs, args.ref_col, "--ref-col", args)
     if args.pred_col is not None:
         names["pred"] = _free("pred", taken)
-        columns[names["pred"]] = _take(_spans(preds, args.pred_col, "--pred-col", args),
+        columns[names["pred"]] = _take(span_cells(preds, args.pred_col, "--pred-col", args),
                                        order)
     if args.text_col is not None:
         names["text"] = _free("text", taken)
@@ -387,6 +390,16 @@ def _spans(source: Source, name: str, option: str, args) -> pd.Series:
         raise FileError(f"{source.role} {source.path}, column {name!r} ({option}): "
                         f"{exc}") from exc
     return pd.Series(pd.arrays.ArrowExtensionArray(spans))
+
+
+def span_cells(source: Source, name: str, option: str, args) -> pd.Series:
+    """A span column converted (a bad cell named by file, row and column), or with
+    --type-field the cells as read, checked the same way, so that each span keeps its
+    type field for the per-type rows."""
+    spans = _spans(source, name, option, args)
+    if getattr(args, "type_field", None) is None:
+        return spans
+    return _column(source.frame, name, option, source).reset_index(drop=True)
 
 
 def _check_texts(source: Source, args) -> None:

@@ -19,7 +19,7 @@ from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, Report
 from ..errors import SpanValidationError
 # Private: `mycelium report` reads its files as `mycelium evaluate` does, by the same
 # helpers of cli/evaluate (one reader for every subcommand, not a copy each).
-from .evaluate import Source, _column, _located, _pairing, _spans, _take, float_rule
+from .evaluate import Source, _column, _located, _pairing, _take, float_rule, span_cells
 from .output import EXIT_OK
 from .read import read_frame, recorded_rule
 from .args import names as _names
@@ -106,21 +106,12 @@ def _detector_name(path: str) -> str:
     return name
 
 
-def _typed(source: Source, name: str, option: str, args) -> pd.Series:
-    """A span column: converted (a bad cell named by file, row and column), or with
-    --type-field the cells as read, so that each span keeps its type field."""
-    spans = _spans(source, name, option, args)
-    if args.type_field is None:
-        return spans
-    return _column(source.frame, name, option, source).reset_index(drop=True)
-
-
 def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
     order = _pairing(refs, preds, args.id_col)
     columns = {name: _column(refs.frame, name, "--by", refs).reset_index(drop=True)
                for name in args.by}
-    columns["__ref__"] = _typed(refs, args.ref_col, "--ref-col", args)
-    columns["__pred__"] = _take(_typed(preds, args.pred_col, "--pred-col", args), order)
+    columns["__ref__"] = span_cells(refs, args.ref_col, "--ref-col", args)
+    columns["__pred__"] = _take(span_cells(preds, args.pred_col, "--pred-col", args), order)
     for name, option, key in ((args.text_col, "--text-col", "__text__"),
                               (args.context_col, "--context-col", "__context__")):
         if name is not None:

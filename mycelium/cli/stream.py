@@ -53,11 +53,13 @@ def streamable(args: argparse.Namespace) -> bool:
     its cells), Parquet (read whole as Arrow columns already: compact, and its metadata
     restored), standard input (read once), intervals (``--ci`` resamples all rows),
     soft labels and scores (`mycelium.frames.scores`: ranked over all of a group's rows),
+    the per-type rows (``--type-field``: each type's examples are filtered from all rows),
     numbers read otherwise than exactly (``mu_shroom``'s rule: the records are read one by
     one)."""
     return (args.preds is None and args.refs != "-" and float_rule(args) == "exact"
             and Path(args.refs).suffix.lower() in _JSONL
             and args.ci is None and args.soft_ref_col is None
+            and getattr(args, "type_field", None) is None
             and not wanted(args.pred_col, args.soft_ref_col, args.soft_pred_col,
                            getattr(args, "token_offsets_col", None),
                            getattr(args, "token_scores_col", None),

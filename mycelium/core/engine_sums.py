@@ -82,19 +82,12 @@ class EngineColumn:
         return self.part != "rest"
 
 
-def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
-    """The engine columns of ``settings``, in order (read off an empty batch)."""
-    import pyarrow as pa
-
-    from .pipeline import compute_statistics, prepare
-    from .spans import SPAN_TYPE
-
-    empty = pa.array([], SPAN_TYPE)
-    prepared = prepare(empty, empty)
-    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
-                               settings.params)
-    if "soft_spearman" in settings.metrics:  # per-row scores (`soft_statistics`)
-        stats["soft_spearman"] = {"score": np.zeros(0, dtype=np.float64)}
+def engine_layout(settings: Settings, stats=None) -> tuple[EngineColumn, ...]:
+    """The engine columns of ``settings``, in order (read off an empty batch, or off
+    ``stats``, the statistics of no rows, for metrics the span pipeline does not compute:
+    ``typed_span`` reads the types)."""
+    if stats is None:
+        stats = _empty_statistics(settings)
     out: list[EngineColumn] = []
     for name, col in row_columns(stats, settings).items():
         parts: tuple[str, ...]
@@ -109,6 +102,21 @@ def engine_layout(settings: Settings) -> tuple[EngineColumn, ...]:
             continue
         out += [EngineColumn(f"{name}#{p}", name, kind, p) for p in parts]
     return tuple(out)
+
+
+def _empty_statistics(settings: Settings) -> dict:
+    import pyarrow as pa
+
+    from .pipeline import compute_statistics, prepare
+    from .spans import SPAN_TYPE
+
+    empty = pa.array([], SPAN_TYPE)
+    prepared = prepare(empty, empty)
+    stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
+                               settings.params)
+    if "soft_spearman" in settings.metrics:  # per-row scores (`soft_statistics`)
+        stats["soft_spearman"] = {"score": np.zeros(0, dtype=np.float64)}
+    return stats
 
 
 def _is_statistic(name: str, settings: Settings) -> bool:
@@ -220,9 +228,22 @@ def _split_float(x: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def exact_ints(values) -> np.ndarray:
-    """Engine integer sums (Python ints, None for an empty group) as an exact array:
-    int64 when every value fits, else an object array of Python ints."""
-    ints = [0 if v is None else int(v) for v in values]
+    """Engine integer sums (Python ints, None for an empty group, or an integer array)
+    as an exact array: int64 when every value is below 2**62 in magnitude, else an object
+    array of Python ints (the one conversion of every face's engine sums).
+
+    Examples
+    --------
+    >>> exact_ints(np.array([1, 3], dtype=np.uint32)).dtype, exact_ints([None, -2]).tolist()
+    (dtype('int64'), [0, -2])
+    >>> exact_ints([2**70, None]).tolist()
+    [1180591620717411303424, 0]
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and (not arr.size or (int(arr.min()) > -2**62
+                                                     and int(arr.max()) < 2**62)):
+        return arr.astype(np.int64)
+    ints = [0 if v is None else int(v) for v in arr.tolist()]
     if all(-2**62 < v < 2**62 for v in ints):
         return np.array(ints, dtype=np.int64)
     return np.array(ints, dtype=object)

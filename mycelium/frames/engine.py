@@ -22,7 +22,7 @@ from ..core.columns import is_null
 from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import row_column_parts, values_from_sums
-from ..core.settings import Settings, resolve_settings
+from ..core.settings import Settings, resolve_settings, typed_options
 from ..core.spans import SpanBatch
 from ..evaluate import LABELS_AND_TYPE_FIELD, prepare_for
 from ..metrics import SOFT_METRICS, fixed_average
@@ -31,7 +31,7 @@ from ..core.groups import (Groups, check_key_type, group_bounds, group_codes, gr
 
 __all__ = ["TIDY_COLUMNS", "face_call", "columns_of", "evaluate_table", "table_of_statistics", "score_table",
            "tidy_table", "tidy_from_sums",
-           "with_intervals", "typed_table", "group_codes", "Groups", "soft_lists",
+           "with_intervals", "typed_table", "typed_rows", "types_by_group", "group_codes", "Groups", "soft_lists",
            "column_values", "example_ids", "key_table", "normalize_by", "check_key_type"]
 
 #: The columns after the group keys in every tidy result.
@@ -43,10 +43,6 @@ SIGNATURE_KEY = b"mycelium.signature"
 #: The last column of every tidy ``evaluate`` result: the settings signature of its row,
 #: so that results concatenated from several calls (``pd.concat``) keep theirs.
 SIGNATURE_COLUMN = "signature"
-#: `mycelium.evaluate`'s refusal of trim_spans with type_field, for every face.
-TRIM_TYPED = ("trim_spans and type_field cannot be combined yet (the per-type breakdown "
-              "would score untrimmed spans); fix by scoring the breakdown in a separate "
-              "call without trim_spans.")
 
 
 #: A frame face's data keywords (column names) and the `Inputs` field each names.
@@ -104,12 +100,7 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
         raise ValueError("type_field gives the per-type rows of mycelium.evaluate's "
                          "'by_type', which have no soft_spearman and no intervals; drop "
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
-    if type_field is not None and settings.trim_spans is not None:
-        raise ValueError(TRIM_TYPED)
-    if settings.type_field is not None and settings.offsets != "half-open":
-        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
-                         "per-type breakdown reads half-open spans); fix by converting the "
-                         "spans to [start, end + 1) first.")
+    typed_options(settings)
     settings = settings.scoring(settings.asked, soft=soft)
     ids = inputs.ids
     prepared = prepare_for(references, predictions, settings, text=text)
@@ -392,11 +383,45 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
-    wanted = typed.measures_of(settings.span_metrics)
     codes = groups.codes[prepared.kept]
-    ref_types = _types_by_group(references, "references", type_field, groups, prepared.kept)
-    pred_types = (_types_by_group(predictions, "predictions", type_field, groups,
-                                  prepared.kept) if typed_matching else None)
+    ref_types = types_by_group(references, "references", type_field, groups, prepared.kept)
+    pred_types = (types_by_group(predictions, "predictions", type_field, groups,
+                                 prepared.kept) if typed_matching else None)
+    cells: list[list[tuple]] = []
+    for g in range(groups.n_groups):
+        in_group = codes == g
+        cells.append([])
+        for t in sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
+            present = typed.present[t] & in_group
+            sub = {m: {k: v[present] for k, v in st.items()}
+                   for m, st in typed.stats[t].items()}
+            values = aggregate(sub, average=settings.average,
+                               zero_division=settings.zero_division, params=settings.params)
+            cells[g].append((t, values, int(present.sum()),
+                             int(typed.n_ref[t][in_group].sum())))
+    return typed_rows(groups, cells, settings, wanted=typed.measures_of(settings.span_metrics),
+                      whole=_whole_values(whole, settings, codes, groups))
+
+
+def typed_rows(groups: Groups, cells: list, settings: Settings, *, wanted,
+               whole=({}, None)) -> pa.Table:
+    """The rows of `typed_table` from each group's values, however they were reduced (on
+    the rows here, or summed on Spark's workers: `mycelium.frames.spark_typed`).
+
+    ``cells[g]`` lists group g's types in `mycelium.views.typology.sorted_types` order, as
+    ``(type, {metric: {measure: value}}, examples, n_ref)``; ``wanted`` the (metric,
+    measure) pairs kept (None: all, `TypedStatistics.measures_of`); ``whole``, ``(values,
+    examples)`` per group of the metrics compared over all types (``typed_span``), whose
+    rows come first in each group with a null type.
+
+    Examples
+    --------
+    >>> groups = group_codes(None, 2)
+    >>> t = typed_rows(groups, [[("A", {"character": {"recall": 0.5}}, 2, 3)]],
+    ...                resolve_settings(metrics="character"), wanted=None)
+    >>> t.column("type").to_pylist(), t.column("value").to_pylist()
+    (['A', 'A'], [0.5, 3.0])
+    """
     rows: dict[str, list] = {name: [] for name in ("group", TYPE_COLUMN) + TIDY_COLUMNS}
     profile = settings.profile.name if settings.profile else None
 
@@ -405,26 +430,18 @@ def typed_table(references, predictions, settings: Settings, prepared: Prepared,
                            (g, t, metric, measure, float(value), examples, average, profile)):
             rows[name].append(v)
 
-    whole_values, whole_examples = _whole_values(whole, settings, codes, groups)
+    whole_values, whole_examples = whole
     for g in range(groups.n_groups):
-        in_group = codes == g
         for metric, measures in whole_values.items():
             for measure, arr in measures.items():
                 emit(g, None, metric, measure, arr[g], int(whole_examples[g]),
                      settings.average)
-        for t in sorted_types(ref_types[g], None if pred_types is None else pred_types[g]):
-            present = typed.present[t] & in_group
-            examples = int(present.sum())
-            sub = {m: {k: v[present] for k, v in st.items()}
-                   for m, st in typed.stats[t].items()}
-            values = aggregate(sub, average=settings.average,
-                               zero_division=settings.zero_division, params=settings.params)
+        for t, values, examples, n_ref in cells[g]:
             for metric, measures in values.items():
                 for measure, value in measures.items():
                     if wanted is None or (metric, measure) in wanted:
                         emit(g, t, metric, measure, value, examples, settings.average)
-            emit(g, t, COUNTS_METRIC, COUNTS_MEASURE, int(typed.n_ref[t][in_group].sum()),
-                 examples, COUNTS_AVERAGE)
+            emit(g, t, COUNTS_METRIC, COUNTS_MEASURE, n_ref, examples, COUNTS_AVERAGE)
     type_array = pa.array(rows.pop(TYPE_COLUMN))
     if pa.types.is_null(type_array.type):
         type_array = type_array.cast(pa.string())
@@ -451,8 +468,16 @@ def _whole_values(whole, settings: Settings, codes: np.ndarray, groups: Groups):
     return values_from_sums(sums, only, examples=examples), examples
 
 
-def _types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray) -> list:
-    """The type of every span of the kept examples, split by group (object arrays)."""
+def types_by_group(obj, side: str, field: str, groups: Groups, kept: np.ndarray) -> list:
+    """The type of every span of the kept examples, split by group (object arrays).
+
+    Examples
+    --------
+    >>> refs = [[{"start": 0, "end": 2, "t": "A"}], [{"start": 1, "end": 3, "t": "B"}]]
+    >>> [g.tolist() for g in types_by_group(refs, "references", "t", group_codes(None, 2),
+    ...                                     np.array([True, True]))]
+    [['A', 'B']]
+    """
     from ..core.inputs import convert
     from ..views.typology import span_field
 

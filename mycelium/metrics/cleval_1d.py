@@ -125,14 +125,9 @@ def _finish(ws: Workspace, w: float, m_g, n_d, matched_det, tp_chars) -> dict[st
 
 
 def _fits(ws: Workspace) -> bool:
-    """True when every character sum of the batch stays below 2**61 (then int64
-    arithmetic is exact, and every statistic is int64 on either path): the bound is the
-    sides' total lengths times the larger side's spans, a float estimate with margin."""
-    r, p = ws.refs, ws.preds
-    if r.starts.dtype != np.int64 or p.starts.dtype != np.int64:
-        return False
-    total = float(r.lengths.sum(dtype=np.float64)) + float(p.lengths.sum(dtype=np.float64))
-    return total * (max(r.n_spans, p.n_spans) + 1) < 2.0**61
+    """True when every character sum of the batch stays below 2**61 (`Workspace.sums_fit`:
+    then int64 arithmetic is exact, and every statistic is int64 on either path)."""
+    return ws.sums_fit
 
 
 def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.ndarray]:
@@ -156,24 +151,7 @@ def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.n
     refs, preds, n = ws.refs, ws.preds, ws.n
     rs, re_, ps, pe = ws.keys
     pc_d = ws.pair_counts[1]
-    # Σ_g c[g,d] = F(end d) − F(start d), F(x) = Σ_g |g ∩ (−∞, x)| over d's example:
-    # F(x) = Σ_{gs<x} (x − gs) − Σ_{ge<x} (x − ge). Keys never mix examples, so global
-    # prefix sums differenced at an example's first reference are the example's own.
-    by_end = np.argsort(re_, kind="stable")
-    end_keys, end_offs = re_[by_end], refs.ends[by_end]
-    start_pre = np.zeros(refs.n_spans + 1, dtype=np.int64)
-    np.cumsum(refs.starts, out=start_pre[1:])
-    end_pre = np.zeros(refs.n_spans + 1, dtype=np.int64)
-    np.cumsum(end_offs, out=end_pre[1:])
-    first = refs.offsets[preds.example_ids]  # the example's first reference
-
-    def F(keys: np.ndarray, offs: np.ndarray) -> np.ndarray:
-        ks = np.searchsorted(rs, keys, side="left")
-        ke = np.searchsorted(end_keys, keys, side="left")
-        return ((ks - ke) * offs - (start_pre[ks] - start_pre[first])
-                + (end_pre[ke] - end_pre[first]))
-
-    sum_c = F(pe, preds.ends) - F(ps, preds.starts)
+    sum_c = ws.overlap_sums[1]  # Σ_g c[g,d]
     merge_d, one = _merged_and_single(ws, sum_c, a)
     # A prediction with one partner: that partner is the reference of largest end among
     # those starting before the prediction ends (the only one reaching past its start).

@@ -124,8 +124,13 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
         return _tested_blocks(ws.pair_blocks(side, rows=rows, dead=taken, keep=live),
                               side, test, single_test)
 
+    # Dense batches read the pairs of a pass's rows only: rows that cannot claim go first.
+    hopeless = _hopeless(ws, tr, tp) if ws.dense and ws.sums_fit else None
+
     # Pass 2: one reference split into several predictions (claims mark m_d in place).
     rows = (cnt_g >= 2) & ~m_g
+    if hopeless is not None:
+        rows &= ~hopeless[0]
     res = claim_pass(candidates("ref", rows, m_d, p_ok, r_ok), rows=rows, taken=m_d,
                      length=refs.lengths, threshold=tr)
     m_g |= res.matched
@@ -133,9 +138,43 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
 
     # Pass 3: several references merged into one prediction.
     rows = (cnt_d >= 2) & ~m_d
+    if hopeless is not None:
+        rows &= ~hopeless[1]
     res = claim_pass(candidates("pred", rows, m_g, r_ok, p_ok), rows=rows, taken=m_g,
                      length=preds.lengths, threshold=tp)
     _credit(out, res, preds.example_ids, ws.n, "n_merge_preds", "n_merge_refs")
+    return out
+
+
+def _hopeless(ws: Workspace, tr: float, tp: float) -> tuple[np.ndarray, np.ndarray]:
+    """The references that cannot claim in pass 2 and the predictions that cannot claim
+    in pass 3, whatever the claims before them, from per-span bounds (no pair read).
+
+    A span claims its candidates C when ``Σ_C overlap >= t·len`` (t: tr for a reference,
+    tp for a prediction), or when ``|C| == 1`` and that one overlap alone meets it; both
+    need ``Σ`` of its overlaps with *every* partner (`Workspace.overlap_sums`) to meet
+    ``t·len``. And a candidate must pass the other side's test, ``c >= t'·len(other)``
+    with ``c <= len``: none exists when ``len < t'·(the shortest span of the other side
+    in the example)``. Such a span is decided (it claims nothing) before its pairs are
+    enumerated: one reference inside many long predictions, or many short ones inside
+    long references, costs no pair at all.
+    """
+    refs, preds = ws.refs, ws.preds
+    cover_g, cover_d = ws.overlap_sums
+    short_g, short_d = _shortest(refs), _shortest(preds)
+    g = ~(iv.passes(cover_g, refs.lengths, tr)
+          & iv.passes(refs.lengths, short_d[refs.example_ids], tp))
+    d = ~(iv.passes(cover_d, preds.lengths, tp)
+          & iv.passes(preds.lengths, short_g[preds.example_ids], tr))
+    return g, d
+
+
+def _shortest(side) -> np.ndarray:
+    """The length of each example's shortest span (1 for an example without spans)."""
+    out = np.ones(side.n_examples, dtype=np.int64)
+    nonempty = side.counts > 0
+    if nonempty.any():
+        out[nonempty] = np.minimum.reduceat(side.lengths, side.offsets[:-1][nonempty])
     return out
 
 

@@ -1,5 +1,6 @@
 """``df.mycelium`` exists as soon as pandas is imported, whichever of pandas and mycelium
-comes first, and ``import mycelium`` does not import pandas to register it
+comes first, and ``import mycelium`` does not import pandas to register it; the same for
+Polars' ``pl.DataFrame.mycelium`` and ``pl.LazyFrame.mycelium``
 (`mycelium.frames._hooks`). Each order runs in a fresh interpreter, warnings as errors
 (registering over the placeholder must not warn)."""
 
@@ -80,3 +81,29 @@ def test_mycelium_evaluate_stays_the_function_when_a_frame_library_came_first(fi
                "print(callable(mycelium.evaluate), mycelium.evaluate.__module__)\n"
                "print(mycelium.evaluate([[0, 10]], [[2, 8]], metrics='iou')['iou'])\n")
     assert out == ["True mycelium.evaluate", "{'score': 0.6}"]
+
+
+POLARS_USE = ("df = pl.DataFrame({'ref': [[[0, 10]], [[4, 7]]], 'pred': [[[2, 8]], []]})\n"
+              "print(df.mycelium.score('ref', 'pred', metrics='iou')['iou_score'].to_list())\n"
+              "print(type(df.lazy().mycelium).__name__)\n")
+
+
+@pytest.mark.parametrize("order", [
+    "import mycelium\nimport polars as pl\n",
+    "import polars as pl\nimport mycelium\n",
+    "import mycelium\nmycelium.evaluate([[(0, 1)]], [[(0, 1)]])\nimport polars as pl\n",
+    "import importlib.util, mycelium\nassert importlib.util.find_spec('polars')\n"
+    "import polars as pl\n",
+])
+def test_the_polars_namespaces_are_there_whichever_comes_first(order):
+    pytest.importorskip("polars", reason="polars is not installed")
+    assert _run(order + POLARS_USE) == ["[0.6, 0.0]", "MyceliumLazyFrame"]
+
+
+def test_import_mycelium_leaves_polars_unloaded_and_registers_on_its_import():
+    pytest.importorskip("polars", reason="polars is not installed")
+    out = _run("import sys\nimport mycelium\n"
+               "print('polars' in sys.modules)\n"
+               "import polars as pl\n"
+               "print('mycelium.frames.polars' in sys.modules, hasattr(pl.DataFrame, 'mycelium'))\n")
+    assert out == ["False", "True True"]

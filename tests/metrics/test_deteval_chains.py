@@ -92,8 +92,15 @@ def _random_dense(n, seed=0):
     return side(), side()
 
 
+def _inside(n):
+    """One-character predictions inside every long reference: every pair overlaps, and
+    no span can claim (pass 2: a reference's overlaps add up to a tenth of it; pass 3: no
+    reference is short enough to be a one-character prediction's candidate)."""
+    return [[i, i + 10 * n] for i in range(n)], [[5 * n + i, 5 * n + i + 1] for i in range(n)]
+
+
 CASES = {"chain": _chain, "merge chain": _merge_chain, "nested": _nested,
-         "random dense": _random_dense}
+         "random dense": _random_dense, "inside": _inside}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -153,3 +160,17 @@ def _n_pairs(refs, preds) -> int:
     r = np.array(sorted(set(map(tuple, refs))))
     p = np.array(sorted(set(map(tuple, preds))))
     return int(((r[:, None, 0] < p[None, :, 1]) & (p[None, :, 0] < r[:, None, 1])).sum())
+
+
+def test_spans_that_cannot_claim_read_none_of_their_pairs(monkeypatch):
+    """300 x 300 spans, 90,000 overlapping pairs read in blocks, none of which can make a
+    match: the per-span bounds decide every span, and the kernels are handed a few
+    values per span, not per pair (before the bounds: every pair, twice)."""
+    refs, preds = _inside(300)
+    work = _Work(monkeypatch)
+    got = _per_example(_statistics([refs], [preds], block=5000), 0)
+    assert _n_pairs(refs, preds) == 90_000
+    assert work.values <= 10 * (len(refs) + len(preds))
+    assert got == reference.deteval_1d_stats(refs, preds, _params(0.8, 0.4))
+    assert got == {"n_ref": 300, "n_pred": 300, "n_one_to_one": 0, "n_split_refs": 0,
+                   "n_split_preds": 0, "n_merge_refs": 0, "n_merge_preds": 0}
