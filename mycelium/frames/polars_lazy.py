@@ -17,10 +17,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
+from ..core.engine_sums import engine_columns, engine_layout, exact_ints, reduce_engine_sums
 from ..core.pipeline import EmptyAt, compute_statistics, soft_given
 from ..core.groups import group_sums
-from ..core.settings import Settings, resolve_settings
+from ..core.settings import OPTIONS, Settings, resolve_settings
 from ..metrics import METRICS
 from . import engine as frames
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
@@ -296,13 +296,9 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
     from ..scores.plan import split_metrics
 
     rest, _ = split_metrics(options["metrics"])
-    resolve_settings(profile=options["profile"], metrics=rest or None,
-                     average=options["average"], zero_division=options["zero_division"],
-                     params=options["params"], missing=options["missing"],
-                     ci=options["ci"], n_resamples=options["n_resamples"],
-                     seed=options["seed"], granularity=options["granularity"],
-                     trim_spans=options["trim_spans"],
-                     type_field=options["type_field"])  # the option checks, now
+    # the option checks, now: every option of the call, as the eager face will check them
+    resolve_settings(**{**{k: v for k, v in options.items() if k in OPTIONS},
+                        "metrics": rest or None})
     names = frames.normalize_by(options["by"])
     out_schema: dict[str, Any] = {n: schema[n] for n in names}
     from .scores import label_rows_wanted
@@ -453,12 +449,11 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
 
 
 def _exact_sums(sums: pl.Series) -> np.ndarray:
-    """Int128 (or Int64) group sums as int64 when they fit, else exact Python ints."""
+    """Int128 (or Int64) group sums as `exact_ints` gives them (int64 read column-wise
+    when Polars can cast them, else as Python ints)."""
     sums = sums.fill_null(0)
     small = sums.cast(pl.Int64, strict=False)
-    if small.null_count() == 0:
-        return small.to_numpy()
-    return np.array(sums.to_list(), dtype=object)
+    return exact_ints(small.to_numpy() if small.null_count() == 0 else sums.to_list())
 
 
 def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:

@@ -22,7 +22,7 @@ from ..core.groups import group_bounds, group_sums, key_columns
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
-from ..core.settings import Settings
+from ..core.settings import Settings, half_open_scores, typed_options
 from ..errors import SpanValidationError
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
@@ -343,14 +343,14 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
     if type_field is not None and _typed_on_workers(sdf, arguments):
         return _typed(sdf, arguments)
-    if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
-            or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                             token_scores_col, threshold, metrics, profile=profile):
-        if offsets != "half-open":
-            raise ValueError(f"Expected offsets='half-open' with scores, a threshold or "
-                             f"type_field, got offsets={offsets!r}; fix by converting the "
-                             "spans to [start, end + 1) first, or by scoring the spans "
-                             "alone.")
+    scored = scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) or scores.wanted(
+        pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col, threshold,
+        metrics, profile=profile)
+    if type_field is not None or scored:
+        if offsets != "half-open":  # refused before any row is gathered, as every face does
+            if scored:
+                half_open_scores(offsets)
+            typed_options(frames.face_call(arguments)[1])
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,
