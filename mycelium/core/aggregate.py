@@ -267,16 +267,24 @@ def warn_undefined(stats: Mapping[str, Mapping[str, np.ndarray]], *, average: Av
                       stacklevel=outside_mycelium())
 
 
-def outside_mycelium() -> int:
+def outside_mycelium(within: tuple[str, ...] = ()) -> int:
     """The ``stacklevel`` of the first frame outside the mycelium package (the user's
-    call), so a warning points at the line that asked for it."""
+    call), so a warning points at the line that asked for it. ``within`` names packages
+    whose frames are passed over too: a library that calls mycelium back (Polars, when a
+    LazyFrame's ``collect()`` runs its plan).
+
+    >>> outside_mycelium() >= 1
+    True
+    """
     import os
     import sys
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    packages = tuple(os.path.dirname(os.path.abspath(str(sys.modules[name].__file__))) + os.sep
+                     for name in within if name in sys.modules)
+    packages += (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,)
     frame: Any = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(package):
+    while frame is not None and frame.f_code.co_filename.startswith(packages):
         frame, level = frame.f_back, level + 1
     return level
 

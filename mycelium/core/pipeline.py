@@ -134,15 +134,17 @@ def _empty_spans(refs: SpanBatch, preds: SpanBatch, kept: np.ndarray, offsets: s
     return (counts[0], counts[1]), first
 
 
-def warn_empty_spans(counts: tuple[int, int], first: EmptyAt | str) -> None:
-    """One `mycelium.EmptySpanWarning`, pointing at the user's line."""
+def warn_empty_spans(counts: tuple[int, int], first: EmptyAt | str,
+                     within: tuple[str, ...] = ()) -> None:
+    """One `mycelium.EmptySpanWarning`, pointing at the user's line (past the frames of
+    the packages ``within``: `mycelium.core.aggregate.outside_mycelium`)."""
     import warnings
 
     from ..errors import EmptySpanWarning
     from .aggregate import outside_mycelium
 
     warnings.warn(EmptySpanWarning(counts[0], counts[1], str(first)),
-                  stacklevel=outside_mycelium())
+                  stacklevel=outside_mycelium(within))
 
 
 def _same_form(ref: Side, pred: Side) -> None:

@@ -100,9 +100,11 @@ def stat_fields(settings: Settings) -> list[tuple[str, str, Any]]:
             for m, st in stats.items() for k, v in st.items()]
 
 
-def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None):
+def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = None, *,
+                  warn_empty: bool = True):
     """Validate and canonicalise one batch (in the units and with the span edges of
-    ``settings``: `mycelium.evaluate.prepare_for`); errors name the row's frame position."""
+    ``settings``: `mycelium.evaluate.prepare_for`); errors name the row's frame position.
+    A face that scores one call in batches passes ``warn_empty=False`` and warns once."""
     from ..evaluate import prepare_for
 
     fields = batch.struct.fields
@@ -111,10 +113,11 @@ def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = No
         if settings is not None and (settings.granularity != "char"
                                      or settings.trim_spans is not None):
             return prepare_for(batch.struct.field("ref"), batch.struct.field("pred"),
-                               settings, text=text)
+                               settings, text=text, warn_empty=warn_empty)
         return prepare(batch.struct.field("ref"), batch.struct.field("pred"), text=text,
                        missing=missing,
-                       offsets=settings.offsets if settings is not None else "half-open")
+                       offsets=settings.offsets if settings is not None else "half-open",
+                       warn_empty=warn_empty)
     except SpanValidationError as exc:
         if exc.example is None:
             raise

@@ -26,8 +26,8 @@ from ..core.groups import key_columns
 from ..errors import SpanValidationError
 from . import engine as frames
 from .polars_batches import ROW, TIDY, polars_frame
-from .score_sums import (CHAR, LONG_COLUMNS, RESPONSE, ScoreSums, batch_rows, finish,
-                         frame_score_sums)
+from .score_sums import (CHAR, EMPTY_AT, LONG_COLUMNS, RESPONSE, ScoreSums, batch_rows,
+                         empty_spans_of, finish, frame_score_sums)
 
 __all__ = ["streamed_scores"]
 
@@ -170,6 +170,8 @@ def _slice_rows(df: pl.DataFrame, *, ss: ScoreSums, columns: dict[str, str], nam
                           codes=groups.codes, n_groups=groups.n_groups)
     except SpanValidationError as exc:
         raise _at_row(exc, df) from None
+    at = np.flatnonzero(rows["kind"] == EMPTY_AT)  # its example's row of the plan
+    rows["score"][at] = df.get_column(ROW).cast(pl.Int64).to_numpy()[rows["score"][at]]
     first = np.full(groups.n_groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, groups.codes, df.get_column(ROW).cast(pl.Int64).to_numpy())
     present = np.flatnonzero(first < np.iinfo(np.int64).max)
@@ -220,10 +222,25 @@ def _finish(df: pl.DataFrame, *, ss: ScoreSums, names, schema) -> pl.DataFrame:
     rows = {k: (_numbers(df.get_column(_L + k)) if _L + k in df.columns
                 else np.zeros(df.height))[order] for k in LONG_COLUMNS}
     rows["group"] = groups.codes
+    _warn_empty(rows)
     out = polars_frame(finish(ss, rows, groups))
     if "signature" in schema:
         out = out.with_columns(signature=pl.lit(ss.signature, pl.String))
     return out.cast(schema)
+
+
+def _warn_empty(rows: dict[str, np.ndarray]) -> None:
+    """The one `mycelium.EmptySpanWarning` of a ``collect()`` (`score_sums.empty_spans_of`),
+    the first span named by its row, as the span path names it."""
+    empty = empty_spans_of(rows)
+    if empty is None:
+        return
+    from ..core.pipeline import EmptyAt, warn_empty_spans
+
+    counts, (side, row, span, start, end) = empty
+    warn_empty_spans(counts, f"{EmptyAt(side, row, span, start, end)} (example {row} is the "
+                     "row's position in the LazyFrame's rows as they reach mycelium, counted "
+                     "from 0 after any filter or slice in the plan)", within=("polars",))
 
 
 def _numbers(column: pl.Series) -> np.ndarray:

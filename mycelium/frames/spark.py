@@ -22,7 +22,7 @@ from ..core.groups import group_bounds, group_sums, key_columns
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
-from ..core.settings import Settings
+from ..core.settings import Settings, half_open_scores, typed_options
 from ..errors import SpanValidationError
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
@@ -31,8 +31,10 @@ from . import engine as frames
 from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
-from .spark_checks import check_inputs, collect_sums, for_driver, located
-from .spark_io import (ID_COL, N_COL, PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
+from .spark_checks import (check_inputs, collect_sums, empty_arrays, empty_where, for_driver,
+                           located, warn_empty)
+from .spark_io import (EMPTY_FIRST_COL, EMPTY_PRED_COL, EMPTY_REF_COL, ID_COL, N_COL,
+                       PRED_COL, R_COL, REF_COL, SOFT_PRED_COL, SOFT_REF_COL, TEXT_COL,
                        mapped_schema, select_inputs, to_spark, collected)
 from .spark_io import spark_names as _spark_names
 
@@ -58,11 +60,13 @@ def _columns(stats, settings: Settings, layout, kept: np.ndarray) -> list[np.nda
 
 # ------------------------------------------------------------------ on the workers
 
-def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarray, list]:
-    """Rows kept and the engine columns of one Arrow batch (spans converted by the core)."""
+def _score(batch: pa.RecordBatch, settings: Settings, layout):
+    """The preparation (rows kept, zero-length spans) and the engine columns of one Arrow
+    batch (spans converted by the core; the driver tells the zero-length spans once)."""
     text = batch.column(TEXT_COL) if TEXT_COL in batch.schema.names else None
     try:
-        prepared = prepare_for(batch.column(REF_COL), batch.column(PRED_COL), settings, text=text)
+        prepared = prepare_for(batch.column(REF_COL), batch.column(PRED_COL), settings,
+                               text=text, warn_empty=False)
         if SOFT_REF_COL in batch.schema.names:
             stats = frames.all_statistics(prepared, settings, text=text,
                                           soft_references=batch.column(SOFT_REF_COL),
@@ -72,7 +76,7 @@ def _score(batch: pa.RecordBatch, settings: Settings, layout) -> tuple[np.ndarra
                                        settings.span_metrics, settings.params)
     except SpanValidationError as exc:
         raise located(exc, batch) from None
-    return prepared.kept, _columns(stats, settings, layout, prepared.kept)
+    return prepared, _columns(stats, settings, layout, prepared.kept)
 
 
 def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, layout,
@@ -87,13 +91,18 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
     boot = settings.bootstrap
     names = [*keys, *([R_COL] if boot else []), N_COL]
     names += [name for name, _, _ in _spark_names(layout)]
+    names += [EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL]
+    offset = 0  # the partition's rows before the batch
     for batch in batches:
         if batch.num_rows == 0:
             continue
         try:
-            kept, columns = _score(batch, settings, layout)
+            prepared, columns = _score(batch, settings, layout)
         except (ValueError, TypeError) as exc:
             raise for_driver(exc) from None
+        kept = prepared.kept
+        first = empty_where(prepared, batch, offset)
+        offset += batch.num_rows
         groups = frames.group_codes(
             pa.table({k: batch.column(k) for k in keys}) if keys else None, batch.num_rows)
         try:
@@ -106,7 +115,9 @@ def _group_batches(batches: Iterator[pa.RecordBatch], *, settings: Settings, lay
         arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(r, pa.int32())] if boot else []
         arrays += [pa.array(v) for v in values]
+        arrays += empty_arrays(prepared.empty_spans, first, len(g))
         yield pa.RecordBatch.from_arrays(arrays, names=names)
+
 
 
 def _id_keys(batch: pa.RecordBatch, kept: np.ndarray, groups) -> np.ndarray:
@@ -332,14 +343,14 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
     if type_field is not None and _typed_on_workers(sdf, arguments):
         return _typed(sdf, arguments)
-    if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
-            or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                             token_scores_col, threshold, metrics, profile=profile):
-        if offsets != "half-open":
-            raise ValueError(f"Expected offsets='half-open' with scores, a threshold or "
-                             f"type_field, got offsets={offsets!r}; fix by converting the "
-                             "spans to [start, end + 1) first, or by scoring the spans "
-                             "alone.")
+    scored = scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) or scores.wanted(
+        pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col, threshold,
+        metrics, profile=profile)
+    if type_field is not None or scored:
+        if offsets != "half-open":  # refused before any row is gathered, as every face does
+            if scored:
+                half_open_scores(offsets)
+            typed_options(frames.face_call(arguments)[1])
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,
@@ -382,8 +393,10 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         worker, mapped_schema(sdf, names, keys, layout, boot))
     values = [N_COL] + [name for name, _, _ in _spark_names(layout)]
     summed = mapped.groupBy(*keys, *([R_COL] if boot else [])).agg(
-        *[F.sum(name).alias(name) for name in values])
+        *[F.sum(name).alias(name) for name in (*values, EMPTY_REF_COL, EMPTY_PRED_COL)],
+        F.min(EMPTY_FIRST_COL).alias(EMPTY_FIRST_COL))
     sums_table = collect_sums(summed)
+    warn_empty(sums_table, (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL))
     tidy = _finish(sums_table, settings, layout, names, keys)
     if as_spark:
         return to_spark(sdf, tidy, names)
@@ -396,16 +409,11 @@ def _typed_on_workers(sdf, arguments: dict) -> bool:
     """Whether the per-type rows of a call are summed on the workers: spans alone (no
     scores, soft labels or intervals, which take the paths above), read as written, with
     types that Spark holds as strings in the span structs (other forms are gathered)."""
-    from . import scores
     from .spark_typed import string_types
+    from .typed_sums import summable
 
     a = arguments
-    if a["ci"] is not None or a["trim_spans"] is not None or a["offsets"] != "half-open" \
-            or a["granularity"] != "char" or a["soft_ref_col"] is not None \
-            or a["soft_pred_col"] is not None or a["pred_col"] is None \
-            or scores.wanted(a["pred_col"], None, None, a["token_offsets_col"],
-                             a["token_scores_col"], a["threshold"], a["metrics"],
-                             profile=a["profile"]):
+    if not summable(a):
         return False
     sides = [a["ref_col"]] + ([a["pred_col"]] if a["typed_matching"] else [])
     return all(string_types(sdf, name, a["type_field"]) for name in sides)
@@ -413,7 +421,8 @@ def _typed_on_workers(sdf, arguments: dict) -> bool:
 
 def _typed(sdf, arguments: dict):
     """The per-type rows, summed on the workers (`mycelium.frames.spark_typed`)."""
-    from .spark_typed import summed_typed, typed_on_workers, typed_plan
+    from .spark_typed import typed_on_workers
+    from .typed_sums import typed_plan
 
     settings = frames.face_call(arguments)[1]
     settings = settings.scoring(settings.asked, soft=False)
@@ -422,8 +431,7 @@ def _typed(sdf, arguments: dict):
     check_inputs(sdf, ref_col, pred_col, text, names, arguments["id_col"], settings)
     plan = typed_plan(settings)
     selected = select_inputs(sdf, ref_col, pred_col, text, names, None)
-    tidy = summed_typed(typed_on_workers(sdf, plan=plan, names=names, selected=selected),
-                        plan, names)
+    tidy = typed_on_workers(sdf, plan=plan, names=names, selected=selected)
     if arguments["as_spark"]:
         return to_spark(sdf, tidy, names + [frames.TYPE_COLUMN], extra={frames.TYPE_COLUMN})
     from .to_pandas import tidy_to_pandas

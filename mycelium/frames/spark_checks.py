@@ -19,7 +19,7 @@ from . import engine as frames
 from .spark_io import ID_COL, collect_arrow
 
 __all__ = ["check_inputs", "check_columns", "for_driver", "from_worker", "located",
-           "collect_sums"]
+           "collect_sums", "empty_where", "empty_arrays", "warn_empty"]
 
 _SPAN_HINT = "array<struct<start: bigint, end: bigint>>"
 _MARK = "<<mycelium-error>>"
@@ -143,6 +143,55 @@ def located(exc: SpanValidationError, batch: pa.RecordBatch) -> SpanValidationEr
                  "id_col=... to name it by its id)")
     message = str(exc).replace(f"{exc.side} example {exc.example}", where, 1)
     return SpanValidationError(message, side=exc.side, example=exc.example, span=exc.span)
+
+
+def empty_where(prepared, batch: pa.RecordBatch, offset: int) -> str | None:
+    """A batch's first zero-length span, keyed to sort first when it comes first: its
+    Spark partition and row there (``offset``: the partition's rows before the batch),
+    then where it is, by its id when the batch has one; None when there is none.
+    `warn_empty` reads the least of them on the driver."""
+    at = prepared.first_empty
+    if at is None:
+        return None
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    partition = context.partitionId() if context is not None else 0
+    row = offset + at.example
+    if ID_COL in batch.schema.names:
+        example = f"with id {batch.column(ID_COL)[at.example].as_py()!r}"
+        hint = ""
+    else:
+        example = f"at row {row} of Spark partition {partition}"
+        hint = " (pass id_col=... to name it by its id)"
+    return (f"{partition:010d}{row:020d}|{at.side} example {example}, span {at.span}: "
+            f"[{at.start}, {at.end}]{hint}")
+
+
+def empty_arrays(counts: tuple[int, int], first: str | None, n: int) -> list[pa.Array]:
+    """A batch's zero-length spans on the first of its ``n`` summed rows (zeros and nulls
+    on the others): the driver reads only their totals and least first (`warn_empty`)."""
+    import numpy as np
+
+    refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    refs[0], preds[0] = counts
+    return [pa.array(refs), pa.array(preds),
+            pa.array([first] + [None] * (n - 1), pa.string())]
+
+
+def warn_empty(table: pa.Table, names: tuple[str, str, str]) -> None:
+    """The one `mycelium.EmptySpanWarning` of a call, on the driver, from the workers'
+    summed counts and least `empty_where` (columns ``names``: references, predictions,
+    first)."""
+    import pyarrow.compute as pc
+
+    first = pc.min(table.column(names[2])).as_py() if table.num_rows else None
+    if first is None:
+        return
+    from ..core.pipeline import warn_empty_spans
+
+    counts = tuple(int(pc.sum(table.column(n)).as_py() or 0) for n in names[:2])
+    warn_empty_spans((counts[0], counts[1]), first.split("|", 1)[1])
 
 
 def collect_sums(df) -> pa.Table:

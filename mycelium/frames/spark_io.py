@@ -21,6 +21,8 @@ __all__ = ["collected", "spark_names"]
 #: The working column names the workers see (the user's names may be anything).
 REF_COL, PRED_COL, TEXT_COL, ID_COL = "__ref", "__pred", "__text", "__id"
 N_COL, R_COL = "__n", "__r"
+#: The zero-length spans of a call: counts per side and the first (`spark_checks.empty_where`)
+EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL = "__empty_ref", "__empty_pred", "__empty_first"
 SOFT_REF_COL, SOFT_PRED_COL = "__soft_ref", "__soft_pred"
 
 
@@ -56,7 +58,16 @@ def mapped_schema(sdf, names, keys, layout, boot: bool):
     fields.append(T.StructField(N_COL, T.LongType(), False))
     fields += [T.StructField(name, T.LongType() if integer else T.DoubleType(), False)
                for name, _, integer in spark_names(layout)]
-    return T.StructType(fields)
+    return T.StructType(fields + empty_fields())
+
+
+def empty_fields() -> list:
+    """The Spark fields of the zero-length span columns (`spark_checks.empty_arrays`)."""
+    from pyspark.sql import types as T
+
+    return [T.StructField(EMPTY_REF_COL, T.LongType(), False),
+            T.StructField(EMPTY_PRED_COL, T.LongType(), False),
+            T.StructField(EMPTY_FIRST_COL, T.StringType(), True)]
 
 
 def collect_arrow(df) -> pa.Table:

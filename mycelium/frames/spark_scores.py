@@ -20,7 +20,8 @@ import pyarrow as pa
 from ..core.groups import key_columns
 from ..errors import SpanValidationError
 from . import engine as frames
-from .score_sums import LONG_COLUMNS, ScoreSums, batch_rows, finish, frame_score_sums
+from .score_sums import (EMPTY_AT, LONG_COLUMNS, ScoreSums, batch_rows, empty_spans_of,
+                         finish, frame_score_sums)
 from .spark_checks import collect_sums, for_driver, located
 from .spark_io import ID_COL, PRED_COL, REF_COL, TEXT_COL, quoted, to_spark
 
@@ -57,6 +58,7 @@ def distributed_scores(sdf, ref_col: str, pred_col: str | None, *, by, as_spark:
     groups = frames.group_codes(key_table, table.num_rows)
     rows = {k: _numbers(table.column(_L + k)) for k in LONG_COLUMNS}
     rows["group"] = groups.codes
+    _warn_empty(rows)
     tidy = finish(ss, rows, groups)
     if as_spark:
         return to_spark(sdf, tidy, names)
@@ -77,7 +79,12 @@ def _long_schema(sdf, names, keys):
 
 def _long_batches(batches: Iterator[pa.RecordBatch], *, ss: ScoreSums, keys: list[str]
                   ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow``: each Arrow batch → its long rows (`score_sums.batch_rows`)."""
+    """``mapInArrow``: each Arrow batch → its long rows (`score_sums.batch_rows`); a first
+    zero-length span is keyed by its Spark partition and row there (`_PARTITION`)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    offset = (context.partitionId() if context is not None else 0) * _PARTITION
     for batch in batches:
         if batch.num_rows == 0:
             continue
@@ -97,11 +104,30 @@ def _long_batches(batches: Iterator[pa.RecordBatch], *, ss: ScoreSums, keys: lis
                 raise located(exc, batch) from None
         except (ValueError, TypeError) as exc:
             raise for_driver(exc) from None
+        rows["score"][rows["kind"] == EMPTY_AT] += offset
+        offset += batch.num_rows
         taken = key_columns(groups, rows["group"])
         arrays = [taken[k].combine_chunks() for k in keys]
         arrays += [pa.array(rows[k]) for k in LONG_COLUMNS]
         yield pa.RecordBatch.from_arrays(arrays, names=[*keys, *(_L + k for k in
                                                                  LONG_COLUMNS)])
+
+
+#: A first zero-length span's key: its partition times this, plus its row there.
+_PARTITION = 1 << 40
+
+
+def _warn_empty(rows: dict[str, np.ndarray]) -> None:
+    """The one `mycelium.EmptySpanWarning` of a call, on the driver (`empty_spans_of`)."""
+    empty = empty_spans_of(rows)
+    if empty is None:
+        return
+    from ..core.pipeline import warn_empty_spans
+
+    counts, (side, key, span, start, end) = empty
+    partition, row = divmod(key, _PARTITION)
+    warn_empty_spans(counts, f"{side} example at row {row} of Spark partition {partition}, "
+                     f"span {span}: [{start}, {end}]")
 
 
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:

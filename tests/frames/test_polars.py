@@ -41,9 +41,9 @@ def batches(monkeypatch):
     sizes: list[int] = []
     original = polars_lazy.prepare_batch
 
-    def counting(batch, missing, settings=None):
+    def counting(batch, missing, settings=None, **kwargs):
         sizes.append(len(batch))
-        return original(batch, missing, settings)
+        return original(batch, missing, settings, **kwargs)
 
     monkeypatch.setattr(polars_lazy, "prepare_batch", counting)
     return sizes
