@@ -24,7 +24,8 @@ from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
-from .core.settings import Settings, profile_default_metrics, resolve_settings
+from .core.settings import (Settings, half_open_scores, profile_default_metrics,
+                            resolve_settings)
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
 from .evaluate import build_report, intervals, prepare_for
@@ -198,11 +199,7 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
-            if self.offsets != "half-open":
-                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
-                                 f"got offsets={self.offsets!r}; the score forms read "
-                                 "half-open offsets only. Fix by converting the spans to "
-                                 "[start, end + 1) first, or by scoring the spans alone.")
+            half_open_scores(self.offsets)
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"

@@ -22,7 +22,8 @@ from .core.profiles import Profile
 from .core.score_rules import rules_of
 from .core.provenance import dataset_of
 from .core.signature import signature_with
-from .core.settings import Settings, profile_default_metrics, resolve_settings
+from .core.settings import (Settings, half_open_scores, profile_default_metrics,
+                            resolve_settings, typed_options)
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -306,12 +307,7 @@ def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str,
             settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
     if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
                       d.token_scores, settings.threshold, d.predictions):
-        if settings.offsets != "half-open":
-            raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
-                             f"offsets={settings.offsets!r}; the score forms read half-open "
-                             "offsets only. Fix by converting the spans to [start, end + 1) "
-                             "first (mycelium.core.spans.inclusive_to_half_open), or by "
-                             "scoring the spans alone.")
+        half_open_scores(settings.offsets)
         report = scoring.evaluate_scores(_evaluate_spans, inputs,
                                          replace(settings, asked=_names(metrics)), keys)
     else:
@@ -342,14 +338,7 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
     soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
     type_field, ids = settings.type_field, inputs.ids
-    if settings.offsets != "half-open" and type_field is not None:
-        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
-                         "per-type breakdown reads half-open spans); fix by converting the "
-                         "spans to [start, end + 1) first.")
-    if settings.trim_spans is not None and type_field is not None:
-        raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
-                         "breakdown would score untrimmed spans); fix by scoring the "
-                         "breakdown in a separate call without trim_spans.")
+    typed_options(settings)
     prepared = prepare_for(references, predictions, settings, text=text)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)

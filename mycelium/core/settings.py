@@ -20,7 +20,8 @@ from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Miss
                     ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
-           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS"]
+           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS", "half_open_scores",
+           "typed_options"]
 
 #: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
 #: White_Space from both ends of every span, ``"punctuation"`` White_Space and Unicode
@@ -220,6 +221,42 @@ def _typed_field(names: tuple[str, ...], type_field: Any) -> None:
     """``typed_span`` reads each span's type from ``type_field``: required with it."""
     if "typed_span" in names and type_field is None:
         raise ValueError(TYPED_SPAN_NEEDS_FIELD)
+
+
+def half_open_scores(offsets: str) -> None:
+    """Raise ValueError unless ``offsets`` is ``"half-open"``: the refusal of inclusive
+    offsets with scores or a threshold, the same on every face (the score forms read
+    half-open offsets only).
+
+    Examples
+    --------
+    >>> half_open_scores("half-open")
+    >>> half_open_scores("inclusive")
+    Traceback (most recent call last):
+    ...
+    ValueError: Expected offsets='half-open' with scores or a threshold, got offsets='inclusive'; the score forms read half-open offsets only. Fix by converting the spans to [start, end + 1) first (mycelium.core.spans.inclusive_to_half_open), or by scoring the spans alone.
+    """
+    if offsets != "half-open":
+        raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
+                         f"offsets={offsets!r}; the score forms read half-open offsets "
+                         "only. Fix by converting the spans to [start, end + 1) first "
+                         "(mycelium.core.spans.inclusive_to_half_open), or by scoring the "
+                         "spans alone.")
+
+
+def typed_options(settings: Settings) -> None:
+    """Raise ValueError for the options the per-type breakdown (``type_field``) cannot
+    take yet, in this order on every face: inclusive ``offsets``, then ``trim_spans``."""
+    if settings.type_field is None:
+        return
+    if settings.offsets != "half-open":
+        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
+                         "per-type breakdown reads half-open spans); fix by converting the "
+                         "spans to [start, end + 1) first.")
+    if settings.trim_spans is not None:
+        raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
+                         "breakdown would score untrimmed spans); fix by scoring the "
+                         "breakdown in a separate call without trim_spans.")
 
 
 def _soft_granularity(soft: bool, granularity: str) -> None:
