@@ -66,10 +66,9 @@ def typed_plan(settings: Settings) -> TypedPlan:
     (('character',), ('typed_span',))
     """
     span = settings.span_metrics
+    # the metrics and their order of `mycelium.views.typology.typed_statistics`
     names = span if settings.typed_matching else tuple(
         m for m in dict.fromkeys(m for m, _ in REFERENCE_SIDE) if m in span)
-    # REFERENCE_SIDE's order is not the call's: score them in the call's order
-    names = tuple(m for m in span if m in names)
     typed = replace(settings, metrics=names)
     whole = None
     whole_layout: tuple[EngineColumn, ...] = ()

@@ -225,6 +225,7 @@ def test_per_type_rows_equal_the_dict_face(face, scheme, typed_matching, average
     want = expected(opts)
     rows = rows_of(got)
     assert rows.keys() == want.keys(), (face, set(rows) ^ set(want))
+    assert list(rows) == list(want), face  # the rows in the dict face's order
     for key, (value, examples) in want.items():
         g = rows[key]
         assert same(g[0], value), (face, key, g, value)
