@@ -33,9 +33,8 @@ from .uncertainty import ALPHA, LEVEL, SEED, tau_b
 
 LANGUAGE_RESAMPLES = 10_000
 LANGUAGE_SEED = 0
-#: Item resamples of the central table and its noise floor. Its statistics are weighted
-#: sums of per-item values (one matrix product per convention), so 10,000 cost little;
-#: the first 1,000 are the resamples of every other table (same seed, same item keys).
+#: Item resamples of the central table and its noise floor: the resamples of every other
+#: table (`validation.uncertainty.RESAMPLES`; same seed, same item keys).
 CENTRAL_RESAMPLES = 10_000
 SETS = ("all", "systems")
 STATS = ("tau", "winner_changes", "max_rank_move", "median_abs_delta")

@@ -14,7 +14,7 @@ NaN values (undefined Cor) left out, as ``df.groupby().mean()`` leaves them out.
   approximation, ``erfc(|d| / se / sqrt 2)``), which Holm's correction
   (`mycelium.stats.comparison.holm`) is applied to, and ``p_bootstrap``, the percentile
   p-value of `mycelium.compare` (``2 (1 + #{d* on the far side of 0}) / (R + 1)``), whose
-  floor of 2 / 1001 would make Holm over dozens of tests reject nothing. A claim "A
+  floor of 2 / (R + 1) would make Holm over dozens of tests reject nothing. A claim "A
   above B" needs the Holm-adjusted p below 0.05 **and** the percentile interval to
   exclude 0.
 - `Resampler.tau`: Kendall's tau-b between the rankings two measures induce on a set of
@@ -31,7 +31,9 @@ import pandas as pd
 from mycelium.stats.bootstrap import example_keys, percentile_interval, poisson_weights
 from mycelium.stats.comparison import holm  # noqa: F401  (re-exported for the parts)
 
-RESAMPLES = 1000
+#: Item resamples of every interval (the central table, FaithBench and SHROOM-Visions use
+#: `validation.ranking.CENTRAL_RESAMPLES`, the same number and the same weights).
+RESAMPLES = 10_000
 SEED = 0
 LEVEL = 0.95
 #: Level of every test (after Holm's correction).

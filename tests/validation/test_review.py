@@ -50,7 +50,7 @@ def test_every_new_table_is_written(study):
         assert len(csv(out, name)) > 0, name
     assert (out / "real_detectors.md").read_text(encoding="utf-8").startswith("# ")
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["bootstrap"]["resamples"] == 1000 and manifest["bootstrap"]["seed"] == 0
+    assert manifest["bootstrap"]["resamples"] == 10_000 and manifest["bootstrap"]["seed"] == 0
 
 
 def test_item_intervals_are_the_librarys(study, split_records):
