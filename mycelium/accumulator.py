@@ -198,11 +198,6 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
-            if self.offsets != "half-open":
-                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
-                                 f"got offsets={self.offsets!r}; the score forms read "
-                                 "half-open offsets only. Fix by converting the spans to "
-                                 "[start, end + 1) first, or by scoring the spans alone.")
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -219,7 +214,7 @@ class Accumulator:
         if plan is not None:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
-                rules=rules_of(settings.profile))
+                rules=rules_of(settings.profile), offsets=settings.offsets)
         prepared = prepare_for(references, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
@@ -228,7 +223,8 @@ class Accumulator:
         if plan is not None:
             tokens = scoring.plan_tokens(plan, si, references, prepared,
                                          rules_of(settings.profile),
-                                         trim_spans=settings.trim_spans)
+                                         trim_spans=settings.trim_spans,
+                                         offsets=settings.offsets)
             pooled = scoring.pooled_statistics(prepared, scoring.pooled_names(plan), {},
                                                settings.params, tokens=tokens)
             if si is not None and lengths is not None:

@@ -223,7 +223,8 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         ``[start, end + 1)`` before anything is checked. Recorded in the signature
         (``offsets:inclusive``). Zero-length spans are valid but carry no characters:
         they are counted in ``meta["empty_spans"]`` and one `mycelium.EmptySpanWarning`
-        names the first. Not combined with the score forms or ``type_field`` yet.
+        names the first. The per-type rows read the spans the same way; token offsets,
+        soft-label spans and the spans a threshold makes stay half-open.
 
     Returns
     -------
@@ -306,12 +307,6 @@ def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str,
             settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
     if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
                       d.token_scores, settings.threshold, d.predictions):
-        if settings.offsets != "half-open":
-            raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
-                             f"offsets={settings.offsets!r}; the score forms read half-open "
-                             "offsets only. Fix by converting the spans to [start, end + 1) "
-                             "first (mycelium.core.spans.inclusive_to_half_open), or by "
-                             "scoring the spans alone.")
         report = scoring.evaluate_scores(_evaluate_spans, inputs,
                                          replace(settings, asked=_names(metrics)), keys)
     else:
@@ -342,10 +337,6 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
     soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
     type_field, ids = settings.type_field, inputs.ids
-    if settings.offsets != "half-open" and type_field is not None:
-        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
-                         "per-type breakdown reads half-open spans); fix by converting the "
-                         "spans to [start, end + 1) first.")
     if settings.trim_spans is not None and type_field is not None:
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "

@@ -106,10 +106,6 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
     if type_field is not None and settings.trim_spans is not None:
         raise ValueError(TRIM_TYPED)
-    if settings.type_field is not None and settings.offsets != "half-open":
-        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
-                         "per-type breakdown reads half-open spans); fix by converting the "
-                         "spans to [start, end + 1) first.")
     settings = settings.scoring(settings.asked, soft=soft)
     ids = inputs.ids
     prepared = prepare_for(references, predictions, settings, text=text)

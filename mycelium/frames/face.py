@@ -63,11 +63,6 @@ class FrameFace(Generic[Frame]):
         if scores.wanted(names.predictions, names.soft_references, names.soft_predictions,
                          names.token_offsets, names.token_scores, settings.threshold,
                          settings.option("metrics"), profile=settings.option("profile")):
-            if settings.offsets != "half-open":
-                raise ValueError(f"Expected offsets='half-open' with scores or a threshold, "
-                                 f"got offsets={settings.offsets!r}; the score forms read "
-                                 "half-open offsets only. Fix by converting the spans to "
-                                 "[start, end + 1) first, or by scoring the spans alone.")
             return self._labelled(scores.evaluate_call, self._column, by, names, settings)
         keys = self._keys(frames.normalize_by(by))
         return self._labelled(frames.evaluate_table, frames.columns_of(names, self._column),

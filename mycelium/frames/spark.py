@@ -346,11 +346,6 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
     if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
             or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
                              token_scores_col, threshold, metrics, profile=profile):
-        if offsets != "half-open":
-            raise ValueError(f"Expected offsets='half-open' with scores, a threshold or "
-                             f"type_field, got offsets={offsets!r}; fix by converting the "
-                             "spans to [start, end + 1) first, or by scoring the spans "
-                             "alone.")
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,
@@ -368,7 +363,9 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
         # The per-label rows of soft_spearman_by_label (profile shroom_visions) are not
         # sums over rows: its columns are gathered and scored by the pandas face.
-        out = None if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) else \
+        # Inclusive ends are read by the pandas face too (the workers' sums read half-open).
+        out = None if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
+            or offsets != "half-open" else \
             distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
                                columns=columns, options=options)
         if out is not None:
@@ -407,14 +404,13 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
 def _typed_on_workers(sdf, arguments: dict) -> bool:
     """Whether the per-type rows of a call are summed on the workers: spans alone (no
-    scores, soft labels or intervals, which take the paths above), read as written, with
+    scores, soft labels or intervals, which take the paths above), untrimmed, with
     types that Spark holds as strings in the span structs (other forms are gathered)."""
     from . import scores
     from .spark_typed import string_types
 
     a = arguments
-    if a["ci"] is not None or a["trim_spans"] is not None or a["offsets"] != "half-open" \
-            or a["granularity"] != "char" or a["soft_ref_col"] is not None \
+    if a["ci"] is not None or a["trim_spans"] is not None or a["granularity"] != "char" or a["soft_ref_col"] is not None \
             or a["soft_pred_col"] is not None or a["pred_col"] is None \
             or scores.wanted(a["pred_col"], None, None, a["token_offsets_col"],
                              a["token_scores_col"], a["threshold"], a["metrics"],
