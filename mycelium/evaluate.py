@@ -22,7 +22,8 @@ from .core.profiles import Profile
 from .core.score_rules import rules_of
 from .core.provenance import dataset_of
 from .core.signature import signature_with
-from .core.settings import Settings, profile_default_metrics, resolve_settings
+from .core.settings import (Settings, profile_default_metrics, resolve_settings,
+                            typed_options)
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -337,10 +338,7 @@ def _evaluate_spans(inputs: Inputs, settings: Settings, keys=None):
     soft_references, soft_predictions = inputs.soft_references, inputs.soft_predictions
     soft = soft_given(soft_references, soft_predictions)
     type_field, ids = settings.type_field, inputs.ids
-    if settings.trim_spans is not None and type_field is not None:
-        raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
-                         "breakdown would score untrimmed spans); fix by scoring the "
-                         "breakdown in a separate call without trim_spans.")
+    typed_options(settings)
     prepared = prepare_for(references, predictions, settings, text=text)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)

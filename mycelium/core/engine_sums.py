@@ -228,9 +228,22 @@ def _split_float(x: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def exact_ints(values) -> np.ndarray:
-    """Engine integer sums (Python ints, None for an empty group) as an exact array:
-    int64 when every value fits, else an object array of Python ints."""
-    ints = [0 if v is None else int(v) for v in values]
+    """Engine integer sums (Python ints, None for an empty group, or an integer array)
+    as an exact array: int64 when every value is below 2**62 in magnitude, else an object
+    array of Python ints (the one conversion of every face's engine sums).
+
+    Examples
+    --------
+    >>> exact_ints(np.array([1, 3], dtype=np.uint32)).dtype, exact_ints([None, -2]).tolist()
+    (dtype('int64'), [0, -2])
+    >>> exact_ints([2**70, None]).tolist()
+    [1180591620717411303424, 0]
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and (not arr.size or (int(arr.min()) > -2**62
+                                                     and int(arr.max()) < 2**62)):
+        return arr.astype(np.int64)
+    ints = [0 if v is None else int(v) for v in arr.tolist()]
     if all(-2**62 < v < 2**62 for v in ints):
         return np.array(ints, dtype=np.int64)
     return np.array(ints, dtype=object)

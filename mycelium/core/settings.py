@@ -20,7 +20,8 @@ from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Miss
                     ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
-           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS"]
+           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS",
+           "typed_options"]
 
 #: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
 #: White_Space from both ends of every span, ``"punctuation"`` White_Space and Unicode
@@ -220,6 +221,18 @@ def _typed_field(names: tuple[str, ...], type_field: Any) -> None:
     """``typed_span`` reads each span's type from ``type_field``: required with it."""
     if "typed_span" in names and type_field is None:
         raise ValueError(TYPED_SPAN_NEEDS_FIELD)
+
+
+def typed_options(settings: Settings) -> None:
+    """Raise ValueError for the options the per-type breakdown (``type_field``) cannot
+    take yet, the same on every face: ``trim_spans``. (Inclusive ``offsets`` are read
+    by the per-type rows too.)"""
+    if settings.type_field is None:
+        return
+    if settings.trim_spans is not None:
+        raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
+                         "breakdown would score untrimmed spans); fix by scoring the "
+                         "breakdown in a separate call without trim_spans.")
 
 
 def _soft_granularity(soft: bool, granularity: str) -> None:

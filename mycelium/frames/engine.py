@@ -22,7 +22,7 @@ from ..core.columns import is_null
 from ..core.inputs import Inputs, arrow_or_python
 from ..core.pipeline import Prepared, compute_statistics, soft_given
 from ..core.reduce import row_column_parts, values_from_sums
-from ..core.settings import Settings, resolve_settings
+from ..core.settings import Settings, resolve_settings, typed_options
 from ..core.spans import SpanBatch
 from ..evaluate import LABELS_AND_TYPE_FIELD, prepare_for
 from ..metrics import SOFT_METRICS, fixed_average
@@ -43,10 +43,6 @@ SIGNATURE_KEY = b"mycelium.signature"
 #: The last column of every tidy ``evaluate`` result: the settings signature of its row,
 #: so that results concatenated from several calls (``pd.concat``) keep theirs.
 SIGNATURE_COLUMN = "signature"
-#: `mycelium.evaluate`'s refusal of trim_spans with type_field, for every face.
-TRIM_TYPED = ("trim_spans and type_field cannot be combined yet (the per-type breakdown "
-              "would score untrimmed spans); fix by scoring the breakdown in a separate "
-              "call without trim_spans.")
 
 
 #: A frame face's data keywords (column names) and the `Inputs` field each names.
@@ -104,8 +100,7 @@ def evaluate_table(inputs: Inputs, settings: Settings, groups: Groups | None = N
         raise ValueError("type_field gives the per-type rows of mycelium.evaluate's "
                          "'by_type', which have no soft_spearman and no intervals; drop "
                          "soft_ref_col/soft_pred_col and ci, or call without type_field.")
-    if type_field is not None and settings.trim_spans is not None:
-        raise ValueError(TRIM_TYPED)
+    typed_options(settings)
     settings = settings.scoring(settings.asked, soft=soft)
     ids = inputs.ids
     prepared = prepare_for(references, predictions, settings, text=text)

@@ -17,10 +17,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..core.engine_sums import engine_columns, engine_layout, reduce_engine_sums
+from ..core.engine_sums import engine_columns, engine_layout, exact_ints, reduce_engine_sums
 from ..core.pipeline import EmptyAt, compute_statistics, soft_given
 from ..core.groups import group_sums
-from ..core.settings import Settings, resolve_settings
+from ..core.settings import OPTIONS, Settings, resolve_settings
 from ..metrics import METRICS
 from . import engine as frames
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
@@ -103,12 +103,16 @@ class MyceliumLazyFrame:
             As in the eager face, and so is ``soft_pred_col`` alone (a score column):
             the score metrics, ``response_level`` and the spans at a threshold stream,
             summed per group and distinct score (`mycelium.frames.polars_scores`).
-        ci, n_resamples, seed, id_col, progress, type_field, typed_matching
+        type_field, typed_matching
+            As in the eager face. The per-type rows stream: each batch's sums per
+            group and type (`mycelium.frames.typed_sums`), summed by Polars in Int128,
+            when the span structs hold the type as a String field; types in another
+            form (JSON strings, another dtype) are gathered as below.
+        ci, n_resamples, seed, id_col, progress
             As in the eager face. These are not sums of per-row statistics (intervals
-            resample each group's examples; the per-type rows filter a group's rows),
-            so with any of them the plan does not stream: on ``collect()`` it gathers
-            the columns it reads (only those) and scores them with the eager face,
-            which gives the same numbers.
+            resample each group's examples), so with any of them the plan does not
+            stream: on ``collect()`` it gathers the columns it reads (only those) and
+            scores them with the eager face, which gives the same numbers.
         with_signature : bool
             Add the last column ``signature`` (default), as the eager face does.
 
@@ -175,6 +179,8 @@ class MyceliumLazyFrame:
             # The per-label rows of soft_spearman_by_label are not sums over rows: the
             # columns are gathered and scored by the eager face.
             return _collected(self._lf, ref_col, pred_col, eager)
+        if type_field is not None and _typed_streams(self._lf, arguments):
+            return _typed_plan(self._lf, arguments)
         if ci is not None or type_field is not None or scores.wanted(
                 pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col,
                 threshold, metrics, profile=profile):
@@ -290,13 +296,9 @@ def _collected(lf: pl.LazyFrame, ref_col: str, pred_col: str | None, options: di
     from ..scores.plan import split_metrics
 
     rest, _ = split_metrics(options["metrics"])
-    resolve_settings(profile=options["profile"], metrics=rest or None,
-                     average=options["average"], zero_division=options["zero_division"],
-                     params=options["params"], missing=options["missing"],
-                     ci=options["ci"], n_resamples=options["n_resamples"],
-                     seed=options["seed"], granularity=options["granularity"],
-                     trim_spans=options["trim_spans"],
-                     type_field=options["type_field"])  # the option checks, now
+    # the option checks, now: every option of the call, as the eager face will check them
+    resolve_settings(**{**{k: v for k, v in options.items() if k in OPTIONS},
+                        "metrics": rest or None})
     names = frames.normalize_by(options["by"])
     out_schema: dict[str, Any] = {n: schema[n] for n in names}
     from .scores import label_rows_wanted
@@ -341,10 +343,12 @@ EMPTY_REF, EMPTY_PRED, EMPTY_FIRST = "__empty_ref", "__empty_pred", "__empty_fir
 EMPTY_SCHEMA = {EMPTY_REF: pl.Int64, EMPTY_PRED: pl.Int64, EMPTY_FIRST: pl.String}
 
 
-def _empty_columns(prepared, rows: pl.Series) -> dict[str, Any]:
+def _empty_columns(prepared, rows: pl.Series, n: int | None = None) -> dict[str, Any]:
     """A slice's zero-length spans as `EMPTY_SCHEMA` columns: its counts and its first
-    on the slice's first row (zeros and nulls elsewhere; only their totals are read)."""
-    n = rows.len()
+    on the slice's first row (zeros and nulls elsewhere; only their totals are read).
+    ``n``: the rows the columns go with, when not one per row of ``rows`` (the frame
+    rows, which locate the first)."""
+    n = rows.len() if n is None else n
     refs, preds = np.zeros(n, np.int64), np.zeros(n, np.int64)
     first: list[str | None] = [None] * n
     at = prepared.first_empty
@@ -445,12 +449,11 @@ def _finish_sums(df: pl.DataFrame, *, settings, names, layout, schema) -> pl.Dat
 
 
 def _exact_sums(sums: pl.Series) -> np.ndarray:
-    """Int128 (or Int64) group sums as int64 when they fit, else exact Python ints."""
+    """Int128 (or Int64) group sums as `exact_ints` gives them (int64 read column-wise
+    when Polars can cast them, else as Python ints)."""
     sums = sums.fill_null(0)
     small = sums.cast(pl.Int64, strict=False)
-    if small.null_count() == 0:
-        return small.to_numpy()
-    return np.array(sums.to_list(), dtype=object)
+    return exact_ints(small.to_numpy() if small.null_count() == 0 else sums.to_list())
 
 
 def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:
@@ -458,3 +461,97 @@ def _result(table: pa.Table, settings: Settings, schema) -> pl.DataFrame:
     if "signature" in schema:
         out = out.with_columns(signature=pl.lit(settings.signature(), pl.String))
     return out.cast(schema)
+
+
+# ------------------------------------------------------------------ per-type rows
+
+
+def _typed_streams(lf: pl.LazyFrame, arguments: dict) -> bool:
+    """Whether a call's per-type rows stream (`_typed_plan`): spans alone (no scores,
+    soft labels or intervals, which take the other paths), read as written, with types
+    that Polars holds as a String field of the span structs (other forms are collected)."""
+    from .typed_sums import summable
+
+    a = arguments
+    if not summable(a):
+        return False
+    schema = lf.collect_schema()
+    for name in [a["ref_col"]] + ([a["pred_col"]] if a["typed_matching"] else []):
+        dtype = schema.get(name) if isinstance(name, str) else None
+        if not (isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct)
+                and dict(dtype.inner.to_schema()).get(a["type_field"]) == pl.String):
+            return False
+    return True
+
+
+def _typed_plan(lf: pl.LazyFrame, arguments: dict) -> pl.LazyFrame:
+    """The per-type rows as a streaming plan: each batch's sums per group and type
+    (`mycelium.frames.typed_sums.batch_sums`), summed per (group, type) by Polars in
+    Int128, finished from the few summed rows (`mycelium.frames.typed_sums.finish`):
+    the eager face's rows, bit for bit, without gathering the frame."""
+    from .typed_sums import KIND_COL, N_COL, NREF_COL, TYPE_COL, typed_plan
+
+    settings = frames.face_call(arguments)[1]
+    settings = settings.scoring(settings.asked, soft=False)
+    ref_col, pred_col, text = arguments["ref_col"], arguments["pred_col"], arguments["text"]
+    names = frames.normalize_by(arguments["by"])
+    schema = lf.collect_schema()
+    check_columns(schema.names(), ref_col, pred_col, text, names)
+    frames.key_table({n: pl.Series(n, [], dtype=schema[n]) for n in names})  # types
+    plan = typed_plan(settings)
+    ints = [N_COL, NREF_COL] + [n for n, c, _ in plan.columns() if c.integer]
+    floats = [n for n, c, _ in plan.columns() if not c.integer]
+    sums_schema = ({n: schema[n] for n in names}
+                   | {KIND_COL: pl.Int32, TYPE_COL: pl.String}
+                   | {n: pl.Int64 for n in ints} | {n: pl.Float64 for n in floats}
+                   | {ROW: pl.get_index_type()} | EMPTY_SCHEMA)
+    inputs = list(dict.fromkeys([*names, ROW, ref_col, pred_col]
+                                + ([text] if text is not None else [])))
+    batch_sums = lf.with_row_index(ROW).select(inputs).map_batches(
+        partial(_typed_batch, ref_col=ref_col, pred_col=pred_col, text=text, names=names,
+                plan=plan, schema=sums_schema), streamable=True, schema=sums_schema)
+    partials = batch_sums.group_by([*names, KIND_COL, TYPE_COL]).agg(
+        [pl.col(n).cast(pl.Int128).sum() for n in ints]
+        + [pl.col(n).sum() for n in floats] + [first_row(), pl.col(EMPTY_REF).sum(),
+                                               pl.col(EMPTY_PRED).sum(),
+                                               pl.col(EMPTY_FIRST).min()])
+    out_schema = {n: schema[n] for n in names} | {"type": pl.String} | TIDY
+    if arguments["with_signature"]:
+        out_schema["signature"] = pl.String
+    return partials.map_batches(partial(_typed_finish, plan=plan, names=names, ints=ints,
+                                        floats=floats, schema=out_schema),
+                                schema=out_schema)
+
+
+def _typed_batch(df: pl.DataFrame, *, ref_col, pred_col, text, names, plan,
+                 schema) -> pl.DataFrame:
+    """One batch of rows → its sums per group and type, each group's keys and first row
+    taken from the group's first row in the batch."""
+    from .typed_sums import batch_sums
+
+    keys = df.select(names).to_arrow() if names else None
+    groups = frames.group_codes(keys, df.height)
+    g, columns, prepared = batch_sums(df.get_column(ref_col), df.get_column(pred_col),
+                                      df.get_column(text) if text is not None else None,
+                                      groups, plan)
+    first = np.full(groups.n_groups, df.height, dtype=np.int64)
+    np.minimum.at(first, groups.codes, np.arange(df.height, dtype=np.int64))
+    rows = df.select(*names, ROW)[first[g]] if g.size else df.select(*names, ROW).clear()
+    empty = pl.DataFrame(_empty_columns(prepared, df.get_column(ROW), g.size))
+    return rows.hstack(pl.DataFrame(pa.table(columns))).hstack(empty).select(
+        list(schema)).cast(pl.Schema(schema))
+
+
+def _typed_finish(df: pl.DataFrame, *, plan, names, ints, floats, schema) -> pl.DataFrame:
+    """The per-type rows from Polars' sums per (group, type) (partials in first-row
+    order, so that merged keys show their first row's value, as in `_finish_sums`)."""
+    from .typed_sums import KIND_COL, TYPE_COL, finish
+
+    _warn_empty(df)
+    order = df.get_column(ROW).arg_sort(nulls_last=True).to_numpy()
+    keys = df.select(names).to_arrow().take(order) if names else None
+    columns: dict[str, Any] = {n: _exact_sums(df[n])[order] for n in ints}
+    columns |= {n: df[n].fill_null(0.0).to_numpy()[order] for n in floats}
+    columns[KIND_COL] = df[KIND_COL].to_numpy()[order]
+    columns[TYPE_COL] = np.array(df[TYPE_COL].to_list() + [None], dtype=object)[:-1][order]
+    return _result(finish(columns, keys, plan), plan.settings, schema)

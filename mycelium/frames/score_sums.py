@@ -30,12 +30,13 @@ float scores take a row each.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from ..core.engine_sums import (EngineColumn, engine_columns, engine_layout,
+from ..core.engine_sums import (EngineColumn, engine_columns, engine_layout, exact_ints,
                                 reduce_engine_sums, value_columns, value_layout)
 from ..core.exactsum import means_of_sums
 from ..core.groups import (Groups, group_fsums, group_sums, grouped_table, sparse_sums,
@@ -47,7 +48,7 @@ from ..core.reduce import SEP, values_from_sums
 from ..core.score_metrics import example_values, pooled_values_of_sums
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import score_runs, spans_at_threshold
-from ..core.settings import Settings, profile_default_metrics, resolve_settings
+from ..core.settings import OPTIONS, Settings, profile_default_metrics, resolve_settings
 from ..evaluate import prepare
 from ..metrics import POOLED_METRICS, SCORE_METRICS, fixed_average
 from ..metrics._order import codes_in_order
@@ -97,12 +98,14 @@ class ScoreSums:
         return self.settings.average == "macro"
 
 
-def score_sums(*, profile=None, metrics=None, average=None, zero_division=None,
-               params=None, missing="error", trim_spans=None, threshold=None,
-               predictions: bool = False, form: str | None = None) -> ScoreSums:
-    """The `ScoreSums` of a frame call with these options (``predictions``: a prediction
-    column is given; ``form``: ``"token"``, ``"soft"`` or None), checked as
-    `mycelium.evaluate` checks them."""
+def score_sums(options: Mapping[str, Any], *, predictions: bool = False,
+               form: str | None = None) -> ScoreSums:
+    """The `ScoreSums` of a frame call with these options (the keywords of
+    `mycelium.evaluate` among ``options``, the rest left out, so every option reaches
+    the settings whole; ``predictions``: a prediction column is given; ``form``:
+    ``"token"``, ``"soft"`` or None), checked as `mycelium.evaluate` checks them."""
+    o = {k: v for k, v in options.items() if k in OPTIONS}
+    profile, metrics, threshold = o.get("profile"), o.get("metrics"), o.get("threshold")
     given = object()  # stands for a column: the plan reads only which ones are given
     if metrics is None and predictions and threshold is None and form is None:
         metrics = profile_default_metrics(profile, soft=False)
@@ -111,9 +114,7 @@ def score_sums(*, profile=None, metrics=None, average=None, zero_division=None,
                       token_offsets=given if form == "token" else None,
                       token_scores=given if form == "token" else None, threshold=threshold,
                       granularity="char", profile=profile)
-    settings = resolve_settings(profile=profile, metrics=plan.span_names, average=average,
-                                zero_division=zero_division, params=params, missing=missing,
-                                trim_spans=trim_spans)
+    settings = resolve_settings(**{**o, "metrics": plan.span_names})
     span_layout = () if plan.placeholder else engine_layout(settings)
     pooled = tuple(m for m in plan.extra if m in POOLED_METRICS)
     char = tuple(m for m in plan.extra if m in SCORE_METRICS
@@ -142,13 +143,7 @@ def frame_score_sums(pred_col, options: dict) -> ScoreSums | None:
         or options.get("token_scores_col") is not None
     form = "token" if token else ("soft" if options.get("soft_pred_col") is not None
                                   else None)
-    return score_sums(profile=options.get("profile"), metrics=options.get("metrics"),
-                      average=options.get("average"),
-                      zero_division=options.get("zero_division"),
-                      params=options.get("params"), missing=options.get("missing", "error"),
-                      trim_spans=options.get("trim_spans"),
-                      threshold=options.get("threshold"), predictions=pred_col is not None,
-                      form=form)
+    return score_sums(options, predictions=pred_col is not None, form=form)
 
 
 # --------------------------------------------------------------------- a batch
@@ -324,7 +319,7 @@ def finish(ss: ScoreSums, rows: dict[str, np.ndarray], groups: Groups) -> pa.Tab
 def _column_sums(ss: ScoreSums, rows, sel: np.ndarray, group: np.ndarray, n: int) -> dict:
     """``reduce_engine_sums`` of the SUM rows: per group the exact sums of every column."""
     column = np.asarray(rows["column"])[sel]
-    a, f = _exact(rows["a"])[sel], np.asarray(rows["f"], dtype=np.float64)[sel]
+    a, f = exact_ints(rows["a"])[sel], np.asarray(rows["f"], dtype=np.float64)[sel]
     g = group[sel]
     partials: dict[str, np.ndarray] = {}
     for c, col in enumerate(ss.layout):
@@ -337,17 +332,6 @@ def _column_sums(ss: ScoreSums, rows, sel: np.ndarray, group: np.ndarray, n: int
     return reduce_engine_sums(partials, np.arange(n), n, ss.settings, layout=ss.layout)
 
 
-def _exact(values) -> np.ndarray:
-    """Engine integer sums as int64 when they fit, else Python ints."""
-    arr = np.asarray(values)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    ints = [0 if v is None else int(v) for v in arr.tolist()]
-    if all(-2**63 <= v < 2**63 for v in ints):
-        return np.array(ints, dtype=np.int64)
-    return np.array(ints, dtype=object)
-
-
 def _pooled(m: str, sums, n: int, zero_division: float) -> dict[str, np.ndarray]:
     """``response_level``'s measures per group from its summed statistics."""
     st = {k: sums[f"{m}{SEP}{k}"] for k in POOLED_METRICS[m].statistics}
@@ -358,7 +342,7 @@ def _pooled(m: str, sums, n: int, zero_division: float) -> dict[str, np.ndarray]
 def _ranked(m: str, rows, sel: np.ndarray, group: np.ndarray, n: int) -> np.ndarray:
     """A curve metric per group from its points: one ranking of all groups' points."""
     score = np.asarray(rows["score"], dtype=np.int64)[sel].view(np.float64)
-    pos, neg = _exact(rows["a"])[sel], _exact(rows["b"])[sel]
+    pos, neg = exact_ints(rows["a"])[sel], exact_ints(rows["b"])[sel]
     if pos.dtype == object or neg.dtype == object:  # beyond int64: not a character count
         raise OverflowError(f"Expected {m}'s weights below 2**63 per score, got more; fix "
                             "by scoring fewer characters at once.")
@@ -374,7 +358,7 @@ def _tidy(ss: ScoreSums, values, examples: np.ndarray, groups: Groups) -> pa.Tab
     names = [m for m in settings.metrics if not plan.placeholder] + list(plan.extra)
     pairs = [(m, k) for m in names for k in values[m]]
     profile = settings.profile.name if settings.profile else None
-    group, columns = tidy_columns(values, pairs, groups.n_groups, examples=_exact(examples),
+    group, columns = tidy_columns(values, pairs, groups.n_groups, examples=exact_ints(examples),
                                   averages=[fixed_average(m) or settings.average
                                             for m, _ in pairs], profile=profile)
     table = grouped_table(groups, group, columns)

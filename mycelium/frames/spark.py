@@ -22,7 +22,7 @@ from ..core.groups import group_bounds, group_sums, key_columns
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
-from ..core.settings import Settings
+from ..core.settings import Settings, typed_options
 from ..errors import SpanValidationError
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
@@ -343,9 +343,11 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
     if type_field is not None and _typed_on_workers(sdf, arguments):
         return _typed(sdf, arguments)
-    if type_field is not None or scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
-            or scores.wanted(pred_col, soft_ref_col, soft_pred_col, token_offsets_col,
-                             token_scores_col, threshold, metrics, profile=profile):
+    scored = scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) or scores.wanted(
+        pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col, threshold,
+        metrics, profile=profile)
+    if type_field is not None or scored:
+        typed_options(frames.face_call(arguments)[1])  # refused before any row is gathered
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,
@@ -406,15 +408,11 @@ def _typed_on_workers(sdf, arguments: dict) -> bool:
     """Whether the per-type rows of a call are summed on the workers: spans alone (no
     scores, soft labels or intervals, which take the paths above), untrimmed, with
     types that Spark holds as strings in the span structs (other forms are gathered)."""
-    from . import scores
     from .spark_typed import string_types
+    from .typed_sums import summable
 
     a = arguments
-    if a["ci"] is not None or a["trim_spans"] is not None or a["granularity"] != "char" or a["soft_ref_col"] is not None \
-            or a["soft_pred_col"] is not None or a["pred_col"] is None \
-            or scores.wanted(a["pred_col"], None, None, a["token_offsets_col"],
-                             a["token_scores_col"], a["threshold"], a["metrics"],
-                             profile=a["profile"]):
+    if not summable(a):
         return False
     sides = [a["ref_col"]] + ([a["pred_col"]] if a["typed_matching"] else [])
     return all(string_types(sdf, name, a["type_field"]) for name in sides)
@@ -422,7 +420,8 @@ def _typed_on_workers(sdf, arguments: dict) -> bool:
 
 def _typed(sdf, arguments: dict):
     """The per-type rows, summed on the workers (`mycelium.frames.spark_typed`)."""
-    from .spark_typed import summed_typed, typed_on_workers, typed_plan
+    from .spark_typed import typed_on_workers
+    from .typed_sums import typed_plan
 
     settings = frames.face_call(arguments)[1]
     settings = settings.scoring(settings.asked, soft=False)
@@ -431,9 +430,7 @@ def _typed(sdf, arguments: dict):
     check_inputs(sdf, ref_col, pred_col, text, names, arguments["id_col"], settings)
     plan = typed_plan(settings)
     selected = select_inputs(sdf, ref_col, pred_col, text, names, None)
-    sums = typed_on_workers(sdf, plan=plan, names=names, selected=selected)
-    warn_empty(sums, (EMPTY_REF_COL, EMPTY_PRED_COL, EMPTY_FIRST_COL))
-    tidy = summed_typed(sums, plan, names)
+    tidy = typed_on_workers(sdf, plan=plan, names=names, selected=selected)
     if arguments["as_spark"]:
         return to_spark(sdf, tidy, names + [frames.TYPE_COLUMN], extra={frames.TYPE_COLUMN})
     from .to_pandas import tidy_to_pandas

@@ -284,12 +284,11 @@ def _arrow_side(data: bytes, *, role: str, names: list[str] | None) -> VisionsSi
 
 
 def _line_numbers(data: bytes) -> list[int]:
-    """The 1-based numbers of the lines that are not blank (as `_whole` counts them)."""
-    if data[:1] not in (b"", b" ", b"\t", b"\r", b"\n", b"\xef") and not any(
-            data.count(b"\n" + c) for c in (b"\n", b" ", b"\t", b"\r")):
-        # Every line starts with a byte that is not white space: none is blank (but
-        # the empty piece after a final newline).
-        return list(range(1, data.count(b"\n") + 1 + (not data.endswith(b"\n"))))
+    """The 1-based numbers of the lines that are not blank (as `_whole` counts them).
+
+    On numpy: one pass over the bytes for the newlines (``bytes.count`` of a two-byte
+    pattern, four times, took six times as long), then only the lines that start with
+    white space are looked at one by one."""
     buffer = np.frombuffer(data, dtype=np.uint8)
     newline = np.flatnonzero(buffer == 10)
     starts = np.concatenate(([0], newline + 1))

@@ -12,13 +12,19 @@ the per-character vectors, at a cost proportional to the spans, not the characte
 Texts longer than `EXACT_CHARS` (where the per-character float sums could round) and
 examples whose spans overlap (last writer wins: their runs come from the vector) take
 the per-character path of one example.
+
+Every sort here is of keys that ascend by example (``example * width + offset``), made
+of a few runs that are sorted already (one per side and kind of bound) or of short
+unsorted stretches within each example: numpy's stable sort (timsort) merges such runs
+in about linear time, where its default quicksort does not see them (5-10x slower on
+these keys). The order of equal keys is the stable one either way.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._order import codes_in_order, stable_order
+from ._order import codes_in_order
 
 __all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs",
            "round8"]
@@ -142,7 +148,7 @@ def _last_writer(lengths, ex, s, e, p):
 def _pieces(ks, ke):
     """The sorted distinct bounds of spans keyed on the global axis, and the first and
     past-last piece (between consecutive bounds) under each span."""
-    bounds = distinct(np.sort(np.concatenate([ks, ke])))
+    bounds = distinct(np.sort(np.concatenate([ks, ke]), kind="stable"))
     return bounds, np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
 
 
@@ -174,7 +180,7 @@ def _sorted(ex, s, e, p):
         return ex, s, e, p
     width = int(s.max()) + 1
     if int(ex.max()) < (1 << 62) // width:  # (example, start) packed in one key
-        order = stable_order(ex * width + s)
+        order = np.argsort(ex * width + s, kind="stable")
     else:
         order = np.lexsort((s, ex))
     return ex[order], s[order], e[order], p[order]
@@ -211,7 +217,7 @@ def _cor_fast(lengths, fast, runs_a, runs_b, constant: str = "mu_shroom") -> np.
     bounds = distinct(np.sort(np.concatenate([
         examples * width, examples * width + n,
         ra[0] * width + ra[1], ra[0] * width + ra[2],
-        rb[0] * width + rb[1], rb[0] * width + rb[2]])))
+        rb[0] * width + rb[1], rb[0] * width + rb[2]]), kind="stable"))
     seg_ex = bounds[:-1] // width
     inside = seg_ex == bounds[1:] // width
     seg_start = bounds[:-1][inside]
@@ -281,7 +287,7 @@ def _twice_ranks(values, seg_ex, seg_len, first):
     values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
     vid, uniq = codes_in_order(values)
     key = seg_ex * uniq.size + vid
-    order = stable_order(key)  # any order of equal keys gives the same sums
+    order = np.argsort(key, kind="stable")  # any order of equal keys gives the same sums
     skey, slen = key[order], seg_len[order]
     head = np.ones(skey.size, dtype=bool)
     head[1:] = skey[1:] != skey[:-1]

@@ -66,7 +66,7 @@ def typed_soft_scores(lengths, ref: tuple, pred: tuple, n_labels: int) -> TypedS
     m, L = lengths.size, max(int(n_labels), 1)
     key_r = _items(ref[0]) * L + ref[4]
     key_p = _items(pred[0]) * L + pred[4]
-    pairs = distinct(np.sort(np.concatenate([key_r, key_p])))
+    pairs = distinct(np.sort(np.concatenate([key_r, key_p]), kind="stable"))  # runs: see _soft_runs
     pair_item, pair_label = pairs // L, pairs % L
     sub_r, count_r = _by_pair(ref, np.searchsorted(pairs, key_r), pairs.size)
     sub_p, count_p = _by_pair(pred, np.searchsorted(pairs, key_p), pairs.size)
@@ -141,7 +141,7 @@ def summed_runs(lengths, offsets, starts, ends, probs):
         return ex, s, e, p
     width = int(lengths.max()) + 1
     ks, ke = ex * width + s, ex * width + e
-    bounds = distinct(np.sort(np.concatenate([ks, ke])))
+    bounds = distinct(np.sort(np.concatenate([ks, ke]), kind="stable"))
     lo, hi = np.searchsorted(bounds, ks), np.searchsorted(bounds, ke)
     count = hi - lo
     span = np.repeat(np.arange(s.size, dtype=np.int64), count)  # list order per item

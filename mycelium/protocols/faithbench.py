@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from .._version import __version__
+from ..core.signature import protocol_signature
 
 __all__ = ["GoldRule", "CONVENTIONS", "DETECTORS", "SCORE_DETECTORS", "detector_table",
            "gold_labels", "read_items", "read_annotations", "read_labels_csv",
@@ -157,12 +158,12 @@ class GoldRule:
         metrics:sklearn-balanced_accuracy+f1_macro
         """
         benign = "hallucinated" if "Benign" in self.hallucinated else "consistent"
-        return "|".join([
-            "faithbench", f"source:{self.source}", f"skip:{self.skip}",
-            f"annotators:{self.annotators}", f"pad:{self.pad}", f"pooling:{self.pooling}",
-            "hallucinated:" + "+".join(self.hallucinated), f"benign:{benign}",
-            f"hhem:<{self.threshold:g}", f"missing:{self.missing}",
-            "metrics:sklearn-balanced_accuracy+f1_macro", f"mycelium:{__version__}"])
+        return "faithbench|" + protocol_signature([
+            ("source", self.source), ("skip", self.skip), ("annotators", self.annotators),
+            ("pad", self.pad), ("pooling", self.pooling),
+            ("hallucinated", "+".join(self.hallucinated)), ("benign", benign),
+            ("hhem", f"<{self.threshold:g}"), ("missing", self.missing),
+            ("metrics", "sklearn-balanced_accuracy+f1_macro"), ("mycelium", __version__)])
 
 
 #: The two conventions of `detector_table`: the paper's, and the same rule on the

@@ -40,7 +40,7 @@ import numpy as np
 from .._version import __version__
 from ..core.exactsum import exact_mean
 from ..core.provenance import Dataset
-from ..core.signature import signature_with
+from ..core.signature import protocol_signature, signature_with
 from ..io.provenance import dataset_provenance
 from ..io.shroom_visions import (VisionsInputError, VisionsSide, read_visions_side,
                                  visions_side)
@@ -79,9 +79,9 @@ def visions_signature(*, labels_ignore_case: bool = False,
     if labels_ignore_case:
         rules["labels"] = "closed-ignore-case"
         rules["label_union"] = "ignore-case"
-    fields = [f"mycelium:{__version__}", f"profile:{PROFILE}", f"metrics:{METRICS}"]
-    fields += [f"{k}:{v}" for k, v in rules.items()]
-    return signature_with("|".join(fields), dataset=dataset) or ""
+    fields = [("mycelium", __version__), ("profile", PROFILE), ("metrics", METRICS),
+              *rules.items()]
+    return signature_with(protocol_signature(fields), dataset=dataset) or ""
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ from mycelium.core.signature import parse_signature, signature_with
 from mycelium.scores import Tuned
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mycelium"
-# A string literal that starts a signature field ("|key:"), or a signature cut into fields.
-WRITES = re.compile(r"""["']\|[a-z_]+:|signature\S*\.split\(|signature\S*\.replace\(""")
+# A string literal that starts a signature field ("|key:"), a signature cut into fields,
+# or fields joined into one by hand (a protocol's: `protocol_signature` joins them).
+WRITES = re.compile(r"""["']\|[a-z_]+:|signature\S*\.split\(|signature\S*\.replace\("""
+                    r"""|["']\|["']\.join\((fields|\[)""")
 
 
 def test_no_module_but_the_writer_writes_signature_fields():

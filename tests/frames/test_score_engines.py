@@ -35,7 +35,7 @@ def plan_of(case: str):
     data, options = CASES[case]
     form = "token" if "token_offsets" in data else ("soft" if "soft_predictions" in data
                                                     else None)
-    return score_sums.score_sums(predictions="predictions" in data, form=form, **options)
+    return score_sums.score_sums(options, predictions="predictions" in data, form=form)
 
 
 # ------------------------------------------------------------------ by hand

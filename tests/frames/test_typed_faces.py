@@ -1,9 +1,10 @@
 """The per-type rows on every face equal the dict face's, bit for bit: per group,
 ``mycelium.evaluate(...)["by_type"]`` on the group's rows (and ``typed_span`` over all
 types, the rows of null type first in each group) from the pandas accessor, Polars eager,
-the Polars LazyFrame, Spark (local, small Arrow batches, so that a group's sums cross
-batches) and ``mycelium evaluate --type-field`` on JSON lines, CSV and Parquet files;
-``typed_span`` under each of its four schemes, with and without typed matching. The
+the Polars LazyFrame (streamed in batches of 7 rows) and Spark (local, Arrow batches of 7
+rows), both summing per (group, type) without gathering the rows, and ``mycelium
+evaluate --type-field`` on JSON lines, CSV and Parquet files; ``typed_span`` under each
+of its four schemes, with and without typed matching. The
 `mycelium.Accumulator` has no ``type_field`` (the per-type rows filter each type's
 examples from all of them) and refuses it by name."""
 
@@ -190,10 +191,18 @@ def run_face(face: str, opts: dict, session, tmp_path) -> pd.DataFrame:
         return pl.DataFrame(ROWS).mycelium.evaluate("ref", "pred",
                                                     **_frame_options(opts)).to_pandas()
     if face == "polars_lazy":
-        plan = pl.DataFrame(ROWS).lazy().mycelium.evaluate("ref", "pred",
-                                                           **_frame_options(opts))
+        from mycelium.frames import polars_lazy
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("the per-type rows were collected")
+
+        with mock.patch.object(polars_lazy, "_collected", refuse):
+            plan = pl.DataFrame(ROWS).lazy().mycelium.evaluate("ref", "pred",
+                                                               **_frame_options(opts))
         assert isinstance(plan, pl.LazyFrame)
-        return plan.collect(engine="streaming").to_pandas()
+        assert "AGGREGATE" in plan.explain()  # summed per (group, type) by Polars
+        with pl.Config(streaming_chunk_size=7):  # a group's rows in several batches
+            return plan.collect(engine="streaming").to_pandas()
     if face == "spark":
         return _spark(session, opts)
     return _cli(face.removeprefix("cli_"), opts, tmp_path)
@@ -216,6 +225,7 @@ def test_per_type_rows_equal_the_dict_face(face, scheme, typed_matching, average
     want = expected(opts)
     rows = rows_of(got)
     assert rows.keys() == want.keys(), (face, set(rows) ^ set(want))
+    assert list(rows) == list(want), face  # the rows in the dict face's order
     for key, (value, examples) in want.items():
         g = rows[key]
         assert same(g[0], value), (face, key, g, value)
@@ -251,3 +261,20 @@ def test_typed_matching_needs_type_field_on_the_command_line(tmp_path, capsys):
     assert main(["evaluate", str(path), "--ref-col", "ref", "--pred-col", "pred",
                  "--typed-matching"]) == 2
     assert "--typed-matching needs --type-field" in capsys.readouterr().err
+
+
+def test_the_lazy_plan_tells_its_zero_length_spans_once():
+    """Streamed in batches, the per-type rows still give one EmptySpanWarning per
+    ``collect()``, with the whole frame's counts."""
+    import warnings
+
+    refs = sum(s["start"] == s["end"] for r in ROWS for s in r["ref"])
+    preds = sum(s["start"] == s["end"] for r in ROWS for s in r["pred"])
+    plan = pl.DataFrame(ROWS).lazy().mycelium.evaluate(
+        "ref", "pred", **_frame_options(options("strict", True, "macro")))
+    with warnings.catch_warnings(record=True) as seen, pl.Config(streaming_chunk_size=7):
+        warnings.simplefilter("always")
+        plan.collect(engine="streaming")
+    told = [str(w.message) for w in seen if issubclass(w.category, mycelium.EmptySpanWarning)]
+    assert refs and preds and len(told) == 1
+    assert f"(start == end: {refs} in references, {preds} in predictions)" in told[0]

@@ -1,6 +1,7 @@
 """docs/benchmarks/shroom_visions.md: its Python block runs on the shipped example and
-prints what the page says; the worked example's command prints the page's table; the
-shipped example files are what examples/make_shroom_visions_data.py writes."""
+prints what the page says; the worked example's command prints the page's table (and
+README.md's lines); the shipped example files are what examples/make_shroom_visions_data.py
+writes."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mycelium.cli.app import main
 
 ROOT = Path(__file__).resolve().parents[3]
 PAGE = (ROOT / "docs" / "benchmarks" / "shroom_visions.md").read_text(encoding="utf-8")
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_python_block_runs_and_prints_the_page_numbers(monkeypatch):
@@ -45,6 +47,23 @@ def test_worked_example_command_prints_the_page_table(monkeypatch, tmp_path, cap
                  "--per-label"]) == 0
     assert capsys.readouterr().out == table
     assert (tmp_path / "out.txt").read_text() == "Cor    : 0.81751245\nCor lbl: 0.64529184\n"
+
+
+def test_readme_example_prints_the_readme_lines(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(ROOT)
+    lines = re.search(r"mycelium shroom-visions .*?```text\n(.*?)```", README,
+                      flags=re.S).group(1)
+    assert main(["shroom-visions", "examples/data/shroom_visions/gold.jsonl",
+                 "examples/data/shroom_visions/pred.jsonl", str(tmp_path / "out.txt")]) == 0
+    assert capsys.readouterr().out == lines
+    # the numbers the README quotes for demo-en-2
+    from mycelium.protocols.shroom_visions import score_files
+
+    result = score_files("examples/data/shroom_visions/gold.jsonl",
+                         "examples/data/shroom_visions/pred.jsonl")
+    at = result.ids.index("demo-en-2")
+    assert (round(result.cor[at], 3), round(result.cor_lbl[at], 3)) == (0.999, 0.218)
+    assert "Cor 0.999 and Cor+Lbl 0.218" in " ".join(README.split())
 
 
 def test_shipped_example_is_current(tmp_path):
