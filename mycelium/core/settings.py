@@ -53,8 +53,11 @@ class Settings:
     its field in `mycelium.core.signature.format_signature`; the code that uses it (the
     span options reach the spans in `mycelium.evaluate.prepare_for`); and the keyword
     with its docstring on each face that offers it. The faces hand their arguments on
-    whole (`mycelium.evaluate.settled`, `mycelium.frames.engine.face_call`,
-    `mycelium.cli.args.options_of`, the Accumulator's fields), so nothing else changes.
+    whole (`mycelium.evaluate.settled`, `mycelium.frames.engine.face_call`, the streamed
+    score sums' `mycelium.frames.score_sums.score_sums`, `mycelium.cli.args.options_of`,
+    the Accumulator's fields), so nothing else changes. A rule between options (one that
+    cannot be combined with another yet) is a function here, called by every face
+    (`half_open_scores`, `typed_options`).
     """
 
     profile: Profile | None

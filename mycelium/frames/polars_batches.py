@@ -162,12 +162,15 @@ def batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
 
 def batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None
                   ) -> pl.Series:
-    """`frames.score_table` of one batch: a Struct of all measures, or one column."""
+    """`frames.score_table` of one batch: a Struct of all measures, or one column.
+    Under a profile whose soft labels are the spans (``shroom_visions``), the span
+    columns are the soft labels too, as on the eager faces."""
     fields = batch.struct.fields
     try:
         table = frames.score_table(Inputs(
             batch.struct.field("ref"), batch.struct.field("pred"),
-            text=batch.struct.field("text") if "text" in fields else None), settings)
+            text=batch.struct.field("text") if "text" in fields else None
+        ).soft_from_spans(settings.profile), settings)
     except SpanValidationError:
         prepare_batch(batch, settings.missing)  # re-raise with the row's position
         raise

@@ -263,13 +263,13 @@ class MyceliumLazyFrame:
         settings = resolve_settings(**options)
         from .scores import soft_from_spans
 
-        if settings.profile is not None and soft_from_spans(profile, None, None):
-            raise ValueError(f"Expected a profile scored from span columns on a LazyFrame's "
-                             f"score, got {settings.profile.name!r}, whose soft labels are "
-                             "the spans; fix by collecting first: "
-                             "lf.collect().mycelium.score(...).")
+        # A profile whose soft labels are the spans (shroom_visions) scores each row
+        # alone too: every batch reads them from its span columns (`batch_scores`).
+        spans_soft = settings.profile is not None and soft_from_spans(profile, None, None)
         check_columns(self._lf.collect_schema().names(), ref_col, pred_col, text, [])
-        columns = [f"{m}_{k}" for m in settings.metrics for k in METRICS[m].measures]
+        scored = settings.scoring(settings.asked, soft=True) if spans_soft else settings
+        columns = [f"{m}_{k}" for m in scored.metrics  # a soft metric's one measure: score
+                   for k in (METRICS[m].measures if m in METRICS else ("score",))]
         scores = batch_inputs(ref_col, pred_col, text, row=True).map_batches(
             partial(batch_scores, settings=settings),
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)

@@ -527,19 +527,11 @@ def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
                                          float_parse)
     if not pred_have["id"] or not (pred_have["hard_labels"] or pred_have["soft_labels"]):
         raise _Decline
-    ref_ids = refs.column("id").to_pylist()
-    pred_ids = preds.column("id").to_pylist()
-    ref_at = {k: i for i, k in enumerate(ref_ids)}
-    pred_at = {k: i for i, k in enumerate(pred_ids)}
-    if len(ref_at) != len(ref_ids) or len(pred_at) != len(pred_ids) or ref_at.keys() != \
-            pred_at.keys():
-        raise _Decline
-    ids = _official_order(ref_ids)
+    ids, to_ref, official = _paired_ids(refs.column("id"), preds.column("id"))
     # Read in the reference file's order, the predictions' spans brought to it (a
     # gather of their flat arrays, none when the files share an order); then both
     # sides are put in the official order (again none when the file is in it).
     n = pc.utf8_length(refs.column("model_output_text")).to_numpy().astype(np.int64)
-    to_ref = np.array([pred_at[i] for i in ref_ids], dtype=np.int64)
     n_pred = np.empty_like(n)
     n_pred[to_ref] = n
     ref_hard = _pairs(refs.column("hard_labels"), n)
@@ -559,9 +551,33 @@ def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
     if not pred_have["soft_labels"]:
         off, s, e = pred_hard
         pred_soft = (off, s, e, np.ones(s.size))
-    official = np.array([ref_at[i] for i in ids], dtype=np.int64)
     return (ids, n[official], *(_take_rows(side, official)
                                 for side in (ref_hard, pred_hard, ref_soft, pred_soft)))
+
+
+def _paired_ids(ref_col, pred_col) -> tuple[list, np.ndarray, np.ndarray]:
+    """The ids in the official order, each reference's row in the prediction file, and
+    the reference rows in the official order; `_Decline` unless both files hold the
+    same ids, each once (no id is null: `_read` checked every line has one).
+
+    Matched and ordered by Arrow's kernels, without a Python dict of 2 x 100,000 ids:
+    string ids sort by their UTF-8 bytes, which is the code-point order of Python's
+    ``sorted``; ids that all look like integers take `_official_order`."""
+    rows = len(ref_col)
+    if len(pred_col) != rows or pc.count_distinct(ref_col).as_py() != rows or \
+            pc.count_distinct(pred_col).as_py() != rows:
+        raise _Decline
+    found = pc.index_in(ref_col, value_set=pred_col)
+    if found.null_count:  # an id of one file is not in the other
+        raise _Decline
+    to_ref = found.to_numpy().astype(np.int64)
+    ref_ids = ref_col.to_pylist()
+    if ref_ids and all(_is_int(i) for i in ref_ids):
+        ids = _official_order(ref_ids)
+        ref_at = {k: i for i, k in enumerate(ref_ids)}
+        return ids, to_ref, np.array([ref_at[i] for i in ids], dtype=np.int64)
+    official = pc.sort_indices(ref_col).to_numpy().astype(np.int64)
+    return [ref_ids[k] for k in official.tolist()], to_ref, official
 
 
 def _take_rows(flat: tuple, rows: np.ndarray) -> tuple:

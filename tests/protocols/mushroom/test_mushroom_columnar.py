@@ -207,3 +207,29 @@ def test_bad_utf8_in_a_text_is_the_record_paths_error(tmp_path, field):
     assert _declined(ref, pred)
     with pytest.raises(MushroomInputError, match="line 1: not valid UTF-8"):
         score_files(ref, pred)
+
+
+@pytest.mark.parametrize("ids", [
+    ["b", "a", "é", "Z", "z", "日本", "😀", "a b", "ä"],           # code-point order
+    ["10", "9", "-3", "0100", "2", "1_0"],                        # integer-looking: numeric
+    ["10", "9", "x"],                                            # one that is not: strings
+])
+def test_the_arrow_reader_pairs_and_orders_ids_as_the_record_reader(tmp_path, ids):
+    """Ids are paired and ordered by Arrow's kernels: the same order and pairing as the
+    reference (Python's ``sorted``, ``key=int`` when every id looks like an integer),
+    predictions in another order than the references."""
+    rng = random.Random(len(ids))
+    refs = [dict(REFS[k % 2], id=i) for k, i in enumerate(ids)]
+    preds = [{"id": i, "hard_labels": [[0, 1 + k % 5]]} for k, i in enumerate(ids)]
+    rng.shuffle(preds)
+    result = _both_paths(*_files(tmp_path, refs, preds))
+    key = int if all(i.lstrip("-").replace("_", "").isdigit() for i in ids) else None
+    assert result.ids == sorted(ids, key=key)
+
+
+@pytest.mark.parametrize("pred_ids", [["a", "b", "c"], ["a"], ["a", "a"], ["a", "c"]])
+def test_ids_that_do_not_pair_leave_it_to_the_record_reader(tmp_path, pred_ids):
+    ref, pred = _files(tmp_path, REFS, [{"id": i, "hard_labels": []} for i in pred_ids])
+    assert _declined(ref, pred)
+    with pytest.raises(MushroomInputError):
+        score_files(ref, pred)

@@ -121,6 +121,25 @@ def test_pandas_face_equals_the_dict_face(case, tmp_path):
                                                   getattr(result, field).tolist()))
 
 
+@pytest.mark.parametrize("case", SCORED, ids=[c["name"] for c in SCORED])
+def test_lazy_score_equals_the_drop_in(case, tmp_path):
+    """The LazyFrame's ``score`` under the profile, batch by batch on the streaming
+    engine: per item the drop-in's Cor, Cor lbl and IoU, bit for bit, and the eager
+    Polars face's frame."""
+    from _optional import pl
+
+    result, rows = paired(tmp_path, case)
+    frame = pl.from_pandas(_arrow_frame(rows))
+    plan = frame.lazy().mycelium.score("ref", "pred", text="text", profile="shroom_visions")
+    got = plan.collect(engine="streaming")
+    assert got.columns == [f"{m}_score" for m in PER_ITEM]
+    for metric, field in PER_ITEM.items():
+        assert all(same(a, b) for a, b in zip(got[f"{metric}_score"].to_list(),
+                                              getattr(result, field).tolist())), metric
+    assert got.equals(frame.mycelium.score("ref", "pred", text="text",
+                                           profile="shroom_visions"))
+
+
 def _arrow_frame(rows) -> pd.DataFrame:
     """The rows with typed Arrow span columns (`VISIONS_SPAN_TYPE`), as
     `mycelium.read_shroom_visions` gives them."""
