@@ -24,8 +24,7 @@ from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
-from .core.settings import (Settings, half_open_scores, profile_default_metrics,
-                            resolve_settings)
+from .core.settings import Settings, profile_default_metrics, resolve_settings
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
 from .evaluate import build_report, intervals, prepare_for
@@ -199,7 +198,6 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
-            half_open_scores(self.offsets)
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -216,7 +214,7 @@ class Accumulator:
         if plan is not None:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
-                rules=rules_of(settings.profile))
+                rules=rules_of(settings.profile), offsets=settings.offsets)
         prepared = prepare_for(references, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
@@ -225,7 +223,8 @@ class Accumulator:
         if plan is not None:
             tokens = scoring.plan_tokens(plan, si, references, prepared,
                                          rules_of(settings.profile),
-                                         trim_spans=settings.trim_spans)
+                                         trim_spans=settings.trim_spans,
+                                         offsets=settings.offsets)
             pooled = scoring.pooled_statistics(prepared, scoring.pooled_names(plan), {},
                                                settings.params, tokens=tokens)
             if si is not None and lengths is not None:

@@ -22,8 +22,8 @@ from .core.profiles import Profile
 from .core.score_rules import rules_of
 from .core.provenance import dataset_of
 from .core.signature import signature_with
-from .core.settings import (Settings, half_open_scores, profile_default_metrics,
-                            resolve_settings, typed_options)
+from .core.settings import (Settings, profile_default_metrics, resolve_settings,
+                            typed_options)
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -224,7 +224,8 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         ``[start, end + 1)`` before anything is checked. Recorded in the signature
         (``offsets:inclusive``). Zero-length spans are valid but carry no characters:
         they are counted in ``meta["empty_spans"]`` and one `mycelium.EmptySpanWarning`
-        names the first. Not combined with the score forms or ``type_field`` yet.
+        names the first. The per-type rows read the spans the same way; token offsets,
+        soft-label spans and the spans a threshold makes stay half-open.
 
     Returns
     -------
@@ -307,7 +308,6 @@ def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str,
             settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
     if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
                       d.token_scores, settings.threshold, d.predictions):
-        half_open_scores(settings.offsets)
         report = scoring.evaluate_scores(_evaluate_spans, inputs,
                                          replace(settings, asked=_names(metrics)), keys)
     else:
