@@ -78,6 +78,13 @@ class Accumulator:
     profile, metrics, average, zero_division, params, missing, granularity, trim_spans, offsets
         As in `mycelium.evaluate`: the settings every batch is scored with (``metrics``
         may name the score metrics and ``response_level``).
+    type_field, typed_matching
+        As in `mycelium.evaluate`: ``report["by_type"]``, the measures per type of the
+        spans' ``type_field``, and the ``typed_span`` metric (its scheme in
+        ``params={"typed_span": {"scheme": ...}}``). Each batch keeps, per type, the
+        statistics of its examples having the type; `compute` reduces them as
+        `mycelium.evaluate` does on all the examples (the same function), so the rows
+        are identical whatever the batches.
     ci, n_resamples, seed
         Bootstrap intervals in `compute`, as in `mycelium.evaluate`. Identical to
         `evaluate`'s on the concatenated data when every batch gave ``ids``; without ids
@@ -117,6 +124,27 @@ class Accumulator:
     True
     >>> acc.compute()["meta"]["examples"]
     4
+
+    Per type (``type_field``), with ``typed_span`` under the ``partial`` scheme. Type B's
+    examples (both) have 4 of B's 7 reference characters predicted as B, of 9 predicted;
+    ``typed_span`` counts one correct prediction (same boundaries, any type) and one
+    partial (half credit) of 2:
+
+    >>> refs = [[{"start": 0, "end": 5, "label": "A"}], [{"start": 2, "end": 9, "label": "B"}]]
+    >>> preds = [[{"start": 0, "end": 5, "label": "B"}], [{"start": 2, "end": 6, "label": "B"}]]
+    >>> options = dict(metrics=["typed_span", "character"], type_field="label",
+    ...                typed_matching=True, params={"typed_span": {"scheme": "partial"}},
+    ...                average="micro")
+    >>> acc = Accumulator(**options)
+    >>> acc.update(refs[:1], preds[:1])
+    >>> acc.update(refs[1:], preds[1:])
+    >>> b = acc.compute()["by_type"]["B"]
+    >>> b["examples"], b["n_ref"], b["character"]
+    (2, 1, {'precision': 0.4444444444444444, 'recall': 0.5714285714285714, 'f1': 0.5})
+    >>> acc.compute()["typed_span"]
+    {'precision': 0.75, 'recall': 0.75, 'f1': 0.75}
+    >>> acc.compute()["by_type"] == evaluate(refs, preds, **options)["by_type"]
+    True
     """
 
     profile: Any = None
