@@ -57,7 +57,7 @@ class Settings:
     score sums' `mycelium.frames.score_sums.score_sums`, `mycelium.cli.args.options_of`,
     the Accumulator's fields), so nothing else changes. A rule between options (one that
     cannot be combined with another yet) is a function here, called by every face
-    (`half_open_scores`, `typed_options`).
+    (`typed_options`).
     """
 
     profile: Profile | None
