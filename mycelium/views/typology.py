@@ -36,7 +36,7 @@ from ..core.pipeline import compute_statistics
 from ..core.spans import SpanBatch, canonicalize, inclusive_to_half_open, validate
 
 __all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field",
-           "typed_span", "typed_span_statistics"]
+           "typed_span", "typed_span_statistics", "typed_measures"]
 
 #: Marks a span that has no type field at all (as opposed to a null type).
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -87,9 +87,22 @@ class TypedStatistics:
     list of tuple or None
         ``[(metric, measure), ...]``, or None for every measure.
     """
-        if self.typed_matching:
-            return None
-        return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
+        return typed_measures(metrics, self.typed_matching)
+
+
+def typed_measures(metrics, typed_matching: bool) -> list[tuple[str, str]] | None:
+    """`TypedStatistics.measures_of` of a call scoring ``metrics``.
+
+    Examples
+    --------
+    >>> typed_measures(["character", "iou"], False)
+    [('character', 'recall')]
+    >>> typed_measures(["character", "iou"], True) is None
+    True
+    """
+    if typed_matching:
+        return None
+    return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
 
 
 def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarray,

@@ -410,14 +410,17 @@ def test_offsets_cells_with_types_and_scores_equal_the_half_open_spans_by_hand(o
     half_open = mycelium.evaluate(REF, PRED if preds is not None else None, text=TEXTS,
                                   **kwargs)
     assert inclusive.get("by_type") == half_open.get("by_type")
-    if "type_field" not in kwargs:  # the Accumulator has no per-type rows
-        acc = mycelium.Accumulator(**{k: v for k, v in OPTIONS[option][0].items()
-                                      if k in ("offsets", "metrics")})
-        acc.update(data(option)["ref"], preds, text=TEXTS,
-                   **{k: v for k, v in kwargs.items() if k.startswith("token_")
-                      or k == "threshold"})
-        assert {k: v for k, v in acc.compute().items() if k != "meta"} == {
-            k: v for k, v in half_open.items() if k != "meta"}
+    # the Accumulator too, per type included, in two batches
+    acc = mycelium.Accumulator(**{k: v for k, v in OPTIONS[option][0].items()
+                                  if k in ("offsets", "metrics", "type_field",
+                                           "typed_matching", "params")})
+    scores = {k: v for k, v in kwargs.items() if k.startswith("token_") or k == "threshold"}
+    for part in (slice(0, 1), slice(1, None)):
+        acc.update(data(option)["ref"][part], None if preds is None else preds[part],
+                   text=TEXTS[part], **{k: v[part] if k.startswith("token_") else v
+                                        for k, v in scores.items()})
+    assert {k: v for k, v in acc.compute().items() if k != "meta"} == {
+        k: v for k, v in half_open.items() if k != "meta"}
     assert {k: v for k, v in inclusive.items() if k != "meta"} == {
         k: v for k, v in half_open.items() if k != "meta"}
     assert "offsets:inclusive" in inclusive["meta"]["signature"]
