@@ -37,7 +37,8 @@ import numpy as np
 
 from ..metrics._intervals import narrow  # the metrics' rule for arrays of exact integers
 
-__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums",
+__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_total", "exact_mean",
+           "means_of_sums",
            "weighted_means", "f1_of_counts", "f1_ratio", "reweight", "small_products",
            "PRODUCT_BLOCK", "limb_matrix", "combine_limbs"]
 
@@ -257,6 +258,26 @@ def _quotient(a, rest, d) -> np.ndarray:
     value = np.ldexp(kept.astype(np.float64), (drop - _B - _STEP * steps).astype(np.int32))
     value[~nonzero] = 0.0
     return value
+
+
+def exact_total(values: np.ndarray) -> int | float:
+    """The exact sum of one column: a Python int when every value is a whole number
+    (an integer column, or floats that are all whole), else ``math.fsum`` (correctly
+    rounded, so any order of summing agrees).
+
+    Examples
+    --------
+    >>> exact_total(np.array([2.0**60, 1.0, -2.0**60])), exact_total(np.array([0.1, 0.2]))
+    (1, 0.30000000000000004)
+    >>> exact_total(np.array([], dtype=np.int64))
+    0
+    """
+    col = np.asarray(values)
+    if col.dtype.kind in "iu" or np.array_equal(col, np.trunc(col)):
+        if not col.size or float(np.abs(col).max()) * col.size < 2.0**53:
+            return int(col.sum())  # every partial sum is an integer below 2**53: exact
+        return sum(int(x) for x in col.tolist())
+    return math.fsum(col.tolist())
 
 
 def exact_mean(values: np.ndarray) -> float:

@@ -74,13 +74,15 @@ OPTIONS = {
                 ["--offsets", "inclusive"]),
     # ... and with the per-type rows, which read the spans (and their types) again
     "offsets+type_field": ({"offsets": "inclusive", "type_field": "label_type"},
-                           {"offsets": "inclusive", "type_field": "label_type"}, None),
+                           {"offsets": "inclusive", "type_field": "label_type"},
+                           ["--offsets", "inclusive", "--type-field", "label_type"]),
     "offsets+typed_span+typed_matching": (
         {"offsets": "inclusive", "type_field": "label_type", "typed_matching": True,
          "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "partial"}}},
         {"offsets": "inclusive", "type_field": "label_type", "typed_matching": True,
          "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "partial"}}},
-        None),
+        ["--offsets", "inclusive", "--type-field", "label_type", "--typed-matching",
+         "--metrics", "typed_span,iou", "--params", '{"typed_span": {"scheme": "partial"}}']),
     # ... and with token scores: the spans read inclusive, the tokens' offsets half-open
     # (a tokenizer's offset mapping), the spans at a threshold made from them as they are
     "offsets+token_scores": ({"offsets": "inclusive", "token_offsets": OFFSETS,
