@@ -181,12 +181,95 @@ def _fb_least(t: Tables) -> str:
     return str(r.loc[r["tau"].idxmin(), "change"].split(" -> ", 1)[1])
 
 
+# --- SHROOM-Visions ---------------------------------------------------------------------
+
+def _sv_status(t: Tables, prefix: str) -> str:
+    st = t["visions_systems"]["status"]
+    return str(int(st.str.startswith(prefix).sum()))
+
+
+def _sv_mean(t: Tables, table: str) -> pd.DataFrame:
+    d = t[table]
+    return d[d["lang"] == "MEAN"]
+
+
+def _sv_floor(t: Tables, types: bool) -> pd.DataFrame:
+    f = t["visions_noise_floor"]
+    return f[(f["family"] == "type") == types]
+
+
+def _sv_type_table(t: Tables) -> str:
+    m = _sv_mean(t, "visions_types")
+    view = pd.DataFrame({
+        "types": [f"{a} / {b}" for a, b in zip(m["from"], m["to"])],
+        "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(m["tau"], m["tau_low"],
+                                                          m["tau_high"])],
+        "languages": m["languages"].astype(int),
+        "winner changes": m["winner_changes"].astype(int),
+        "of which beyond the noise floor": m["winner_changes_significant"].astype(int),
+    })
+    return md_table(view).rstrip("\n")
+
+
+def _sv_tau(to: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(_sv_mean(t, "visions_effects"), to=to)
+        return ci(r["tau"], r["tau_low"], r["tau_high"], 2)
+    return f
+
+
+def _sv_scored_per_lang(t: Tables) -> pd.Series:
+    s = t["visions_systems"]
+    return s[s["status"] == "scored"].groupby("lang").size()
+
+
 def _systems_per_language(t: Tables) -> pd.Series:
     return t["systems"].groupby("lang").size()
 
 
 def _central_table(t: Tables) -> str:
-    return md_table(mean_view(t["convention_effects"], "systems")).rstrip("\n")
+    """Every benchmark's changes in one table: Mu-SHROOM's real system files and
+    SHROOM-Visions' systems as means over languages, FaithBench's one ranking."""
+    def iv(m, k, digits=2):
+        return [ci(a, b, c, digits) for a, b, c in zip(m[k], m[f"{k}_low"], m[f"{k}_high"])]
+
+    def wins(m, n):
+        return [f"{int(v)} of {n} [{int(lo)}, {int(hi)}]" for v, lo, hi in zip(
+            m["winner_changes"], m["winner_changes_low"], m["winner_changes_high"])]
+
+    e = t["convention_effects"]
+    ms = e[(e["lang"] == "MEAN") & (e["detectors"] == "systems")]
+    sv = _sv_mean(t, "visions_effects")
+    fb = t["faithbench_rules"]
+    fbf = _fb_floor(t).set_index("to")
+    dash = "–"
+    parts = [
+        pd.DataFrame({"benchmark": "Mu-SHROOM", "change": ms["change"], "kind": ms["family"],
+                      "tau [items]": iv(ms, "tau"),
+                      "tau [languages]": [ci(a, b, c, 2) for a, b, c in zip(
+                          ms["tau"], ms["tau_lang_low"], ms["tau_lang_high"])],
+                      "winner changes [items]": wins(ms, int(ms["languages"].max())),
+                      "beyond the noise floor": ms["winner_changes_significant"].astype(int),
+                      "largest rank move [items]": iv(ms, "max_rank_move", 1),
+                      "median |Δ score| [items]": iv(ms, "median_abs_delta", 3)}),
+        pd.DataFrame({"benchmark": "SHROOM-Visions", "change": sv["change"],
+                      "kind": sv["family"], "tau [items]": iv(sv, "tau"),
+                      "tau [languages]": dash,
+                      "winner changes [items]": wins(sv, int(sv["languages"].max())),
+                      "beyond the noise floor": sv["winner_changes_significant"].astype(int),
+                      "largest rank move [items]": iv(sv, "max_rank_move", 1),
+                      "median |Δ score| [items]": iv(sv, "median_abs_delta", 3)}),
+        pd.DataFrame({"benchmark": "FaithBench", "change": fb["change"], "kind": fb["family"],
+                      "tau [items]": [ci(a, b, c, 2) for a, b, c in zip(
+                          fb["tau"], fb["tau_low"], fb["tau_high"])],
+                      "tau [languages]": dash,
+                      "winner changes [items]": [f"{int(v)} of 1" for v in fb["winner_changes"]],
+                      "beyond the noise floor": [int(fbf.loc[to, "significant"])
+                                                 if to in fbf.index else 0 for to in fb["to"]],
+                      "largest rank move [items]": fb["max_rank_move"].astype(int).astype(str),
+                      "median |Δ score| [items]": dash}),
+    ]
+    return md_table(pd.concat(parts, ignore_index=True)).rstrip("\n")
 
 
 # --- humans and systems -----------------------------------------------------------------
@@ -216,6 +299,30 @@ def _human_shift(t: Tables) -> str:
 def _system_shift(t: Tables) -> str:
     v = t["systems_vs_loo"]
     return num(float(v.loc[v["kind"] == "system", "iou_hard_minus_loo"].median()))
+
+
+def _two_way_widens(t: Tables) -> str:
+    r = one(t["annotators_two_way"], lang="EN")
+    item = r["iou_a_high"] - r["iou_a_low"]
+    both = r["iou_a_two_way_high"] - r["iou_a_two_way_low"]
+    return "widens" if both > item else "narrows" if both < item else "keeps"
+
+
+def _rebuilt(t: Tables) -> pd.DataFrame:
+    r = t["annotators_rebuilt"]
+    return r[r["lang"] != "MEAN"]
+
+
+def _rebuilt_ci(lang: str, kind: str) -> Callable[[Tables], str]:
+    def f(t):
+        r = one(t["annotators_rebuilt"], lang=lang)
+        return ci(r["iou_loo"], r[f"iou_loo_{kind}_low"], r[f"iou_loo_{kind}_high"])
+    return f
+
+
+def _rebuilt_widest(t: Tables) -> pd.Series:
+    r = _rebuilt(t)
+    return r.loc[(r["width_rebuilt"] - r["width_fixed"]).idxmax()]
 
 
 def _hs_count(col: str) -> Callable[[Tables], str]:
@@ -333,6 +440,8 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "win_sentence_sig": _win_sig("iou_sentence"),
     "tau_response": _tau("response_f1"), "win_response": _win("response_f1"),
     "win_response_sig": _win_sig("response_f1"),
+    "tau_response_ba": _tau("response_ba"), "win_response_ba": _win("response_ba"),
+    "win_response_ba_sig": _win_sig("response_ba"),
     "invalid_files": lambda t: str(len(_invalid(t))),
     "invalid_teams": lambda t: names(sorted(_invalid(t)["team"].unique())),
     "invalid_roles": lambda t: names(sorted(_invalid(t)["role"].unique())),
@@ -368,6 +477,30 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "noise_half": lambda t: str(int((_floor(t)["flip_share_from"] >= 0.05).sum())),
     "noise_cleared": _floor_cleared,
     "central_resamples": lambda t: f"{ranking.CENTRAL_RESAMPLES:,}",
+    "sv_files": lambda t: str(len(t["visions_systems"])),
+    "sv_submissions": lambda t: str(t["visions_systems"]["system"].nunique()),
+    "sv_scored": lambda t: _sv_status(t, "scored"),
+    "sv_refused": lambda t: _sv_status(t, "refused"),
+    "sv_refused_rules": lambda t: ", ".join(sorted(
+        st[len("refused ("):-1] for st in t["visions_systems"]["status"].unique()
+        if st.startswith("refused ("))),
+    "sv_partial": lambda t: _sv_status(t, "not every"),
+    "sv_oracle": lambda t: _sv_status(t, "oracle"),
+    "sv_langs": lambda t: str(t["visions_systems"]["lang"].nunique()),
+    "sv_systems_min": lambda t: str(int(_sv_scored_per_lang(t).min())),
+    "sv_systems_max": lambda t: str(int(_sv_scored_per_lang(t).max())),
+    "sv_items_min": lambda t: str(int(t["visions_systems"]["gold_items"].min())),
+    "sv_items_max": lambda t: str(int(t["visions_systems"]["gold_items"].max())),
+    "sv_type_table": _sv_type_table,
+    "sv_changes": lambda t: str(len(_sv_floor(t, False))),
+    "sv_changes_sig": lambda t: str(int(_sv_floor(t, False)["significant"].sum())),
+    "sv_tau_ms": _sv_tau("ms_iou"), "sv_tau_fb": _sv_tau("fb_ba"),
+    "sv_tau_response": _sv_tau("ms_response_f1"),
+    "sv_type_changes": lambda t: str(len(_sv_floor(t, True))),
+    "sv_type_sig": lambda t: str(int(_sv_floor(t, True)["significant"].sum())),
+    "sv_type_pairs": lambda t: str(int((t["visions_types"]["lang"] != "MEAN").sum())),
+    "sv_type_min_items": lambda t: str(int(min(t["visions_types"]["items_from"].min(),
+                                               t["visions_types"]["items_to"].min()))),
     "variant_files": lambda t: str(int((t["systems"]["role"] == "variant").sum())),
     "loo_direction": _loo_direction,
     "loo_best_direction": lambda t: _direction([one(t["humans_vs_systems"],
@@ -398,6 +531,17 @@ CLAIMS: dict[str, Callable[[Tables], str]] = {
     "human_shift": _human_shift, "system_shift": _system_shift,
     "en_a_items": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_low", "iou_a_high"]]),
+    "two_way_widens": _two_way_widens,
+    "rebuilt_wider": lambda t: str(int((_rebuilt(t)["width_rebuilt"]
+                                        > _rebuilt(t)["width_fixed"]).sum())),
+    "en_b_fixed": _rebuilt_ci("EN", "fixed"), "en_b_rebuilt": _rebuilt_ci("EN", "rebuilt"),
+    "rebuilt_widest_lang": lambda t: str(_rebuilt_widest(t)["lang"]),
+    "rebuilt_widest": lambda t: _rebuilt_ci(str(_rebuilt_widest(t)["lang"]), "rebuilt")(t),
+    "rebuilt_widest_fixed": lambda t: _rebuilt_ci(str(_rebuilt_widest(t)["lang"]),
+                                                  "fixed")(t),
+    "rebuilt_undefined_max": lambda t: pct(float(_rebuilt(t)["undefined_share"].max())),
+    "rebuilt_mean": lambda t: ci(*one(t["annotators_rebuilt"], lang="MEAN")[
+        ["iou_loo", "iou_loo_rebuilt_low", "iou_loo_rebuilt_high"]]),
     "en_a_two_way": lambda t: ci(*one(t["annotators_two_way"], lang="EN")[
         ["iou_a", "iou_a_two_way_low", "iou_a_two_way_high"]]),
     "top_above_b_items": _hs_count("published_top_above_b_high"),

@@ -13,6 +13,8 @@ from an official ranking:
   model's tokens (a span marks every token it touches; trimmed token offsets), ->
   sentences (``granularity="sentence"``) and -> whole responses (response-level F1:
   does the detector flag the responses that hold a hallucination; pooled counts);
+- convention of FaithBench: IoU -> balanced accuracy of the response-level flag (pooled
+  counts, the mean over the classes present of each class's recall);
 - profile: ``mu_shroom`` (IoU, macro) -> ``ragtruth`` (character F1, micro, 0/0 = 0);
 - float parsing: Cor read as the official scorer reads (``pandas-fast``) -> read exactly;
 - token boundaries: token offsets trimmed -> untrimmed (``align_tokens(trim=...)``) in
@@ -64,6 +66,8 @@ CONVENTIONS = {c.name: c for c in (
     Convention("iou_word", "IoU in words"),
     Convention("iou_sentence", "IoU in sentences"),
     Convention("response_f1", "response F1", "response_level", "f1"),
+    Convention("response_ba", "response balanced accuracy (FaithBench's convention)",
+               "response_level", "balanced_accuracy"),
     Convention("iou_token", "IoU in tokens (trimmed offsets)"),
     Convention("iou_token_untrimmed", "IoU in tokens (untrimmed offsets)"),
     Convention("iou_trim_ws", "IoU, whitespace-trimmed spans"),
@@ -78,6 +82,7 @@ CHANGES = (
     ("granularity", "iou", "iou_word"), ("granularity", "iou", "iou_token"),
     ("granularity", "iou", "iou_sentence"), ("granularity", "iou", "response_f1"),
     ("profile", "iou", "ragtruth"),
+    ("convention of FaithBench", "iou", "response_ba"),
     ("float parsing", "cor", "cor_exact"),
     ("token boundaries", "iou_token", "iou_token_untrimmed"),
     ("token boundaries", "iou", "iou_trim_ws"),
@@ -136,7 +141,7 @@ def micro_values(sums: dict[str, np.ndarray], name: str) -> np.ndarray:
     c = CONVENTIONS[name]
     zd = mycelium.get_profile("ragtruth" if name == "ragtruth" else PROFILE).zero_division
     if c.metric == "response_level":
-        return response_f1(sums, zd)
+        return response_ba(sums) if c.measure == "balanced_accuracy" else response_f1(sums, zd)
     stats = {c.metric: {k.split("__", 1)[1]: v for k, v in sums.items()
                         if k.startswith(f"{c.metric}__")}}
     return mycelium.per_example(stats, zero_division=zd)[c.metric][c.measure]
@@ -162,6 +167,27 @@ def response_f1(sums: dict[str, np.ndarray], zero_division: float) -> np.ndarray
         p = np.where(tp + fp > 0, tp / (tp + fp), zero_division)
         r = np.where(tp + fn > 0, tp / (tp + fn), zero_division)
         return np.where(p + r > 0, 2 * p * r / (p + r), zero_division)
+
+
+def response_ba(sums: dict[str, np.ndarray]) -> np.ndarray:
+    """Pooled balanced accuracy of the response-level flag, FaithBench's measure: the mean
+    over the classes present in the reference (hallucinated, not) of the share of its
+    responses the detector flags as that class (scikit-learn's definition).
+
+    Examples
+    --------
+    >>> s = {"response_level__tp": np.array([3.0, 0.0]), "response_level__fn": np.array([1.0, 4.0]),
+    ...      "response_level__tn": np.array([2.0, 0.0]), "response_level__fp": np.array([2.0, 0.0])}
+    >>> response_ba(s).round(4).tolist()
+    [0.625, 0.0]
+    """
+    tp, fp, fn, tn = (np.asarray(sums[f"response_level__{k}"], np.float64)
+                      for k in ("tp", "fp", "fn", "tn"))
+    pos, neg = tp + fn, tn + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        parts = np.stack([np.where(pos > 0, tp / pos, 0.0), np.where(neg > 0, tn / neg, 0.0)])
+        present = np.stack([pos > 0, neg > 0]).astype(np.float64)
+        return parts.sum(axis=0) / present.sum(axis=0)
 
 
 def stat_columns(name: str, columns) -> list[str]:

@@ -31,7 +31,7 @@ from mycelium.core.signature import signature_with
 
 from . import (annotators, comparison, data, faithbench_study, humans, provenance_tests,
                ranking, real_study, real_systems, report, review, scoring, token_baselines,
-               twoway, undercoverage)
+               rebuilt, twoway, undercoverage, visions_study)
 from .flat import Flat
 from .uncertainty import LEVEL, RESAMPLES, SEED, Resampler
 
@@ -180,18 +180,28 @@ def study(root: Path, out: Path, *, languages=None, seed: int = 0, figures: bool
         tables["humans_and_systems"] = humans.humans_and_systems(
             tables["annotators_two_way"], tables.get("leaderboard"),
             tables["systems_vs_loo"], tables["humans_and_systems"])
+        tables["annotators_rebuilt"] = rebuilt.table(items, ann, tables["annotators_two_way"])
+        clock("part 9b: the annotators' LOO references rebuilt inside each resample")
     fb_root = faithbench_study.data_dir()
     if fb_root is None:
         log(f"no FaithBench folder (${faithbench_study.ENV_VAR}): part 11 is not run")
     else:
         tables.update(faithbench_study.tables(fb_root))
         clock("part 11: FaithBench's detectors under each gold rule and per type")
+    sv_root = visions_study.data_dir()
+    if sv_root is None:
+        log(f"no SHROOM-Visions folder (${visions_study.ENV_VAR}): part 12 is not run")
+    else:
+        tables.update(visions_study.tables(sv_root))
+        clock("part 12: SHROOM-Visions' systems under each benchmark's convention and per "
+              "type")
 
     out.mkdir(parents=True, exist_ok=True)
     for name, df in tables.items():
         report.write_csv(df, out / f"{name}.csv")
     _markdown(out, tables)
-    _manifest(out, root, items, seed, languages, sys_root, faithbench_study.data_dir())
+    _manifest(out, root, items, seed, languages, sys_root, faithbench_study.data_dir(),
+              visions_study.data_dir())
     if languages is None and "convention_effects" in tables:
         from . import readme
 
@@ -292,7 +302,8 @@ def _figures(out: Path, t: dict) -> None:
 
 
 def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
-              sys_root: Path | None, fb_root: Path | None = None) -> None:
+              sys_root: Path | None, fb_root: Path | None = None,
+              sv_root: Path | None = None) -> None:
     files = []
     for name in sorted(items["file"].unique()):
         path = next(root.rglob(name))
@@ -316,7 +327,8 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
                                 "min_items": MIN_ITEMS},
         "two_way_bootstrap": {"annotator_seed": twoway.ANNOTATOR_SEED,
                               "annotator_weights": "multinomial, per language, generator "
-                                                   "seeded with (seed, crc32(language))"},
+                                                   "seeded with (seed, crc32(language))",
+                              "rebuilt_references_resamples": rebuilt.RESAMPLES},
         "language_bootstrap": {"resamples": ranking.LANGUAGE_RESAMPLES,
                                "seed": ranking.LANGUAGE_SEED},
         "permutations": {"count": provenance_tests.PERMUTATIONS,
@@ -328,6 +340,7 @@ def _manifest(out: Path, root: Path, items: pd.DataFrame, seed: int, languages,
         "files": files,
         "systems": _systems_manifest(sys_root),
         "faithbench": _faithbench_manifest(fb_root),
+        "shroom_visions": _visions_manifest(sv_root),
         "versions": {"numpy": np.__version__, "pandas": pd.__version__,
                      "pyarrow": pa.__version__},
     }
@@ -349,6 +362,17 @@ def _faithbench_manifest(fb_root: Path | None) -> dict | None:
                       for p in files},
             "rules": {name: replace(fb.GoldRule(), **fields).signature().rsplit("|", 1)[0]
                       for name, (_, _, fields, _) in faithbench_study.RULES.items()}}
+
+
+def _visions_manifest(sv_root: Path | None) -> dict | None:
+    """SHROOM-Visions' gold and prediction files by hash (part 12)."""
+    if sv_root is None:
+        return None
+    files = sorted(sv_root.glob("gold/*.jsonl")) + sorted(sv_root.glob("teams/*/*/*.jsonl"))
+    return {"files": {str(p.relative_to(sv_root)): hashlib.sha256(p.read_bytes()).hexdigest()
+                      for p in files},
+            "oracles": list(visions_study.ORACLES),
+            "min_type_items": visions_study.MIN_TYPE_ITEMS}
 
 
 def _systems_manifest(sys_root: Path | None) -> dict | None:

@@ -81,6 +81,28 @@ def test_response_f1_of_summed_counts_equals_evaluate(flags):
     assert math.isclose(float(response_f1(sums, zd)[0]), direct, abs_tol=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=12))
+def test_response_ba_of_summed_counts_equals_scikit_learn(flags):
+    """FaithBench's measure on Mu-SHROOM's pooled counts is scikit-learn's balanced
+    accuracy (a class absent from the reference is left out of the mean)."""
+    import warnings
+
+    from sklearn.metrics import balanced_accuracy_score
+    from validation.conventions import response_ba
+
+    g = np.array([a for a, _ in flags])
+    p = np.array([b for _, b in flags])
+    sums = {"response_level__tp": np.array([float((g & p).sum())]),
+            "response_level__fp": np.array([float((~g & p).sum())]),
+            "response_level__fn": np.array([float((g & ~p).sum())]),
+            "response_level__tn": np.array([float((~g & ~p).sum())])}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one class only: scikit-learn warns, then averages
+        direct = balanced_accuracy_score(g, p)
+    assert math.isclose(float(response_ba(sums)[0]), direct, abs_tol=1e-12)
+
+
 def test_central_weights_extend_the_shared_resamples():
     """The central table's 10,000 resamples begin with every other table's 1,000."""
     from validation.uncertainty import Resampler

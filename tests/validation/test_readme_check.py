@@ -52,6 +52,27 @@ def test_numbers_typed_into_the_template_are_refused():
     assert readme.literal_numbers("1. **SemEval-2025 Task 3** on `fig8.png`") == []
 
 
+def test_directions_typed_into_the_template_are_refused(committed, tmp_path):
+    template = readme.TEMPLATE.read_text(encoding="utf-8")
+    assert readme.literal_directions(template) == []
+    assert readme.literal_directions("The classifier beats mark-all; IoU is higher.") == [
+        "beats", "higher"]
+    # a phrase of DIRECTION_PHRASES is allowed only as written
+    assert readme.literal_directions("beats mark-all in {{clf_beats}} of") == []
+    assert readme.literal_directions("beats mark-all everywhere") == ["beats"]
+
+
+def test_a_direction_claim_follows_the_tables(committed):
+    t = dict(committed)
+    tw = t["annotators_two_way"].copy()
+    en = tw["lang"] == "EN"
+    assert readme.claims.CLAIMS["two_way_widens"](t) == "widens"
+    tw.loc[en, "iou_a_two_way_low"] = tw.loc[en, "iou_a_low"] + 0.001
+    tw.loc[en, "iou_a_two_way_high"] = tw.loc[en, "iou_a_high"] - 0.001
+    t["annotators_two_way"] = tw
+    assert readme.claims.CLAIMS["two_way_widens"](t) == "narrows"
+
+
 def test_unknown_and_unused_claims_are_errors(committed):
     with pytest.raises(ValueError, match="nope"):
         readme.render(committed, "{{nope}}")
