@@ -246,11 +246,14 @@ class Accumulator:
         self._agree("ids", "_keyed", ids is not None)
         settings = self._settings(soft=soft, ids=ids is not None)
         si = lengths = None
+        spans = references  # the per-type breakdown reads the raw spans, as evaluate's
         if plan is not None:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
                 rules=rules_of(settings.profile), offsets=settings.offsets)
-        prepared = prepare_for(references, predictions, settings, text=text)
+        if settings.type_field is None:
+            spans = references
+        prepared = prepare_for(spans, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
         types = None
@@ -258,9 +261,9 @@ class Accumulator:
             from .views.typology import typed_for, typed_span_for
 
             if "typed_span" in settings.metrics:
-                stats["typed_span"] = typed_span_for(references, predictions, settings,
+                stats["typed_span"] = typed_span_for(spans, predictions, settings,
                                                      prepared)
-            types = type_parts(typed_for(references, predictions, settings, prepared,
+            types = type_parts(typed_for(spans, predictions, settings, prepared,
                                          type_field=settings.type_field,
                                          typed_matching=settings.typed_matching))
         pooled: dict = {}
@@ -431,8 +434,9 @@ class Accumulator:
             names = self._parts[0].stats
             for m in names:
                 for k in names[m]:
-                    columns[f"{m}.{k}"] = _arrow(_concat([p.stats[m][k]
-                                                          for p in self._parts]))
+                    columns[f"{m}.{k}"] = _arrow(_spread(_concat([p.stats[m][k]
+                                                                  for p in self._parts]),
+                                                         columns["__kept"]))
         if self._keyed:  # the kept examples' resampling keys (0 for dropped ones)
             keys = np.zeros(len(columns["__kept"]), dtype=np.uint64)
             kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
@@ -444,8 +448,8 @@ class Accumulator:
         if self._parts and self._parts[0].pooled:
             for m, st in self._parts[0].pooled.items():
                 for k in st:
-                    columns[f"__pooled.{m}.{k}"] = _arrow(_concat([p.pooled[m][k]
-                                                                  for p in self._parts]))
+                    columns[f"__pooled.{m}.{k}"] = _arrow(_spread(
+                        _concat([p.pooled[m][k] for p in self._parts]), columns["__kept"]))
         runs = _concat_runs([p.runs for p in self._parts]) if self._parts else None
         if runs is not None:  # per kept example, then the pieces (another Arrow stream)
             kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
@@ -496,10 +500,10 @@ class Accumulator:
             for name in table.column_names:
                 if name.startswith("__pooled."):
                     m, k = name[len("__pooled."):].split(".", 1)
-                    pooled.setdefault(m, {})[k] = _numpy(table.column(name))
+                    pooled.setdefault(m, {})[k] = _numpy(table.column(name))[kept]
                 elif "." in name and not name.startswith("__"):
                     m, k = name.split(".", 1)
-                    stats.setdefault(m, {})[k] = _numpy(table.column(name))
+                    stats.setdefault(m, {})[k] = _numpy(table.column(name))[kept]
             keys = None
             if acc._keyed:
                 keys = table.column("__key").to_numpy()[kept]
@@ -546,6 +550,18 @@ def _merged_pairs(parts: list[_Part]) -> dict[str, np.ndarray]:
             out.setdefault(name, []).append(arr + before if name == "item" else arr)
         before += int(p.kept.sum())
     return {name: np.concatenate(arrs) for name, arrs in out.items()}
+
+
+def _spread(values: np.ndarray, kept: pa.Array) -> np.ndarray:
+    """``values`` of the kept examples at their rows among all the examples (``kept``,
+    the ``__kept`` column), 0 at the rows ``missing="drop"`` left out: every column of
+    the stream has a row per example."""
+    mask = kept.to_numpy(zero_copy_only=False).astype(bool)
+    if values.size == mask.size:
+        return values
+    full = np.zeros(mask.size, dtype=values.dtype)
+    full[mask] = values
+    return full
 
 
 def _merged_types(parts: list[_Part]) -> dict[Any, TypePart]:

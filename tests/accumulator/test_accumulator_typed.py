@@ -54,16 +54,20 @@ def accumulated(kw: dict, parts: list[list]) -> Accumulator:
     return acc
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(examples=st.lists(example, min_size=1, max_size=12),
        cuts=st.lists(st.integers(0, 12), max_size=4),
        scheme=st.sampled_from(SCHEMES), typed_matching=st.booleans(),
-       average=st.sampled_from(["micro", "macro"]))
+       average=st.sampled_from(["micro", "macro"]),
+       zero_division=st.sampled_from([0.0, 1.0, "nan", "warn"]),
+       offsets=st.sampled_from(["half-open", "inclusive"]))
 def test_batch_by_batch_equals_the_dict_face(examples, cuts, scheme, typed_matching,
-                                             average):
-    kw = options(scheme, typed_matching, average)
+                                             average, zero_division, offsets):
+    kw = dict(options(scheme, typed_matching, average), zero_division=zero_division,
+              offsets=offsets)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptySpanWarning)
+        warnings.simplefilter("ignore", mycelium.UndefinedMetricWarning)
         want = mycelium.evaluate([r for r, _ in examples], [p for _, p in examples], **kw)
         acc = accumulated(kw, batches(examples, cuts))
         got = acc.compute()
@@ -106,3 +110,41 @@ def test_type_field_with_trim_spans_is_refused_at_construction():
 def test_typed_span_needs_type_field():
     with pytest.raises(ValueError, match="type_field"):
         Accumulator(metrics="typed_span")
+
+
+@pytest.mark.parametrize("metrics", [["iou"], ["iou", "response_level"],
+                                     ["typed_span", "character"]])
+def test_to_bytes_with_an_example_dropped(metrics):
+    # missing="drop" leaves the null example out of the statistics, not of the stream:
+    # every column has a row per example, the dropped one's zero
+    refs = [[{"start": 0, "end": 2, "label": "A"}], None, [{"start": 1, "end": 4, "label": "B"}]]
+    preds = [[{"start": 0, "end": 2, "label": "B"}], [], [{"start": 1, "end": 3, "label": "B"}]]
+    kw = dict(metrics=metrics, missing="drop", type_field="label", ci=0.9, n_resamples=40)
+    acc = Accumulator(**kw)
+    acc.update(refs[:2], preds[:2], ids=["a", "b"])
+    acc.update(refs[2:], preds[2:], ids=["c"])
+    want = mycelium.evaluate(refs, preds, ids=["a", "b", "c"], **kw)
+    assert want["meta"]["dropped"] == 1
+    assert exact(Accumulator.from_bytes(acc.to_bytes()).compute()) == exact(want)
+    assert exact(acc.compute()) == exact(want)
+
+
+def test_spans_at_a_threshold_per_type():
+    # token scores at 0.5 give the (untyped) predictions; the per-type rows read the
+    # references' types, as evaluate does: A's 2 characters all predicted, B's 2 of 3
+    text = ["abcdefgh", "abcdefgh"]
+    refs = [[{"start": 0, "end": 2, "label": "A"}], [{"start": 1, "end": 4, "label": "B"}]]
+    offsets = [[[0, 2], [2, 4], [4, 8]], [[0, 3], [3, 8]]]
+    scores = [[0.9, 0.2, 0.1], [0.7, 0.1]]
+    acc = Accumulator(metrics=["iou", "character"], type_field="label")
+    for part in (slice(0, 1), slice(1, 2)):
+        acc.update(refs[part], text=text[part], token_offsets=offsets[part],
+                   token_scores=scores[part], threshold=0.5)
+    want = mycelium.evaluate(refs, None, text=text, metrics=["iou", "character"],
+                             type_field="label", token_offsets=offsets,
+                             token_scores=scores, threshold=0.5)
+    got = Accumulator.from_bytes(acc.to_bytes()).compute()
+    assert exact({k: v for k, v in got.items() if k != "meta"}) == exact(
+        {k: v for k, v in want.items() if k != "meta"})
+    assert got["by_type"]["A"]["character"] == {"recall": 1.0}
+    assert got["by_type"]["B"]["character"] == {"recall": 2 / 3}
