@@ -24,11 +24,12 @@ from .core.inputs import Inputs
 from .core.pipeline import Prepared, compute_statistics, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
-from .core.settings import (Settings, half_open_scores, profile_default_metrics,
-                            resolve_settings)
+from .core.settings import (Settings, profile_default_metrics, resolve_settings,
+                            typed_options)
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
-from .evaluate import build_report, intervals, prepare_for
+from .evaluate import (LABELS_AND_TYPE_FIELD, TypePart, build_report, intervals,
+                       prepare_for, type_entries, type_parts)
 from .core.serialize import concat as _concat
 from .core.serialize import concat_parts as _concat_runs
 from .core.serialize import ipc_bytes as _ipc
@@ -47,6 +48,7 @@ __all__ = ["Accumulator"]
 _FORMAT = b"mycelium.accumulator/1"
 _RUNS = b"mycelium.accumulator/runs"  # the pieces of `ScoreRuns`, an Arrow IPC stream
 _LABELS = b"mycelium.accumulator/labels"  # soft_spearman_by_label's pairs, an Arrow IPC stream
+_TYPES = b"mycelium.accumulator/types"  # the per-type statistics (type_field), an Arrow IPC stream
 _PIECES = ("example", "score", "length", "positive")
 
 
@@ -63,6 +65,8 @@ class _Part:
     empty: tuple[int, int] = (0, 0)  # zero-length spans listed: references, predictions
     #: soft_spearman_by_label's (example, label) pairs (`_label_pairs`), or None
     labels: dict[str, np.ndarray] | None = None
+    #: with ``type_field``: per type, `mycelium.evaluate.type_parts` of the batch
+    types: dict[Any, TypePart] | None = None
 
 
 @dataclass
@@ -74,6 +78,13 @@ class Accumulator:
     profile, metrics, average, zero_division, params, missing, granularity, trim_spans, offsets
         As in `mycelium.evaluate`: the settings every batch is scored with (``metrics``
         may name the score metrics and ``response_level``).
+    type_field, typed_matching
+        As in `mycelium.evaluate`: ``report["by_type"]``, the measures per type of the
+        spans' ``type_field``, and the ``typed_span`` metric (its scheme in
+        ``params={"typed_span": {"scheme": ...}}``). Each batch keeps, per type, the
+        statistics of its examples having the type; `compute` reduces them as
+        `mycelium.evaluate` does on all the examples (the same function), so the rows
+        are identical whatever the batches.
     ci, n_resamples, seed
         Bootstrap intervals in `compute`, as in `mycelium.evaluate`. Identical to
         `evaluate`'s on the concatenated data when every batch gave ``ids``; without ids
@@ -113,6 +124,27 @@ class Accumulator:
     True
     >>> acc.compute()["meta"]["examples"]
     4
+
+    Per type (``type_field``), with ``typed_span`` under the ``partial`` scheme. Type B's
+    examples (both) have 4 of B's 7 reference characters predicted as B, of 9 predicted;
+    ``typed_span`` counts one correct prediction (same boundaries, any type) and one
+    partial (half credit) of 2:
+
+    >>> refs = [[{"start": 0, "end": 5, "label": "A"}], [{"start": 2, "end": 9, "label": "B"}]]
+    >>> preds = [[{"start": 0, "end": 5, "label": "B"}], [{"start": 2, "end": 6, "label": "B"}]]
+    >>> options = dict(metrics=["typed_span", "character"], type_field="label",
+    ...                typed_matching=True, params={"typed_span": {"scheme": "partial"}},
+    ...                average="micro")
+    >>> acc = Accumulator(**options)
+    >>> acc.update(refs[:1], preds[:1])
+    >>> acc.update(refs[1:], preds[1:])
+    >>> b = acc.compute()["by_type"]["B"]
+    >>> b["examples"], b["n_ref"], b["character"]
+    (2, 1, {'precision': 0.4444444444444444, 'recall': 0.5714285714285714, 'f1': 0.5})
+    >>> acc.compute()["typed_span"]
+    {'precision': 0.75, 'recall': 0.75, 'f1': 0.75}
+    >>> acc.compute()["by_type"] == evaluate(refs, preds, **options)["by_type"]
+    True
     """
 
     profile: Any = None
@@ -127,6 +159,8 @@ class Accumulator:
     seed: int = 0
     trim_spans: str | None = None
     offsets: str = "half-open"
+    type_field: str | None = None
+    typed_matching: bool = False
     _parts: list[_Part] = field(default_factory=list, repr=False)
     _soft: bool | None = field(default=None, repr=False)
     _keyed: bool | None = field(default=None, repr=False)
@@ -136,8 +170,8 @@ class Accumulator:
         # Check the options now, not at compute (soft_spearman asks for soft labels).
         names = [self.metrics] if isinstance(self.metrics, str) else self.metrics or []
         rest, _ = split_metrics(self.metrics)
-        self._settings(soft="soft_spearman" in names, ids=False,
-                       names=rest or None if rest is not None else None)
+        typed_options(self._settings(soft="soft_spearman" in names, ids=False,
+                                     names=rest or None if rest is not None else None))
 
     def _options(self) -> dict[str, Any]:
         """The options: every public field (a new option is a new field)."""
@@ -199,7 +233,6 @@ class Accumulator:
                 soft_predictions=soft_predictions, token_offsets=token_offsets,
                 token_scores=token_scores, threshold=threshold,
                 granularity=self.granularity, profile=self.profile)
-            half_open_scores(self.offsets)
         key = _plan_key(plan)
         if self._parts and key != self._plan:
             raise ValueError(f"Expected every batch scored as the first ({_said(self._plan)}"
@@ -213,19 +246,33 @@ class Accumulator:
         self._agree("ids", "_keyed", ids is not None)
         settings = self._settings(soft=soft, ids=ids is not None)
         si = lengths = None
+        spans = references  # the per-type breakdown reads the raw spans, as evaluate's
         if plan is not None:
             si, lengths, references, predictions = scoring.scored_inputs(
                 plan, references, predictions, text=text,
-                rules=rules_of(settings.profile))
-        prepared = prepare_for(references, predictions, settings, text=text)
+                rules=rules_of(settings.profile), offsets=settings.offsets)
+        if settings.type_field is None:
+            spans = references
+        prepared = prepare_for(spans, predictions, settings, text=text)
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
+        types = None
+        if settings.type_field is not None:
+            from .views.typology import typed_for, typed_span_for
+
+            if "typed_span" in settings.metrics:
+                stats["typed_span"] = typed_span_for(spans, predictions, settings,
+                                                     prepared)
+            types = type_parts(typed_for(spans, predictions, settings, prepared,
+                                         type_field=settings.type_field,
+                                         typed_matching=settings.typed_matching))
         pooled: dict = {}
         runs = None
         if plan is not None:
             tokens = scoring.plan_tokens(plan, si, references, prepared,
                                          rules_of(settings.profile),
-                                         trim_spans=settings.trim_spans)
+                                         trim_spans=settings.trim_spans,
+                                         offsets=settings.offsets)
             pooled = scoring.pooled_statistics(prepared, scoring.pooled_names(plan), {},
                                                settings.params, tokens=tokens)
             if si is not None and lengths is not None:
@@ -241,6 +288,8 @@ class Accumulator:
                 metrics=settings.metrics, rules=rules_of(settings.profile))
             stats.update(soft_stats)
             labels = None if breakdown is None else _label_pairs(breakdown)
+            if labels is not None and types is not None:
+                raise ValueError(LABELS_AND_TYPE_FIELD)
         kept_ids = None
         if ids is not None:
             ids = list(ids)
@@ -251,7 +300,7 @@ class Accumulator:
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
         self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs,
-                                 prepared.empty_spans, labels))
+                                 prepared.empty_spans, labels, types))
 
     def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""
@@ -334,6 +383,8 @@ class Accumulator:
             from .views.soft_labels import label_rows
 
             report["by_type"] = label_rows(_breakdown(self._parts))
+        if settings.type_field is not None:
+            report["by_type"] = type_entries(_merged_types(self._parts), settings)
         keys = self._keys()
         if settings.bootstrap is not None:
             report["ci"] = intervals(stats, settings, np.flatnonzero(kept),
@@ -383,8 +434,9 @@ class Accumulator:
             names = self._parts[0].stats
             for m in names:
                 for k in names[m]:
-                    columns[f"{m}.{k}"] = _arrow(_concat([p.stats[m][k]
-                                                          for p in self._parts]))
+                    columns[f"{m}.{k}"] = _arrow(_spread(_concat([p.stats[m][k]
+                                                                  for p in self._parts]),
+                                                         columns["__kept"]))
         if self._keyed:  # the kept examples' resampling keys (0 for dropped ones)
             keys = np.zeros(len(columns["__kept"]), dtype=np.uint64)
             kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
@@ -396,8 +448,8 @@ class Accumulator:
         if self._parts and self._parts[0].pooled:
             for m, st in self._parts[0].pooled.items():
                 for k in st:
-                    columns[f"__pooled.{m}.{k}"] = _arrow(_concat([p.pooled[m][k]
-                                                                  for p in self._parts]))
+                    columns[f"__pooled.{m}.{k}"] = _arrow(_spread(
+                        _concat([p.pooled[m][k] for p in self._parts]), columns["__kept"]))
         runs = _concat_runs([p.runs for p in self._parts]) if self._parts else None
         if runs is not None:  # per kept example, then the pieces (another Arrow stream)
             kept_rows = np.flatnonzero(columns["__kept"].to_numpy(zero_copy_only=False))
@@ -408,6 +460,8 @@ class Accumulator:
             schema_meta[_RUNS] = _ipc(pa.table({a: getattr(runs, a) for a in _PIECES}))
         if self._parts and self._parts[0].labels is not None:
             schema_meta[_LABELS] = _ipc(pa.table(_merged_pairs(self._parts)))
+        if self._parts and self._parts[0].types is not None:
+            schema_meta[_TYPES] = _types_bytes(_merged_types(self._parts))
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
                 "plan": json.dumps(self._plan), "empty_spans": json.dumps(self._empty())}
@@ -446,10 +500,10 @@ class Accumulator:
             for name in table.column_names:
                 if name.startswith("__pooled."):
                     m, k = name[len("__pooled."):].split(".", 1)
-                    pooled.setdefault(m, {})[k] = _numpy(table.column(name))
+                    pooled.setdefault(m, {})[k] = _numpy(table.column(name))[kept]
                 elif "." in name and not name.startswith("__"):
                     m, k = name.split(".", 1)
-                    stats.setdefault(m, {})[k] = _numpy(table.column(name))
+                    stats.setdefault(m, {})[k] = _numpy(table.column(name))[kept]
             keys = None
             if acc._keyed:
                 keys = table.column("__key").to_numpy()[kept]
@@ -468,8 +522,10 @@ class Accumulator:
                 t = pa.ipc.open_stream(io.BytesIO(pairs)).read_all()
                 labels = {name: t.column(name).to_numpy(zero_copy_only=False)
                           for name in t.column_names}
+            typed = (table.schema.metadata or {}).get(_TYPES)
             acc._parts.append(_Part(stats, kept, None, keys, pooled, runs,
-                                    (int(empty[0]), int(empty[1])), labels))
+                                    (int(empty[0]), int(empty[1])), labels,
+                                    None if typed is None else _types_of(typed)))
         return acc
 
 
@@ -496,9 +552,73 @@ def _merged_pairs(parts: list[_Part]) -> dict[str, np.ndarray]:
     return {name: np.concatenate(arrs) for name, arrs in out.items()}
 
 
+def _spread(values: np.ndarray, kept: pa.Array) -> np.ndarray:
+    """``values`` of the kept examples at their rows among all the examples (``kept``,
+    the ``__kept`` column), 0 at the rows ``missing="drop"`` left out: every column of
+    the stream has a row per example."""
+    mask = kept.to_numpy(zero_copy_only=False).astype(bool)
+    if values.size == mask.size:
+        return values
+    full = np.zeros(mask.size, dtype=values.dtype)
+    full[mask] = values
+    return full
+
+
+def _merged_types(parts: list[_Part]) -> dict[Any, TypePart]:
+    """Every part's `TypePart` of each type, joined: the parts of all their examples, in
+    the order of the types of one call (`mycelium.views.typology.sorted_types`)."""
+    from .views.typology import sorted_types
+
+    found: dict[Any, list[TypePart]] = {}
+    for p in parts:
+        for t, part in (p.types or {}).items():
+            found.setdefault(t, []).append(part)
+    names = np.empty(len(found), dtype=object)
+    names[:] = list(found)
+    out = {}
+    for t in sorted_types(names, None):
+        pieces = found[t]
+        first = pieces[0][0]
+        out[t] = ({m: {k: _concat([q[0][m][k] for q in pieces]) for k in first[m]}
+                   for m in first},
+                  sum(q[1] for q in pieces), sum(q[2] for q in pieces))
+    return out
+
+
+def _types_bytes(types: dict[Any, TypePart]) -> bytes:
+    """`_merged_types` as an Arrow IPC stream: one row per (type, example having it),
+    the type as its position in the metadata's list of types (with the counts)."""
+    columns: dict[str, Any] = {"__type": pa.array(np.repeat(
+        np.arange(len(types), dtype=np.int32), [part[1] for part in types.values()]))}
+    parts = list(types.values())
+    if parts:
+        for m, st in parts[0][0].items():
+            for k in st:
+                columns[f"{m}.{k}"] = _arrow(_concat([part[0][m][k] for part in parts]))
+    meta = {"types": list(types), "examples": [part[1] for part in parts],
+            "n_ref": [part[2] for part in parts]}
+    return _ipc(pa.table(columns).replace_schema_metadata(
+        {_TYPES: json.dumps(meta, default=_json_default)}))
+
+
+def _types_of(data: bytes) -> dict[Any, TypePart]:
+    """The inverse of `_types_bytes`."""
+    table = pa.ipc.open_stream(io.BytesIO(data)).read_all()
+    meta = json.loads((table.schema.metadata or {})[_TYPES])
+    which = table.column("__type").to_numpy()
+    stats: dict[str, dict[str, np.ndarray]] = {}
+    for name in table.column_names[1:]:
+        m, k = name.split(".", 1)
+        stats.setdefault(m, {})[k] = _numpy(table.column(name))
+    return {t: ({m: {k: v[which == i] for k, v in st.items()} for m, st in stats.items()},
+                int(n), int(n_ref))
+            for i, (t, n, n_ref) in enumerate(zip(meta["types"], meta["examples"],
+                                                  meta["n_ref"]))}
+
+
 def _breakdown(parts: list[_Part]):
     """The per-label breakdown of everything accumulated, as one call would have it."""
-    from .metrics._typed_soft import TypedScores
+    from .metrics.typed_soft import TypedScores
     from .metrics.soft_labels import LabelBreakdown, label_codes
 
     pairs = _merged_pairs(parts)

@@ -22,8 +22,8 @@ from .core.profiles import Profile
 from .core.score_rules import rules_of
 from .core.provenance import dataset_of
 from .core.signature import signature_with
-from .core.settings import (Settings, half_open_scores, profile_default_metrics,
-                            resolve_settings, typed_options)
+from .core.settings import (Settings, profile_default_metrics, resolve_settings,
+                            typed_options)
 from .core.types import Average, Granularity, Missing, ProfileName, ZeroDivision
 from .views.granularity import at_granularity
 
@@ -224,7 +224,8 @@ def evaluate(references: Any, predictions: Any = None, *, text: Any = None,
         ``[start, end + 1)`` before anything is checked. Recorded in the signature
         (``offsets:inclusive``). Zero-length spans are valid but carry no characters:
         they are counted in ``meta["empty_spans"]`` and one `mycelium.EmptySpanWarning`
-        names the first. Not combined with the score forms or ``type_field`` yet.
+        names the first. The per-type rows read the spans the same way; token offsets,
+        soft-label spans and the spans a threshold makes stay half-open.
 
     Returns
     -------
@@ -307,7 +308,6 @@ def evaluate_settled(inputs: Inputs, settings: Settings, keys=None) -> dict[str,
             settings.profile, soft=soft_given(d.soft_references, d.soft_predictions))
     if scoring.wanted(metrics, d.soft_references, d.soft_predictions, d.token_offsets,
                       d.token_scores, settings.threshold, d.predictions):
-        half_open_scores(settings.offsets)
         report = scoring.evaluate_scores(_evaluate_spans, inputs,
                                          replace(settings, asked=_names(metrics)), keys)
     else:
@@ -387,15 +387,38 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
-    wanted = typed.measures_of(settings.span_metrics)
+    return type_entries(type_parts(typed), settings)
+
+
+#: One type's share of a call: the statistics of the examples having the type, their
+#: number and the type's reference spans (`type_parts`).
+TypePart = tuple[dict[str, dict[str, np.ndarray]], int, int]
+
+
+def type_parts(typed) -> dict[Any, TypePart]:
+    """Per type of a `mycelium.views.typology.TypedStatistics`, in its order: the
+    `TypePart` that `type_entries` reduces. Parts of batches of examples concatenate
+    (statistics) and add (counts) into the parts of all of them, since each example's
+    statistics are its own (`mycelium.Accumulator`)."""
     out = {}
     for t in typed.types:
         rows = typed.present[t]
-        sub = {m: {k: v[rows] for k, v in st.items()} for m, st in typed.stats[t].items()}
+        out[t] = ({m: {k: v[rows] for k, v in st.items()} for m, st in typed.stats[t].items()},
+                  int(rows.sum()), int(typed.n_ref[t].sum()))
+    return out
+
+
+def type_entries(parts: dict[Any, TypePart], settings: Settings) -> dict:
+    """``report["by_type"]`` from each type's `TypePart`: the measures of its examples'
+    statistics (`mycelium.core.aggregate.aggregate`), those `typed_measures` keeps."""
+    from .views.typology import typed_measures
+
+    wanted = typed_measures(settings.span_metrics, settings.typed_matching)
+    out = {}
+    for t, (sub, examples, n_ref) in parts.items():
         values = aggregate(sub, average=settings.average,
                            zero_division=settings.zero_division, params=settings.params)
-        entry: dict[str, Any] = {"examples": int(rows.sum()),
-                                 "n_ref": int(typed.n_ref[t].sum())}
+        entry: dict[str, Any] = {"examples": examples, "n_ref": n_ref}
         for metric, measures in values.items():
             keep = {k: v for k, v in measures.items()
                     if wanted is None or (metric, k) in wanted}

@@ -20,7 +20,7 @@ import warnings
 from typing import Any, Callable, Sequence
 
 from .._version import __version__
-from ..errors import MyceliumError, UndefinedMetricWarning, closest_name
+from ..errors import EmptySpanWarning, MyceliumError, UndefinedMetricWarning, closest_name
 from .args import names as _names
 
 __all__ = ["main", "build_parser", "read_frame"]
@@ -333,6 +333,8 @@ def _warn(record: warnings.WarningMessage) -> None:
         text = (f"{w.metric} {w.measure}: {w.where} undefined (0/0), scored as 0 "
                 "(--zero-division warn); pass --zero-division 0, 1 or nan to choose a value "
                 "and silence this.")
+    elif isinstance(w, EmptySpanWarning):
+        text = str(w).replace('passing offsets="inclusive"', "passing --offsets inclusive")
     else:
         text = str(w)
     print(f"mycelium: warning: {text}", file=sys.stderr)

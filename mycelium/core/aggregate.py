@@ -24,7 +24,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..metrics import STATISTIC_METRICS, resolve_params
-from .exactsum import Parts, exact_mean, f1_of_counts, f1_ratio, parts
+from .exactsum import Parts, exact_mean, exact_total, f1_of_counts, f1_ratio, parts
 from .types import AVERAGES, Average, ZeroDivision
 
 __all__ = ["aggregate", "per_example", "sum_statistics", "resolve_zero_division",
@@ -346,17 +346,14 @@ def sum_statistics(st: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     for key, arr in st.items():
         arr = np.asarray(arr)
         if arr.dtype.kind in "iu":
-            bound = int(np.abs(arr).max()) * arr.size if arr.size else 0
-            total = int(arr.sum(dtype=np.int64)) if bound < 2**63 else sum(
-                int(x) for x in arr.tolist())
-            out[key] = np.array([total], dtype=object)
+            out[key] = np.array([exact_total(arr)], dtype=object)
         elif arr.dtype == object and all(type(x) is int for x in arr.tolist()):
             # Exact partial sums (e.g. an engine's GROUP BY SUM beyond int64) stay exact.
             out[key] = np.array([sum(arr.tolist())], dtype=object)
         elif arr.size and np.isfinite(arr).all() and np.array_equal(arr, np.trunc(arr)):
             # Whole-number floats (CLEval numerators with a fractional weight that
             # happen to be whole): exact integer sums, as `mycelium.core.reduce` does.
-            out[key] = np.array([sum(int(x) for x in arr.tolist())], dtype=object)
+            out[key] = np.array([exact_total(arr)], dtype=object)
         else:  # exactly rounded, so any face summing in any order agrees
             out[key] = np.array([math.fsum(arr.tolist())], dtype=np.float64)
     return out

@@ -35,9 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._intervals import narrow  # the metrics' rule for arrays of exact integers
+from ..metrics.intervals import narrow  # the metrics' rule for arrays of exact integers
 
-__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_mean", "means_of_sums",
+__all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_total", "exact_mean",
+           "means_of_sums",
            "weighted_means", "f1_of_counts", "f1_ratio", "reweight", "small_products",
            "PRODUCT_BLOCK", "limb_matrix", "combine_limbs"]
 
@@ -127,6 +128,23 @@ def parts(values: np.ndarray) -> Parts:
 
 
 def _chunk_parts(v: np.ndarray) -> Parts:
+    with np.errstate(invalid="ignore"):  # NaN compares False
+        unit = bool(v.size) and 0.0 <= v.min() and 0.0 < v.max() <= 1.0
+    if unit:
+        # The common case (measures in [0, 1], not all zero, none below 2**-31 but 0;
+        # then the residual is +0.0, as below): the same limbs from integer steps.
+        # ``v·2**28`` splits exactly into ``h`` and a fraction, and the fraction times
+        # 2**56 is an integer below 2**56 exactly when the residual is zero; its high
+        # and low 28 bits are then ``m`` and ``l`` (``modf`` below gives the same
+        # values, at several times the cost).
+        t = v * _S1
+        h = np.trunc(t)
+        t -= h
+        t *= _S2
+        r = t.astype(np.int64)
+        if np.array_equal(r, t):
+            return Parts(int(h.sum()), int((r >> _B).sum()), int((r & _MASK).sum()), 0.0,
+                         int(v.size))
     with np.errstate(invalid="ignore"):
         common = bool(np.all(np.abs(v) <= 1.0))
     if common:  # `limb_arrays` without the columns a sum does not need
@@ -240,6 +258,26 @@ def _quotient(a, rest, d) -> np.ndarray:
     value = np.ldexp(kept.astype(np.float64), (drop - _B - _STEP * steps).astype(np.int32))
     value[~nonzero] = 0.0
     return value
+
+
+def exact_total(values: np.ndarray) -> int | float:
+    """The exact sum of one column: a Python int when every value is a whole number
+    (an integer column, or floats that are all whole), else ``math.fsum`` (correctly
+    rounded, so any order of summing agrees).
+
+    Examples
+    --------
+    >>> exact_total(np.array([2.0**60, 1.0, -2.0**60])), exact_total(np.array([0.1, 0.2]))
+    (1, 0.30000000000000004)
+    >>> exact_total(np.array([], dtype=np.int64))
+    0
+    """
+    col = np.asarray(values)
+    if col.dtype.kind in "iu" or np.array_equal(col, np.trunc(col)):
+        if not col.size or float(np.abs(col).max()) * col.size < 2.0**53:
+            return int(col.sum())  # every partial sum is an integer below 2**53: exact
+        return sum(int(x) for x in col.tolist())
+    return math.fsum(col.tolist())
 
 
 def exact_mean(values: np.ndarray) -> float:

@@ -20,7 +20,7 @@ from .types import (AVERAGES, GRANULARITIES, MISSING, Average, Granularity, Miss
                     ZeroDivision)
 
 __all__ = ["Bootstrap", "Settings", "resolve_settings", "validate_bootstrap",
-           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS", "half_open_scores",
+           "GRANULARITIES", "MISSING", "TRIM_SPANS", "OPTIONS",
            "typed_options"]
 
 #: Boundary normalisation (`mycelium.adapters.trim`): ``"whitespace"`` strips Unicode
@@ -57,7 +57,7 @@ class Settings:
     score sums' `mycelium.frames.score_sums.score_sums`, `mycelium.cli.args.options_of`,
     the Accumulator's fields), so nothing else changes. A rule between options (one that
     cannot be combined with another yet) is a function here, called by every face
-    (`half_open_scores`, `typed_options`).
+    (`typed_options`).
     """
 
     profile: Profile | None
@@ -226,36 +226,12 @@ def _typed_field(names: tuple[str, ...], type_field: Any) -> None:
         raise ValueError(TYPED_SPAN_NEEDS_FIELD)
 
 
-def half_open_scores(offsets: str) -> None:
-    """Raise ValueError unless ``offsets`` is ``"half-open"``: the refusal of inclusive
-    offsets with scores or a threshold, the same on every face (the score forms read
-    half-open offsets only).
-
-    Examples
-    --------
-    >>> half_open_scores("half-open")
-    >>> half_open_scores("inclusive")
-    Traceback (most recent call last):
-    ...
-    ValueError: Expected offsets='half-open' with scores or a threshold, got offsets='inclusive'; the score forms read half-open offsets only. Fix by converting the spans to [start, end + 1) first (mycelium.core.spans.inclusive_to_half_open), or by scoring the spans alone.
-    """
-    if offsets != "half-open":
-        raise ValueError(f"Expected offsets='half-open' with scores or a threshold, got "
-                         f"offsets={offsets!r}; the score forms read half-open offsets "
-                         "only. Fix by converting the spans to [start, end + 1) first "
-                         "(mycelium.core.spans.inclusive_to_half_open), or by scoring the "
-                         "spans alone.")
-
-
 def typed_options(settings: Settings) -> None:
     """Raise ValueError for the options the per-type breakdown (``type_field``) cannot
-    take yet, in this order on every face: inclusive ``offsets``, then ``trim_spans``."""
+    take yet, the same on every face: ``trim_spans``. (Inclusive ``offsets`` are read
+    by the per-type rows too.)"""
     if settings.type_field is None:
         return
-    if settings.offsets != "half-open":
-        raise ValueError("offsets='inclusive' and type_field cannot be combined yet (the "
-                         "per-type breakdown reads half-open spans); fix by converting the "
-                         "spans to [start, end + 1) first.")
     if settings.trim_spans is not None:
         raise ValueError("trim_spans and type_field cannot be combined yet (the per-type "
                          "breakdown would score untrimmed spans); fix by scoring the "

@@ -17,7 +17,7 @@ from typing import Any, Generic, TypeVar
 import pyarrow as pa
 
 from ..core.inputs import Inputs
-from ..core.settings import Settings, half_open_scores
+from ..core.settings import Settings
 from . import engine as frames
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, Test, ZeroDivision)
@@ -63,7 +63,6 @@ class FrameFace(Generic[Frame]):
         if scores.wanted(names.predictions, names.soft_references, names.soft_predictions,
                          names.token_offsets, names.token_scores, settings.threshold,
                          settings.option("metrics"), profile=settings.option("profile")):
-            half_open_scores(settings.offsets)
             return self._labelled(scores.evaluate_call, self._column, by, names, settings)
         keys = self._keys(frames.normalize_by(by))
         return self._labelled(frames.evaluate_table, frames.columns_of(names, self._column),

@@ -186,7 +186,7 @@ class MyceliumLazyFrame:
                 threshold, metrics, profile=profile):
             from .polars_scores import streamed_scores
 
-            # inclusive offsets: the eager face reads (or refuses) them
+            # inclusive offsets with scores: the eager face reads them
             streamed = streamed_scores(self._lf, ref_col, pred_col, eager) \
                 if offsets == "half-open" else None
             return streamed if streamed is not None else _collected(

@@ -22,7 +22,7 @@ from ..core.groups import group_bounds, group_sums, key_columns
 from ..core.pipeline import compute_statistics
 from ..core.reduce import values_from_sums
 from ..core.pipeline import soft_given
-from ..core.settings import Settings, half_open_scores, typed_options
+from ..core.settings import Settings, typed_options
 from ..errors import SpanValidationError
 from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
@@ -347,10 +347,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
         pred_col, soft_ref_col, soft_pred_col, token_offsets_col, token_scores_col, threshold,
         metrics, profile=profile)
     if type_field is not None or scored:
-        if offsets != "half-open":  # refused before any row is gathered, as every face does
-            if scored:
-                half_open_scores(offsets)
-            typed_options(frames.face_call(arguments)[1])
+        typed_options(frames.face_call(arguments)[1])  # refused before any row is gathered
         check_columns(sdf, {"ref_col": ref_col, "pred_col": pred_col, "text": text,
                             "id_col": id_col, "soft_ref_col": soft_ref_col,
                             "soft_pred_col": soft_pred_col,
@@ -368,7 +365,9 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
         # The per-label rows of soft_spearman_by_label (profile shroom_visions) are not
         # sums over rows: its columns are gathered and scored by the pandas face.
-        out = None if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) else \
+        # Inclusive ends are read by the pandas face too (the workers' sums read half-open).
+        out = None if scores.soft_from_spans(profile, soft_ref_col, soft_pred_col) \
+            or offsets != "half-open" else \
             distributed_scores(sdf, ref_col, pred_col, by=by, as_spark=as_spark,
                                columns=columns, options=options)
         if out is not None:
@@ -407,7 +406,7 @@ def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
 
 def _typed_on_workers(sdf, arguments: dict) -> bool:
     """Whether the per-type rows of a call are summed on the workers: spans alone (no
-    scores, soft labels or intervals, which take the paths above), read as written, with
+    scores, soft labels or intervals, which take the paths above), untrimmed, with
     types that Spark holds as strings in the span structs (other forms are gathered)."""
     from .spark_typed import string_types
     from .typed_sums import summable

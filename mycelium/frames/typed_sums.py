@@ -83,8 +83,8 @@ def typed_plan(settings: Settings) -> TypedPlan:
 def summable(arguments: dict) -> bool:
     """Whether a frame face's call (``arguments``: its keywords, columns by name) with
     ``type_field`` gives per-type rows that are sums over rows: spans alone, read as
-    written (no scores, soft labels, intervals, trimming, inclusive offsets or other
-    units: those calls take the faces' other paths, which refuse or gather them).
+    untrimmed (no scores, soft labels, intervals, trimming or other units: those calls
+    take the faces' other paths, which refuse or gather them).
 
     Examples
     --------
@@ -99,7 +99,7 @@ def summable(arguments: dict) -> bool:
 
     a = arguments
     return not (a["ci"] is not None or a["trim_spans"] is not None
-                or a["offsets"] != "half-open" or a["granularity"] != "char"
+                or a["granularity"] != "char"
                 or a["soft_ref_col"] is not None or a["soft_pred_col"] is not None
                 or a["pred_col"] is None
                 or scores.wanted(a["pred_col"], None, None, a["token_offsets_col"],

@@ -23,7 +23,7 @@ from ..core.pipeline import soft_given
 from ..core.signature import signature_with
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
-from ..core.spans import SpanBatch
+from ..core.spans import SpanBatch, inclusive_to_half_open
 from ..metrics import POOLED_METRICS, TOKEN_METRICS, recorded_params
 from .plan import (EXTRA, ScorePlan, Tuned, form_name, check_threshold,  # noqa: F401
                    score_form_given, score_plan, split_metrics, wanted)
@@ -208,11 +208,16 @@ def prepare_scores(references, *, text, single: bool, n_input: int,
 
 
 def scored_inputs(plan: ScorePlan, references, predictions, *, text,
-                  rules: ScoreRules | None = None):
+                  rules: ScoreRules | None = None, offsets: str = "half-open"):
     """(score input or None, text lengths or None, the references converted once (a
     `mycelium.core.inputs.Side`), the predictions to score: the spans at the threshold
     when there is one, the references when there are no spans), the scores read by
-    ``rules`` (a profile's `ScoreRules`; the default rules otherwise)."""
+    ``rules`` (a profile's `ScoreRules`; the default rules otherwise).
+
+    The spans at a threshold are made half-open from the scores (token offsets and soft
+    spans are half-open, as a tokenizer's offset mapping is); with ``offsets="inclusive"``
+    they are written back with inclusive ends, so that `mycelium.evaluate.prepare_for`
+    reads them as made, beside the user's inclusive spans."""
     from ..core.inputs import convert
 
     rules = rules or ScoreRules()
@@ -227,8 +232,11 @@ def scored_inputs(plan: ScorePlan, references, predictions, *, text,
                                         "token_scores": None, **plan.form})
     if plan.threshold is not None:
         assert si is not None and lengths is not None
-        predictions = as_predictions(spans_at_threshold(
-            si, lengths, float(plan.threshold), inclusive=rules.inclusive), single)
+        made = spans_at_threshold(si, lengths, float(plan.threshold),
+                                  inclusive=rules.inclusive)
+        if offsets == "inclusive":  # never empty: each covers a scored character
+            made = SpanBatch(made.offsets, made.starts, made.ends - 1)
+        predictions = as_predictions(made, single)
     return si, lengths, ref, predictions if plan.has_spans else ref
 
 
@@ -243,7 +251,8 @@ def evaluate_scores(evaluate_spans, inputs, settings, keys=None) -> dict[str, An
                       granularity=settings.granularity, profile=settings.profile)
     rules = rules_of(settings.profile)
     si, lengths, ref, predictions = scored_inputs(
-        plan, d.references, d.predictions, text=d.text, rules=rules)
+        plan, d.references, d.predictions, text=d.text, rules=rules,
+        offsets=settings.offsets)
     soft_predictions = d.soft_predictions if d.soft_references is not None else None
     spans = replace(d, predictions=predictions, soft_predictions=soft_predictions)
     if settings.type_field is None:  # the per-type breakdown reads the raw spans
@@ -256,7 +265,8 @@ def evaluate_scores(evaluate_spans, inputs, settings, keys=None) -> dict[str, An
         report.pop("iou")
     stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params,
                               tokens=plan_tokens(plan, si, ref, prepared, rules,
-                                                 trim_spans=settings.trim_spans))
+                                                 trim_spans=settings.trim_spans,
+                                                 offsets=settings.offsets))
     keys = _keys(prepared, d.ids, keys)
     values, ci, per = score_report(si, lengths, prepared, stats, plan.extra, settings,
                                    include_per_example=settings.include_per_example,
@@ -276,11 +286,11 @@ def assemble(report, values, ci, per, prepared, settings, plan: ScorePlan) -> di
 
 
 def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: ScoreRules,
-                *, trim_spans: str | None = None):
-    """The kept examples' `mycelium.metrics._tokens.TokenLabels` when the call scores
+                *, trim_spans: str | None = None, offsets: str = "half-open"):
+    """The kept examples' `mycelium.metrics.tokens.TokenLabels` when the call scores
     tokens at a threshold (every token given, zero-length ones included, against the
-    reference spans as listed), else None."""
-    from ..metrics._tokens import label_tokens
+    reference spans as listed, read by ``offsets``), else None."""
+    from ..metrics.tokens import label_tokens
 
     if si is None or si.blank is None or plan.threshold is None or plan.form is None \
             or "token_offsets" not in plan.form:
@@ -292,7 +302,9 @@ def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: Sc
                          "listed, so fix by scoring token_level in a separate call.")
     kept = prepared.kept
     si_k = si if kept.all() else si.take(kept)
-    refs = ref.batch if kept.all() else ref.batch.take(kept)
+    refs = inclusive_to_half_open(ref.batch, "references") if offsets == "inclusive" \
+        else ref.batch
+    refs = refs if kept.all() else refs.take(kept)
     assert si_k.blank is not None
     bx, bp, bs = si_k.blank
     example = np.concatenate([si_k.example, bx])
@@ -305,7 +317,7 @@ def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: Sc
 def pooled_statistics(prepared, names, stats: dict, params=None, tokens=None) -> dict:
     """``stats`` with the per-example statistics of the pooled metrics in ``names`` added
     (``params``: the resolved metric parameters, `mycelium.core.settings.Settings.params`)."""
-    from ..metrics._base import Workspace
+    from ..metrics.base import Workspace
 
     bad = [m for m in names if m not in POOLED_METRICS]
     if bad:

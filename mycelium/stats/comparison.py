@@ -35,7 +35,7 @@ from ..core.profiles import Profile
 from ..core.types import TESTS, Average, Missing, ProfileName, Test, ZeroDivision
 from ..errors import MyceliumError
 from ..metrics import STATISTIC_METRICS
-from ..core.exactsum import combine_limbs, limb_matrix, reweight
+from ..core.exactsum import combine_limbs, exact_total, limb_matrix, reweight
 from .bootstrap import (example_keys, mix64, percentile_interval, resample_chunks,
                         resampled_values)
 
@@ -274,8 +274,8 @@ class _SwapLayout:
         limbs_b = [stat_limbs[n:]] + [limbs(pb_[m][k]) for m, k in self.averaged]
         la, lb = np.hstack(limbs_a), np.hstack(limbs_b)
         self.delta = lb - la
-        self.base_a = [_exact_column_sum(c) for c in la.T]
-        self.base_b = [_exact_column_sum(c) for c in lb.T]
+        self.base_a = [exact_total(c) for c in la.T]
+        self.base_b = [exact_total(c) for c in lb.T]
 
     def differences(self, c: np.ndarray) -> dict:
         moved = reweight(c, self.delta)
@@ -308,15 +308,6 @@ def _wide(a, b) -> bool:
     """Whether two integer statistics must be joined as Python ints (one is beyond
     int64), so that `mycelium.core.exactsum.limb_matrix` splits both the same way."""
     return np.asarray(a).dtype == object or np.asarray(b).dtype == object
-
-
-def _exact_column_sum(col: np.ndarray):
-    """Exact sum of an integer-valued float64 column (a Python int), else ``fsum``."""
-    if np.array_equal(col, np.trunc(col)):
-        if not col.size or float(np.abs(col).max()) * col.size < 2.0**53:
-            return int(col.sum())  # every partial sum is an integer below 2**53: exact
-        return sum(int(x) for x in col.tolist())
-    return math.fsum(col.tolist())
 
 
 def _shifted(base: list, moved: np.ndarray, sign: int) -> list[np.ndarray]:

@@ -33,10 +33,10 @@ import pyarrow as pa
 from ..core.columns import is_null, arrow_or_python
 from ..core.inputs import convert
 from ..core.pipeline import compute_statistics
-from ..core.spans import SpanBatch, canonicalize, validate
+from ..core.spans import SpanBatch, canonicalize, inclusive_to_half_open, validate
 
 __all__ = ["REFERENCE_SIDE", "TypedStatistics", "typed_statistics", "span_field",
-           "typed_span", "typed_span_statistics"]
+           "typed_span", "typed_span_statistics", "typed_measures"]
 
 #: Marks a span that has no type field at all (as opposed to a null type).
 ABSENT = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
@@ -87,14 +87,27 @@ class TypedStatistics:
     list of tuple or None
         ``[(metric, measure), ...]``, or None for every measure.
     """
-        if self.typed_matching:
-            return None
-        return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
+        return typed_measures(metrics, self.typed_matching)
+
+
+def typed_measures(metrics, typed_matching: bool) -> list[tuple[str, str]] | None:
+    """`TypedStatistics.measures_of` of a call scoring ``metrics``.
+
+    Examples
+    --------
+    >>> typed_measures(["character", "iou"], False)
+    [('character', 'recall')]
+    >>> typed_measures(["character", "iou"], True) is None
+    True
+    """
+    if typed_matching:
+        return None
+    return [(m, k) for m, k in REFERENCE_SIDE if m in metrics]
 
 
 def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarray,
-                     text_lengths, metrics, params, typed_matching: bool = False
-                     ) -> TypedStatistics:
+                     text_lengths, metrics, params, typed_matching: bool = False,
+                     offsets: str = "half-open") -> TypedStatistics:
     """Statistics per reference type (see the module docstring).
 
     Parameters
@@ -114,6 +127,9 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
         Metric parameters.
     typed_matching : bool
         Restrict predictions to each type too.
+    offsets : {"half-open", "inclusive"}
+        How the spans' ends are written (``"inclusive"``: ``[s, e]`` read as
+        ``[s, e + 1)``, as `mycelium.evaluate` reads them).
 
     Returns
     -------
@@ -139,13 +155,14 @@ def typed_statistics(references, predictions, *, type_field: str, kept: np.ndarr
     >>> {t: int(ts.stats[t]["character"]["fn"][0]) for t in ts.types}
     {'Evident': 0, 'Subtle': 3}
     """
-    refs, ref_types = _typed_side(references, "references", type_field, kept, text_lengths)
+    refs, ref_types = _typed_side(references, "references", type_field, kept, text_lengths,
+                                  offsets)
     if typed_matching:
         preds, pred_types = _typed_side(predictions, "predictions", type_field, kept,
-                                        text_lengths)
+                                        text_lengths, offsets)
         names = list(metrics)
     else:
-        preds = canonicalize(convert(predictions, "predictions").batch.take(kept))
+        preds = canonicalize(_spans_of(predictions, "predictions", offsets).take(kept))
         pred_types = None
         names = [m for m, _ in REFERENCE_SIDE if m in metrics]
     types = sorted_types(ref_types, pred_types)
@@ -258,7 +275,8 @@ def typed_span_for(references, predictions, settings, prepared) -> dict[str, np.
                          f"{settings.granularity!r}; fix by scoring typed_span in a "
                          "separate call at character granularity.")
     sides = [TypedSpans(*_offsets_spans(*_typed_side(obj, side, settings.type_field,
-                                                     prepared.kept, prepared.text_lengths)))
+                                                     prepared.kept, prepared.text_lengths,
+                                                     settings.offsets)))
              for obj, side in ((references, "references"), (predictions, "predictions"))]
     return by_scheme(sides[0], sides[1], settings.params["typed_span"]["scheme"])
 
@@ -275,12 +293,19 @@ def typed_for(references, predictions, settings, prepared, *, type_field: str,
     return typed_statistics(references, predictions, type_field=type_field,
                             kept=prepared.kept, text_lengths=prepared.text_lengths,
                             metrics=settings.span_metrics, params=settings.params,
-                            typed_matching=typed_matching)
+                            typed_matching=typed_matching, offsets=settings.offsets)
 
 
-def _typed_side(obj, side: str, field: str, kept, text_lengths):
+def _spans_of(obj, side: str, offsets: str) -> SpanBatch:
+    """The spans of one side, half-open (``offsets="inclusive"``: each end + 1)."""
+    batch = convert(obj, side).batch
+    return inclusive_to_half_open(batch, side) if offsets == "inclusive" else batch
+
+
+def _typed_side(obj, side: str, field: str, kept, text_lengths, offsets: str = "half-open"):
     converted = convert(obj, side)
-    validate(converted.batch, side, None if text_lengths is None else _full(text_lengths, kept))
+    batch = _spans_of(obj, side, offsets) if offsets != "half-open" else converted.batch
+    validate(batch, side, None if text_lengths is None else _full(text_lengths, kept))
     types = span_field(obj, field, side, single=converted.single)
     if types.size != converted.batch.n_spans:
         raise ValueError(f"internal: {side} types do not align with spans")
@@ -289,8 +314,8 @@ def _typed_side(obj, side: str, field: str, kept, text_lengths):
                        f"structs with that field (e.g. {{'start': 0, 'end': 5, {field!r}: "
                        "'...'}) or check the field name.")
     types = np.array([None if t is ABSENT else t for t in types], dtype=object)
-    span_kept = np.repeat(kept, converted.batch.counts)
-    return converted.batch.take(kept), types[span_kept]
+    span_kept = np.repeat(kept, batch.counts)
+    return batch.take(kept), types[span_kept]
 
 
 def _full(lengths, kept):

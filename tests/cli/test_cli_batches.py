@@ -164,3 +164,5 @@ def test_zero_length_spans_of_late_batches_are_told_once_by_their_file_row(
     assert warned.count("mycelium: warning: ") == 1
     assert f"the first at {name} example 900, span 0: [1, 1]" in warned
     assert "2 zero-length spans" in warned
+    # the fix in the command's own flags
+    assert "fix by passing --offsets inclusive (reads" in warned and "offsets=" not in warned

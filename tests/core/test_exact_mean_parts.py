@@ -33,6 +33,21 @@ def test_chunk_parts_equal_the_limb_columns(values):
     assert math.copysign(1.0, got.residual) == math.copysign(1.0, want.residual)
 
 
+unit = st.one_of(st.floats(0.0, 1.0), st.just(-0.0), st.just(0.0), st.just(1.0),
+                 st.floats(0.0, 1e-9), st.integers(0, 2**20).map(lambda k: k / 2**20))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(unit, max_size=40))
+@example([-0.0])
+@example([-0.0, 0.0])
+@example([1.0, 2.0**-31, 2.0**-32])
+def test_chunk_parts_of_values_in_the_unit_interval_equal_the_limb_columns(values):
+    """The integer steps taken for values in [0, 1] give the limbs, the residual and its
+    sign that the limb columns give (small values fall back, with their residual)."""
+    test_chunk_parts_equal_the_limb_columns.hypothesis.inner_test(values)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(-1.0, 1.0).filter(lambda x: x == 0 or abs(x) >= 2**-31),
                 min_size=1, max_size=40))

@@ -72,6 +72,30 @@ OPTIONS = {
     # its text), recorded in the signature (offsets:inclusive)
     "offsets": ({"offsets": "inclusive"}, {"offsets": "inclusive"},
                 ["--offsets", "inclusive"]),
+    # ... and with the per-type rows, which read the spans (and their types) again
+    "offsets+type_field": ({"offsets": "inclusive", "type_field": "label_type"},
+                           {"offsets": "inclusive", "type_field": "label_type"},
+                           ["--offsets", "inclusive", "--type-field", "label_type"]),
+    "offsets+typed_span+typed_matching": (
+        {"offsets": "inclusive", "type_field": "label_type", "typed_matching": True,
+         "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "partial"}}},
+        {"offsets": "inclusive", "type_field": "label_type", "typed_matching": True,
+         "metrics": ["typed_span", "iou"], "params": {"typed_span": {"scheme": "partial"}}},
+        ["--offsets", "inclusive", "--type-field", "label_type", "--typed-matching",
+         "--metrics", "typed_span,iou", "--params", '{"typed_span": {"scheme": "partial"}}']),
+    # ... and with token scores: the spans read inclusive, the tokens' offsets half-open
+    # (a tokenizer's offset mapping), the spans at a threshold made from them as they are
+    "offsets+token_scores": ({"offsets": "inclusive", "token_offsets": OFFSETS,
+                              "token_scores": SCORES},
+                             {"offsets": "inclusive", "token_offsets_col": "offsets",
+                              "token_scores_col": "scores"}, None),
+    "offsets+threshold": ({"offsets": "inclusive", "token_offsets": OFFSETS,
+                           "token_scores": SCORES, "threshold": 0.5, "predictions": None,
+                           "metrics": ["iou", "character", "char_auroc", "token_level"]},
+                          {"offsets": "inclusive", "token_offsets_col": "offsets",
+                           "token_scores_col": "scores", "threshold": 0.5, "pred_col": None,
+                           "metrics": ["iou", "character", "char_auroc", "token_level"]},
+                          None),
     "soft_labels": ({"soft_references": SOFT_REF, "soft_predictions": SOFT_PRED},
                     {"soft_ref_col": "soft_ref", "soft_pred_col": "soft_pred"},
                     ["--soft-ref-col", "soft_ref", "--soft-pred-col", "soft_pred"]),
@@ -165,7 +189,7 @@ def data(option):
     if option == "profile:lettucedetect":
         pred = PRED_OVERLAPPING
     ref = REF
-    if option == "offsets":
+    if option.startswith("offsets"):
         ref, pred = _inclusive(REF), _inclusive(PRED)
     if option == "profile:shroom_visions":
         ref, pred = VISIONS_REF, VISIONS_PRED
@@ -303,7 +327,7 @@ def test_option_on_face_equals_evaluate(option, face, session, tmp_path):
         from mycelium.core.signature import signature_with
 
         signature = signature_with(signature, float_parse="pandas-fast")
-    if not option.startswith("type"):  # the per-type rows carry the settings signature
+    if "type" not in option:  # the per-type rows carry the settings signature
         assert set(got["signature"]) == {signature}
     assert mycelium.parse_signature(got) == mycelium.parse_signature(
         got["signature"].iloc[0])
@@ -372,3 +396,31 @@ def test_offsets_cell_equals_the_half_open_spans_by_hand():
     half_open = mycelium.evaluate(REF, PRED, text=TEXTS)
     assert {k: v for k, v in inclusive.items() if k != "meta"} == {
         k: v for k, v in half_open.items() if k != "meta"}
+
+
+@pytest.mark.parametrize("option", ["offsets+type_field", "offsets+typed_span+typed_matching",
+                                    "offsets+token_scores", "offsets+threshold"])
+def test_offsets_cells_with_types_and_scores_equal_the_half_open_spans_by_hand(option):
+    # per type too (the types ride on the spans whose ends are read inclusive), and with
+    # token scores, alone or at a threshold
+    kwargs = dict(OPTIONS[option][0])
+    preds = kwargs.pop("predictions", data(option)["pred"])
+    inclusive = mycelium.evaluate(data(option)["ref"], preds, text=TEXTS, **kwargs)
+    del kwargs["offsets"]
+    half_open = mycelium.evaluate(REF, PRED if preds is not None else None, text=TEXTS,
+                                  **kwargs)
+    assert inclusive.get("by_type") == half_open.get("by_type")
+    # the Accumulator too, per type included, in two batches
+    acc = mycelium.Accumulator(**{k: v for k, v in OPTIONS[option][0].items()
+                                  if k in ("offsets", "metrics", "type_field",
+                                           "typed_matching", "params")})
+    scores = {k: v for k, v in kwargs.items() if k.startswith("token_") or k == "threshold"}
+    for part in (slice(0, 1), slice(1, None)):
+        acc.update(data(option)["ref"][part], None if preds is None else preds[part],
+                   text=TEXTS[part], **{k: v[part] if k.startswith("token_") else v
+                                        for k, v in scores.items()})
+    assert {k: v for k, v in acc.compute().items() if k != "meta"} == {
+        k: v for k, v in half_open.items() if k != "meta"}
+    assert {k: v for k, v in inclusive.items() if k != "meta"} == {
+        k: v for k, v in half_open.items() if k != "meta"}
+    assert "offsets:inclusive" in inclusive["meta"]["signature"]

@@ -4,9 +4,8 @@ types, the rows of null type first in each group) from the pandas accessor, Pola
 the Polars LazyFrame (streamed in batches of 7 rows) and Spark (local, Arrow batches of 7
 rows), both summing per (group, type) without gathering the rows, and ``mycelium
 evaluate --type-field`` on JSON lines, CSV and Parquet files; ``typed_span`` under each
-of its four schemes, with and without typed matching. The
-`mycelium.Accumulator` has no ``type_field`` (the per-type rows filter each type's
-examples from all of them) and refuses it by name."""
+of its four schemes, with and without typed matching. (`mycelium.Accumulator`'s, batch
+by batch: tests/accumulator/test_accumulator_typed.py.)"""
 
 from __future__ import annotations
 
@@ -248,11 +247,6 @@ def test_the_rows_have_every_type_and_the_scheme_matters():
     assert want["strict"][(MODELS[1], "Z", "counts", "n_ref")] == (0.0, 0)
     f1 = [want[s][("m1", None, "typed_span", "f1")][0] for s in SCHEMES]
     assert len(set(f1)) == 4, f1
-
-
-def test_the_accumulator_refuses_type_field_by_name():
-    with pytest.raises(TypeError, match="type_field"):
-        mycelium.Accumulator(type_field="label_type")  # type: ignore[call-arg]
 
 
 def test_typed_matching_needs_type_field_on_the_command_line(tmp_path, capsys):

@@ -1,17 +1,23 @@
 """The slow, obvious implementations of ``exact_span``, ``iou`` and ``character`` in exact
 fractions (sets of spans and of character positions, `fractions.Fraction`), against
-every face: the dict (`mycelium.evaluate`), pandas, Polars and the `Accumulator`.
+every face: the dict (`mycelium.evaluate`), pandas, Polars eager and lazy (the streaming
+engine, in batches of one row), the command line, the `Accumulator`, and Spark (fewer
+examples: each is a Spark job).
 
 The generators always include zero-length spans (``[s, s]``: no characters, dropped by
-every metric, SPEC section 2) and inclusive ends (``offsets="inclusive"`` reads
-``[s, e]`` as ``[s, e + 1)``, checked against the hand conversion).
+every metric, SPEC section 2; each face tells them by one `mycelium.EmptySpanWarning`
+with the call's counts) and inclusive ends (``offsets="inclusive"`` reads ``[s, e]`` as
+``[s, e + 1)``, checked against the hand conversion).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import tempfile
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -123,15 +129,48 @@ def pandas_face(refs, preds, average, **kw):
     return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
 
 
-def polars_face(refs, preds, average, **kw):
+def _polars(refs, preds):
     pl = pytest.importorskip("polars")
     dtype = pl.List(pl.Struct({"start": pl.Int64, "end": pl.Int64}))
     as_dicts = [[{"start": s, "end": e} for s, e in spans] for spans in refs]
     pred_dicts = [[{"start": s, "end": e} for s, e in spans] for spans in preds]
-    df = pl.DataFrame({"ref": as_dicts, "pred": pred_dicts}, schema={"ref": dtype,
-                                                                      "pred": dtype})
-    table = df.mycelium.evaluate("ref", "pred", metrics=list(METRICS), average=average, **kw)
+    return pl.DataFrame({"ref": as_dicts, "pred": pred_dicts}, schema={"ref": dtype,
+                                                                        "pred": dtype})
+
+
+def polars_face(refs, preds, average, **kw):
+    table = _polars(refs, preds).mycelium.evaluate("ref", "pred", metrics=list(METRICS),
+                                                   average=average, **kw)
     return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
+
+
+def lazy_face(refs, preds, average, **kw):
+    from mycelium.frames import polars_lazy
+
+    slice_rows, polars_lazy._SLICE = polars_lazy._SLICE, 1  # every row a batch of its own
+    try:
+        table = _polars(refs, preds).lazy().mycelium.evaluate(
+            "ref", "pred", metrics=list(METRICS), average=average, **kw).collect(
+            engine="streaming")
+    finally:
+        polars_lazy._SLICE = slice_rows
+    return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
+
+
+def cli_face(refs, preds, average, **kw):
+    from mycelium.cli.app import main
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = Path(tmp) / "rows.jsonl", Path(tmp) / "out.json"
+        path.write_text("".join(json.dumps({"ref": r, "pred": p}) + "\n"
+                                for r, p in zip(refs, preds)), encoding="utf-8")
+        flags = [a for k, v in kw.items() for a in (f"--{k}", str(v))]
+        assert main(["evaluate", str(path), "--ref-col", "ref", "--pred-col", "pred",
+                     "--metrics", ",".join(METRICS), "--average", average, *flags,
+                     "--format", "json", "-o", str(out)]) == 0
+        rows = json.loads(out.read_text(encoding="utf-8"))["records"]
+    return _from_tidy((r["metric"], r["measure"],
+                       math.nan if r["value"] is None else r["value"]) for r in rows)
 
 
 def accumulator_face(refs, preds, average, **kw):
@@ -144,7 +183,7 @@ def accumulator_face(refs, preds, average, **kw):
 
 
 FACES = {"dict": dict_face, "pandas": pandas_face, "polars": polars_face,
-         "accumulator": accumulator_face}
+         "polars_lazy": lazy_face, "cli": cli_face, "accumulator": accumulator_face}
 
 
 def _same(got, want):
@@ -173,3 +212,73 @@ def test_inclusive_ends_on_every_face_equal_the_conversion_by_hand(face, average
     by_hand = [([[s, e + 1] for s, e in r], [[s, e + 1] for s, e in p]) for r, p in batch]
     got = _quiet(lambda: FACES[face](refs, preds, average, offsets="inclusive"))
     _same(got, obvious(by_hand, average))
+
+
+def _empty(batch):
+    """The zero-length spans each side lists (duplicates counted, as listed)."""
+    return (sum(s == e for r, _ in batch for s, e in r),
+            sum(s == e for _, p in batch for s, e in p))
+
+
+@pytest.mark.parametrize("face", [f for f in FACES if f != "cli"])  # the CLI prints it
+@SETTINGS
+@given(batch=batches)
+def test_every_face_tells_the_zero_length_spans_once_with_the_calls_counts(face, batch):
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        FACES[face](refs, preds, "micro")
+    told = [(w.message.references, w.message.predictions) for w in seen
+            if issubclass(w.category, mycelium.EmptySpanWarning)]
+    counts = _empty(batch)
+    if face == "accumulator":  # one warning per update (two here), each its batch's
+        assert sum(r for r, _ in told) == counts[0] and sum(p for _, p in told) == counts[1]
+    else:
+        assert told == ([counts] if sum(counts) else [])
+
+
+# ------------------------------------------------------------------- Spark
+
+def spark_face(session, refs, preds, average, **kw):
+    from mycelium.frames import spark as spark_face_module
+
+    span = "array<struct<start: bigint, end: bigint>>"
+    rows = [([{"start": s, "end": e} for s, e in r], [{"start": s, "end": e} for s, e in p])
+            for r, p in zip(refs, preds)]
+    sdf = session.createDataFrame(rows, f"ref {span}, pred {span}").repartition(2)
+    table = spark_face_module.evaluate(sdf, "ref", "pred", metrics=list(METRICS),
+                                       average=average, **kw)
+    return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
+
+
+def _spark_fixture():
+    """The Spark tests' session fixture, loaded by path (as tests/frames/_spark_fixture.py
+    loads it: a second module named ``conftest`` would clash)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "frames" / "spark" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("_exact_spark_conftest", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.spark
+
+
+spark = _spark_fixture()
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(batch=batches, average=st.sampled_from(["macro", "micro"]),
+       offsets=st.sampled_from(["half-open", "inclusive"]))
+def test_spark_equals_the_obvious_fractions_and_tells_once(spark, batch, average, offsets):
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    want = batch if offsets == "half-open" else [
+        ([[s, e + 1] for s, e in r], [[s, e + 1] for s, e in p]) for r, p in batch]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = spark_face(spark, refs, preds, average, offsets=offsets)
+    _same(got, obvious(want, average))
+    told = [(w.message.references, w.message.predictions) for w in seen
+            if issubclass(w.category, mycelium.EmptySpanWarning)]
+    counts = _empty(want)
+    assert told == ([counts] if sum(counts) else [])
