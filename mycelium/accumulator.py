@@ -581,7 +581,7 @@ def _types_of(data: bytes) -> dict[Any, TypeSums]:
 
 def _breakdown(parts: list[_Part]):
     """The per-label breakdown of everything accumulated, as one call would have it."""
-    from .metrics._typed_soft import TypedScores
+    from .metrics.typed_soft import TypedScores
     from .metrics.soft_labels import LabelBreakdown, label_codes
 
     pairs = _merged_pairs(parts)

@@ -22,9 +22,10 @@ from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
 from ..errors import EmptySpanWarning, SpanValidationError
-# Private: `mycelium report` reads its files as `mycelium evaluate` does, by the same
-# helpers of cli/evaluate (one reader for every subcommand, not a copy each).
-from .evaluate import Source, _column, _located, _pairing, _take, float_rule, span_cells
+# `mycelium report` reads its files as `mycelium evaluate` does, by the same helpers of
+# cli/evaluate (one reader for every subcommand, not a copy each).
+from .evaluate import (Source, column_of, float_rule, located_error, pair_rows, span_cells,
+                       take_rows)
 from .output import EXIT_OK
 from .read import read_frame, recorded_rule
 from .args import names as _names
@@ -116,11 +117,11 @@ def _detector_name(path: str) -> str:
 
 
 def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
-    order = _pairing(refs, preds, args.id_col)
-    columns = {name: _column(refs.frame, name, "--by", refs).reset_index(drop=True)
+    order = pair_rows(refs, preds, args.id_col)
+    columns = {name: column_of(refs.frame, name, "--by", refs).reset_index(drop=True)
                for name in args.by}
     columns["__ref__"] = span_cells(refs, args.ref_col, "--ref-col", args)
-    columns["__pred__"] = _take(span_cells(preds, args.pred_col, "--pred-col", args), order)
+    columns["__pred__"] = take_rows(span_cells(preds, args.pred_col, "--pred-col", args), order)
     if args.offsets == "inclusive":  # every part of the report reads them half-open
         columns["__ref__"] = half_open_cells(columns["__ref__"])
         columns["__pred__"] = half_open_cells(columns["__pred__"])
@@ -128,11 +129,11 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
                               (args.context_col, "--context-col", "__context__")):
         if name is not None:
             source = refs if name in refs.frame.columns else preds
-            values = _column(source.frame, name, option, source)
-            columns[key] = _take(values, order) if source is preds else \
+            values = column_of(source.frame, name, option, source)
+            columns[key] = take_rows(values, order) if source is preds else \
                 values.reset_index(drop=True)
     if args.id_col is not None:
-        columns["__example__"] = _column(refs.frame, args.id_col, "--id-col",
+        columns["__example__"] = column_of(refs.frame, args.id_col, "--id-col",
                                          refs).reset_index(drop=True)
     elif preds is not refs:  # the REFS row (from 1, as errors count rows): the key
         columns["__example__"] = pd.Series(range(1, len(refs.frame) + 1))
@@ -144,9 +145,9 @@ def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
                                 text="__text__" if "__text__" in part else None)
     except SpanValidationError as exc:
         told = argparse.Namespace(**{**vars(args), "soft_ref_col": None, "soft_pred_col": None})
-        raise _located(exc, refs, preds, order, told) from exc
+        raise located_error(exc, refs, preds, order, told) from exc
     part["__detector__"] = detector if detector is not None else \
-        _column(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
+        column_of(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
     return part
 
 
