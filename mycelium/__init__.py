@@ -37,7 +37,7 @@ from ._version import __version__
 from .core.lazy import lazy_names
 from .errors import (EmptySpanWarning, MyceliumError, SpanValidationError,
                      UndefinedMetricWarning)
-from .frames import _hooks
+from .frames import hooks as _hooks
 
 
 __all__ = [
@@ -126,7 +126,7 @@ def __dir__() -> list[str]:
 # Nothing heavy is imported here: numpy, pyarrow and the scoring modules load with the
 # first name that needs them, so that ``mycelium --version`` and a bare ``import
 # mycelium`` stay fast. ``df.mycelium`` and ``pl.DataFrame.mycelium`` are registered as
-# soon as pandas or Polars is imported (mycelium.frames._hooks).
+# soon as pandas or Polars is imported (mycelium.frames.hooks).
 # Last, once the package's module type and __getattr__ are in place: when pandas is
 # already imported, install() registers the accessor at once, which imports the scoring
 # modules (mycelium.evaluate among them) while this package is still loading.

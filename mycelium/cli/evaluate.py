@@ -1,7 +1,9 @@
 """``mycelium evaluate``: read files, pair REFS and PREDS, score with ``df.mycelium.evaluate``.
 
 Reading (jsonl / csv / Parquet, by extension), pairing by id or position, and locating a
-bad span in the user's file and row live here; `mycelium.cli.output` writes the result.
+bad span in the user's file and row live here, and ``mycelium report`` and ``mycelium
+sweep`` read their files with the same helpers (`pair_rows`, `column_of`, `take_rows`,
+`lookup_column`, `located_error`); `mycelium.cli.output` writes the result.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     One JSON-lines file is scored in batches when the options allow it
     (`mycelium.cli.stream`: the same result, memory bounded by a batch); otherwise, or
     whenever the batched path cannot vouch for the file, the files are read whole."""
-    fmt = _output_format(args, args.parser)
+    fmt = output_format(args, args.parser)
     rule = float_rule(args)
     result = evaluate_streamed(args) if streamable(args) else None
     if result is None:
@@ -78,7 +80,7 @@ def _evaluate_in_memory(args: argparse.Namespace, rule: str = "exact") -> pd.Dat
                                                  float_parse=rule))
     preds = refs if args.preds is None else Source(
         "PREDS", args.preds, read_frame(args.preds, infer_types=typed, float_parse=rule))
-    order = _pairing(refs, preds, args.id_col)
+    order = pair_rows(refs, preds, args.id_col)
     frame, names = _scoring_frame(refs, preds, order, args)
     try:
         result = frame.mycelium.evaluate(
@@ -88,11 +90,11 @@ def _evaluate_in_memory(args: argparse.Namespace, rule: str = "exact") -> pd.Dat
             token_scores_col=names.get("token_scores"), id_col=names.get("id"),
             **options_of(args))
     except SpanValidationError as exc:
-        raise _located(exc, refs, preds, order, args) from exc
+        raise located_error(exc, refs, preds, order, args) from exc
     return result
 
 
-def _output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
+def output_format(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str:
     """The output format; usage errors the argument parser cannot see exit with 2."""
     if args.id_col is not None and args.preds is None and args.ci is None:
         parser.error("--id-col pairs REFS with PREDS rows; give a PREDS file as well "
@@ -192,7 +194,7 @@ def _needs_scores(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 # ------------------------------------------------------------------------ pairing
 
-def _pairing(refs: Source, preds: Source, id_col: str | None):
+def pair_rows(refs: Source, preds: Source, id_col: str | None):
     """Positions of the PREDS rows in REFS order (None: the rows already correspond)."""
     if preds is refs:
         return None
@@ -215,7 +217,7 @@ def _pairing(refs: Source, preds: Source, id_col: str | None):
 
 
 def _ids(source: Source, id_col: str) -> pd.Index:
-    ids = pd.Index(_column(source.frame, id_col, "--id-col", source))
+    ids = pd.Index(column_of(source.frame, id_col, "--id-col", source))
     if ids.hasnans:
         row = int(pd.isna(ids).argmax()) + 1
         raise ValueError(f"--id-col {id_col!r}: {source.role} ({source.path}) has no id in "
@@ -254,23 +256,23 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
     """One frame with the group keys under their own names and the span/text columns."""
     taken = set(args.by)
     names = {"ref": _free("ref", taken)}
-    columns = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
+    columns = {name: lookup_column(name, "--by", refs, preds, order) for name in args.by}
     columns[names["ref"]] = span_cells(refs, args.ref_col, "--ref-col", args)
     if args.pred_col is not None:
         names["pred"] = _free("pred", taken)
-        columns[names["pred"]] = _take(span_cells(preds, args.pred_col, "--pred-col", args),
+        columns[names["pred"]] = take_rows(span_cells(preds, args.pred_col, "--pred-col", args),
                                        order)
     if args.text_col is not None:
         names["text"] = _free("text", taken)
-        columns[names["text"]] = _lookup(args.text_col, "--text-col", refs, preds, order)
+        columns[names["text"]] = lookup_column(args.text_col, "--text-col", refs, preds, order)
         _check_texts(refs if args.text_col in refs.frame.columns else preds, args)
     if args.soft_ref_col is not None:
         names["soft_ref"], names["soft_pred"] = _free("soft_ref", taken), _free("soft_pred",
                                                                                taken)
         columns[names["soft_ref"]] = _plain_index(
-            _column(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
-        columns[names["soft_pred"]] = _take(
-            _column(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
+            column_of(refs.frame, args.soft_ref_col, "--soft-ref-col", refs))
+        columns[names["soft_pred"]] = take_rows(
+            column_of(preds.frame, args.soft_pred_col, "--soft-pred-col", preds), order)
     # With --soft-ref-col the soft labels are soft_spearman's, not scores.
     for option, series in score_columns(refs, preds, order, args,
                                         soft=args.soft_ref_col is None).items():
@@ -280,7 +282,7 @@ def _scoring_frame(refs: Source, preds: Source, order, args):
     if args.id_col is not None and args.ci is not None:
         # The ids key the bootstrap resamples: intervals then do not depend on row order.
         names["id"] = _free("id", taken)
-        columns[names["id"]] = _plain_index(_column(refs.frame, args.id_col, "--id-col",
+        columns[names["id"]] = _plain_index(column_of(refs.frame, args.id_col, "--id-col",
                                                      refs))
     return pd.DataFrame(columns), names
 
@@ -303,8 +305,8 @@ def score_columns(refs: Source, preds: Source, order, args, *, soft: bool = True
         if name is not None and (soft or option != "--soft-pred-col"):
             holder = _holder(name, refs, preds)
             if name not in holder.frame.columns:
-                _lookup(name, option, refs, preds, order)  # raises, naming both files
-            series = _take(holder.frame[name], None if holder is refs else order)
+                lookup_column(name, option, refs, preds, order)  # raises, naming both files
+            series = take_rows(holder.frame[name], None if holder is refs else order)
             out[option] = _decoded(series, holder, name, option,
                                    None if holder is refs else order)
     return out
@@ -347,17 +349,19 @@ def _free(stem: str, taken: set[str]) -> str:
     return name
 
 
-def _lookup(name: str, option: str, refs: Source, preds: Source, order) -> pd.Series:
+def lookup_column(name: str, option: str, refs: Source, preds: Source, order) -> pd.Series:
+    """Column ``name`` of REFS, else of PREDS in REFS order; a KeyError naming both files."""
     if name in refs.frame.columns:
         return _plain_index(refs.frame[name])
     if preds is not refs and name in preds.frame.columns:
-        return _take(preds.frame[name], order)
+        return take_rows(preds.frame[name], order)
     where = refs.role if preds is refs else f"{refs.role} or {preds.role}"
     raise KeyError(f"{option} column {name!r} not found in {where}; "
                    f"{_columns_of(refs)}" + ("" if preds is refs else f"; {_columns_of(preds)}"))
 
 
-def _column(frame: pd.DataFrame, name: str, option: str, source: Source) -> pd.Series:
+def column_of(frame: pd.DataFrame, name: str, option: str, source: Source) -> pd.Series:
+    """Column ``name`` of ``frame``; a KeyError naming the option, the file and its columns."""
     if name not in frame.columns:
         raise KeyError(f"{option} column {name!r} not found in {source.role}; "
                        f"{_columns_of(source)}")
@@ -368,7 +372,8 @@ def _columns_of(source: Source) -> str:
     return f"{source.path} has columns {list(map(str, source.frame.columns))}"
 
 
-def _take(series: pd.Series, order) -> pd.Series:
+def take_rows(series: pd.Series, order) -> pd.Series:
+    """``series`` in REFS order (``order`` from `pair_rows`; None: already), index 0..n-1."""
     return _plain_index(series if order is None else series.iloc[order])
 
 
@@ -379,7 +384,7 @@ def _plain_index(series: pd.Series) -> pd.Series:
 def _spans(source: Source, name: str, option: str, args) -> pd.Series:
     """A span column converted here, where a bad cell can be named by file, row and
     column (the converted Arrow column then reaches the accessor without a copy)."""
-    column = _column(source.frame, name, option, source)
+    column = column_of(source.frame, name, option, source)
     try:
         spans = to_spans(column)
     except SpanValidationError as exc:
@@ -399,7 +404,7 @@ def span_cells(source: Source, name: str, option: str, args) -> pd.Series:
     spans = _spans(source, name, option, args)
     if getattr(args, "type_field", None) is None:
         return spans
-    return _column(source.frame, name, option, source).reset_index(drop=True)
+    return column_of(source.frame, name, option, source).reset_index(drop=True)
 
 
 def _check_texts(source: Source, args) -> None:
@@ -421,7 +426,7 @@ REMEDIES = {"missing": "passing --missing empty to score it as an example withou
             "text": "giving the row a text in the --text-col column"}
 
 
-def _located(exc: SpanValidationError, refs: Source, preds: Source, order, args):
+def located_error(exc: SpanValidationError, refs: Source, preds: Source, order, args):
     """The same error told in the file's terms: the file, its row and the column."""
     if exc.example is None:
         return exc

@@ -24,7 +24,7 @@ import pyarrow.json as pa_json
 from ..core.profiles import get_profile
 from ..errors import MyceliumError
 from ..io import read_parquet
-from ..io._records import decode_text, json_objects, object_lines, object_lines_in
+from ..io.records import decode_text, json_objects, object_lines, object_lines_in
 from ..io.float_parse import parse_float_hook
 
 __all__ = ["READERS", "FileError", "read_frame", "float_rule", "open_jsonl_blocks",

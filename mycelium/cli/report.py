@@ -9,17 +9,23 @@ the prediction column too, one detector or several in long format (``--detector-
 from __future__ import annotations
 
 import argparse
+import numbers
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..core.profiles import PROFILES
 from ..report.document import (LARGE_RESAMPLES, MAX_VIEW_ROWS, RESAMPLES, ReportOptions,
                                build_report)
-from ..errors import SpanValidationError
-# Private: `mycelium report` reads its files as `mycelium evaluate` does, by the same
-# helpers of cli/evaluate (one reader for every subcommand, not a copy each).
-from .evaluate import Source, _column, _located, _pairing, _take, float_rule, span_cells
+from ..errors import EmptySpanWarning, SpanValidationError
+# `mycelium report` reads its files as `mycelium evaluate` does, by the same helpers of
+# cli/evaluate (one reader for every subcommand, not a copy each).
+from .evaluate import (Source, column_of, float_rule, located_error, pair_rows, span_cells,
+                       take_rows)
 from .output import EXIT_OK
 from .read import read_frame, recorded_rule
 from .args import names as _names
@@ -80,6 +86,10 @@ def add_parser(commands) -> None:
                    help="with --type-field: restrict the predictions to each type too "
                         "(they must carry the field), every measure per type")
     p.add_argument("--profile", choices=sorted(PROFILES), help="benchmark profile")
+    p.add_argument("--offsets", choices=("half-open", "inclusive"), default="half-open",
+                   help="how the files write span ends: half-open [start, end) (default) or "
+                        "inclusive [start, end], read as [start, end + 1) everywhere in the "
+                        "report (recorded in the signature)")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL",
                    help="bootstrap interval level (default 0.95; 0 for none)")
     p.add_argument("--n-resamples", "--resamples", type=int, metavar="N",
@@ -107,33 +117,74 @@ def _detector_name(path: str) -> str:
 
 
 def _long_part(refs: Source, preds: Source, args, detector) -> pd.DataFrame:
-    order = _pairing(refs, preds, args.id_col)
-    columns = {name: _column(refs.frame, name, "--by", refs).reset_index(drop=True)
+    order = pair_rows(refs, preds, args.id_col)
+    columns = {name: column_of(refs.frame, name, "--by", refs).reset_index(drop=True)
                for name in args.by}
     columns["__ref__"] = span_cells(refs, args.ref_col, "--ref-col", args)
-    columns["__pred__"] = _take(span_cells(preds, args.pred_col, "--pred-col", args), order)
+    columns["__pred__"] = take_rows(span_cells(preds, args.pred_col, "--pred-col", args), order)
+    if args.offsets == "inclusive":  # every part of the report reads them half-open
+        columns["__ref__"] = half_open_cells(columns["__ref__"])
+        columns["__pred__"] = half_open_cells(columns["__pred__"])
     for name, option, key in ((args.text_col, "--text-col", "__text__"),
                               (args.context_col, "--context-col", "__context__")):
         if name is not None:
             source = refs if name in refs.frame.columns else preds
-            values = _column(source.frame, name, option, source)
-            columns[key] = _take(values, order) if source is preds else \
+            values = column_of(source.frame, name, option, source)
+            columns[key] = take_rows(values, order) if source is preds else \
                 values.reset_index(drop=True)
     if args.id_col is not None:
-        columns["__example__"] = _column(refs.frame, args.id_col, "--id-col",
+        columns["__example__"] = column_of(refs.frame, args.id_col, "--id-col",
                                          refs).reset_index(drop=True)
     elif preds is not refs:  # the REFS row (from 1, as errors count rows): the key
         columns["__example__"] = pd.Series(range(1, len(refs.frame) + 1))
     part = pd.DataFrame(columns)
     try:  # checked per file, so that a bad span is told by its file and row
-        part.mycelium.score("__ref__", "__pred__", metrics=["iou"],
-                            text="__text__" if "__text__" in part else None)
+        with warnings.catch_warnings():  # the report tells zero-length spans once
+            warnings.simplefilter("ignore", EmptySpanWarning)
+            part.mycelium.score("__ref__", "__pred__", metrics=["iou"],
+                                text="__text__" if "__text__" in part else None)
     except SpanValidationError as exc:
         told = argparse.Namespace(**{**vars(args), "soft_ref_col": None, "soft_pred_col": None})
-        raise _located(exc, refs, preds, order, told) from exc
+        raise located_error(exc, refs, preds, order, told) from exc
     part["__detector__"] = detector if detector is not None else \
-        _column(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
+        column_of(refs.frame, args.detector_col, "--detector-col", refs).astype(str).to_numpy()
     return part
+
+
+def half_open_cells(cells: pd.Series) -> pd.Series:
+    """Span cells written with inclusive ends, each ``[s, e]`` as ``[s, e + 1)``: an Arrow
+    column of `mycelium.SPAN_TYPE` by its ``end`` child, cells as read (lists of pairs or
+    of dicts, which keep their other fields such as a type) one by one. Anything else is
+    left as it is, for the span checks to name.
+
+    >>> import pandas as pd
+    >>> half_open_cells(pd.Series([[[7, 7]], [{"start": 0, "end": 2, "label": "A"}], None])
+    ...                 ).tolist()
+    [[[7, 8]], [{'start': 0, 'end': 3, 'label': 'A'}], None]
+    """
+    if isinstance(cells.dtype, pd.ArrowDtype) and pa.types.is_list(cells.dtype.pyarrow_dtype):
+        column = pa.array(cells.array)
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        spans = column.values
+        ends = pc.add_checked(spans.field("end"), 1)
+        fields = [ends if f.name == "end" else spans.field(f.name) for f in spans.type]
+        struct = pa.StructArray.from_arrays(fields, fields=list(spans.type))
+        return pd.Series(pd.arrays.ArrowExtensionArray(pa.ListArray.from_arrays(
+            column.offsets, struct, mask=column.is_null())))
+
+    def whole(e) -> bool:  # an integer offset (a bool is refused later, as it is)
+        return isinstance(e, numbers.Integral) and not isinstance(e, (bool, np.bool_))
+
+    def span(s):
+        if isinstance(s, dict) and whole(s.get("end")):
+            return {**s, "end": s["end"] + 1}
+        if isinstance(s, (list, tuple, np.ndarray)) and len(s) == 2 and whole(s[1]):
+            return [s[0], s[1] + 1]
+        return s
+
+    return pd.Series([[span(s) for s in cell] if isinstance(cell, (list, tuple, np.ndarray))
+                      else cell for cell in cells.tolist()], dtype=object)
 
 
 def report_frame(args) -> pd.DataFrame:
@@ -162,7 +213,7 @@ def run_report(args: argparse.Namespace) -> int:
                             n_resamples=args.n_resamples, seed=args.seed,
                             examples=args.examples, profile=args.profile,
                             progress=args.progress, type_field=args.type_field,
-                            typed_matching=args.typed_matching,
+                            typed_matching=args.typed_matching, offsets=args.offsets,
                             float_parse=recorded_rule(args, [args.refs, *(args.preds or [])]))
     html = build_report(frame, "__ref__", "__pred__", detector_col="__detector__",
                         text_col="__text__" if args.text_col else None,

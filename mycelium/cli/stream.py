@@ -34,7 +34,7 @@ from ..evaluate import prepare_for
 from ..frames import engine as frames
 from ..frames.scores import wanted
 from ..frames.to_pandas import tidy_to_pandas, with_signature_column
-from ..io._records import object_lines_in
+from ..io.records import object_lines_in
 from .args import options_of
 from .read import chunk_kind, float_rule, json_column, open_jsonl_blocks
 

@@ -13,10 +13,10 @@ import pandas as pd
 
 from ..core.profiles import PROFILES
 from ..core.signature import signature_with
-# Private: `mycelium sweep` reads its files and writes its output as `mycelium evaluate`
-# does, by the same helpers of cli/evaluate (one reader for every subcommand).
-from .evaluate import (Source, _column, _located, _lookup, _output_format, _pairing,
-                       _take, float_rule, score_columns)
+# `mycelium sweep` reads its files and writes its output as `mycelium evaluate` does, by
+# the same helpers of cli/evaluate (one reader for every subcommand).
+from .evaluate import (Source, column_of, float_rule, located_error, lookup_column,
+                       output_format, pair_rows, score_columns, take_rows)
 from ..errors import SpanValidationError
 from .output import EXIT_OK, write_result
 from .read import read_frame, recorded_rule
@@ -76,17 +76,17 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.soft_pred_col is None and args.token_offsets_col is None:
         args.parser.error("give the scores: --soft-pred-col, or --token-offsets-col with "
                           "--token-scores-col")
-    fmt = _output_format(args, args.parser)
+    fmt = output_format(args, args.parser)
     rule = float_rule(args)  # the profile's reading of the files' numbers
     refs = Source("REFS", args.refs, read_frame(args.refs, infer_types=args.infer_types,
                                                  float_parse=rule))
     preds = refs if args.preds is None else Source(
         "PREDS", args.preds, read_frame(args.preds, infer_types=args.infer_types,
                                         float_parse=rule))
-    order = _pairing(refs, preds, args.id_col)
-    cols = {name: _lookup(name, "--by", refs, preds, order) for name in args.by}
-    cols["__ref__"] = _take(_column(refs.frame, args.ref_col, "--ref-col", refs), None)
-    cols["__text__"] = _lookup(args.text_col, "--text-col", refs, preds, order)
+    order = pair_rows(refs, preds, args.id_col)
+    cols = {name: lookup_column(name, "--by", refs, preds, order) for name in args.by}
+    cols["__ref__"] = take_rows(column_of(refs.frame, args.ref_col, "--ref-col", refs), None)
+    cols["__text__"] = lookup_column(args.text_col, "--text-col", refs, preds, order)
     scores = score_columns(refs, preds, order, args)
     keys = {"--soft-pred-col": "__soft__", "--token-offsets-col": "__offsets__",
             "--token-scores-col": "__scores__"}
@@ -96,7 +96,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     try:
         result = _sweep(frame, scores, args)
     except SpanValidationError as exc:
-        raise _located(exc, refs, preds, order, args) from exc
+        raise located_error(exc, refs, preds, order, args) from exc
     applied = recorded_rule(args, [args.refs, args.preds])
     if applied is not None:  # the numbers read from JSON by the rule: say so
         result.attrs["signature"] = signature_with(result.attrs.get("signature"),

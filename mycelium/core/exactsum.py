@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics._intervals import narrow  # the metrics' rule for arrays of exact integers
+from ..metrics.intervals import narrow  # the metrics' rule for arrays of exact integers
 
 __all__ = ["LIMB_COLUMNS", "limbs", "Parts", "parts", "exact_total", "exact_mean",
            "means_of_sums",

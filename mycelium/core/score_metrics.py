@@ -6,7 +6,7 @@ AUROC and AP are not sums of per-example statistics, so they are not aggregated 
 as group), then the mean over the defined examples; micro ranks the pooled weighted
 points of a group. Per-example weights ``w`` (a ``(resamples, examples)`` matrix, e.g.
 Poisson bootstrap weights) multiply each point's positive and negative weights, so every
-resample reuses the one sort of the points (`mycelium.metrics._ranking.rank`); macro is
+resample reuses the one sort of the points (`mycelium.metrics.ranking.rank`); macro is
 then the ``w``-weighted mean of the defined per-example values.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import POOLED_METRICS, SCORE_METRICS
-from ..metrics._ranking import blocks, pooled_blocks, rank
+from ..metrics.ranking import blocks, pooled_blocks, rank
 from .aggregate import finalize_ratios
 from .exactsum import exact_mean, weighted_means
 from .scores import ScoreRuns

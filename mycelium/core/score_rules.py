@@ -34,7 +34,7 @@ SOFT_LABELS = ("given", "spans")
 #: span overwrites its characters in list order (Mu-SHROOM's scorer); ``"sum"``, each
 #: adds its probability (the SHROOM-Visions kit's reference vector).
 SOFT_OVERLAPS = ("last", "sum")
-#: The constant-vector rule of Cor (`mycelium.metrics._soft_runs.CONSTANT_RULES`).
+#: The constant-vector rule of Cor (`mycelium.metrics.soft_runs.CONSTANT_RULES`).
 SOFT_CONSTANTS = ("mu_shroom", "shroom_visions")
 
 

@@ -65,7 +65,7 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
                    params: Mapping[str, Mapping[str, Any]] | None = None,
                    scores: str | None = None, threshold: Any = None,
                    float_parse: str | None = None, dataset: Any = None,
-                   **appended: Any) -> str | None:
+                   offsets: str | None = None, **appended: Any) -> str | None:
     """``signature`` (`format_signature`'s) with what a call learnt after its settings
     were made, each field where it belongs: the one place a signature is edited.
 
@@ -81,7 +81,9 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
     reading under a profile without the field adds nothing, so such signatures stay as
     they were. ``dataset`` (a `mycelium.core.provenance.Dataset`) appends the
     ``dataset`` and ``dataset_files`` fields (replacing any already there), after its
-    own ``float_parse`` when the loader recorded one. None stays None.
+    own ``float_parse`` when the loader recorded one. ``offsets`` replaces the offsets
+    field: how the data wrote the span ends when the spans were converted before the call
+    (`mycelium report --offsets inclusive`). None stays None.
 
     Examples
     --------
@@ -97,6 +99,8 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
     >>> signature_with("mycelium:0.1.0|profile:ragtruth@2|offsets:half-open",
     ...                float_parse="exact")
     'mycelium:0.1.0|profile:ragtruth@2|offsets:half-open'
+    >>> signature_with("mycelium:0.1.0|missing:error|offsets:half-open", offsets="inclusive")
+    'mycelium:0.1.0|missing:error|offsets:inclusive'
     >>> signature_with("mycelium:0.1.0|metrics:iou|missing:error", metrics=["iou", "char_ap"],
     ...                scores="soft", threshold=0.5)
     'mycelium:0.1.0|metrics:iou,char_ap|missing:error|scores:soft|threshold:0.5'
@@ -122,6 +126,8 @@ def signature_with(signature: str | None, *, metrics: Sequence[str] | None = Non
                         f"{unknown[0]!r}; fix by adding the field to APPENDED (and to "
                         "parse_signature).")
     fields += [f"{k}:{appended[k]}" for k in APPENDED if appended.get(k) is not None]
+    if offsets is not None:
+        fields = [f"offsets:{offsets}" if f.startswith("offsets:") else f for f in fields]
     if float_parse is not None:
         _set_float_parse(fields, float_parse, always=False)
     if dataset is not None:

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import SpanValidationError
-from ..metrics import _intervals as iv
+from ..metrics import intervals as iv
 
 __all__ = ["SPAN_TYPE", "SpanBatch", "inclusive_to_half_open", "empty_span_counts"]
 

@@ -27,7 +27,7 @@ __all__ = ["MyceliumAccessor"]
 
 _T = TypeVar("_T")
 
-# The placeholder mycelium.frames._hooks set when pandas was imported gives way: the
+# The placeholder mycelium.frames.hooks set when pandas was imported gives way: the
 # registration below would warn that it overrides an attribute.
 if getattr(pd.DataFrame.__dict__.get("mycelium"), "placeholder", False):
     del pd.DataFrame.mycelium

@@ -5,7 +5,7 @@ engine and on Spark (`mycelium.frames.polars_scores`, `mycelium.frames.spark_sco
 
 AUROC and AP are not sums of per-example statistics, but they are functions of the
 positive and negative weights at each distinct score (the tie blocks of
-`mycelium.metrics._ranking`), and those are sums. Each batch of rows becomes *long
+`mycelium.metrics.ranking`), and those are sums. Each batch of rows becomes *long
 rows* ``(group, kind, column, score, a, b, f)`` (``score``: a float64's bits, as int64):
 
 - ``SUM`` rows, one per (group, summed column): ``a`` the int64 sum of the column over
@@ -51,8 +51,8 @@ from ..core.scores import score_runs, spans_at_threshold
 from ..core.settings import OPTIONS, Settings, profile_default_metrics, resolve_settings
 from ..evaluate import prepare
 from ..metrics import POOLED_METRICS, SCORE_METRICS, fixed_average
-from ..metrics._order import codes_in_order
-from ..metrics._ranking import blocks, rank
+from ..metrics.order import codes_in_order
+from ..metrics.ranking import blocks, rank
 from ..scores.plan import ScorePlan, score_plan
 from ..scores.spans import (as_predictions, plan_tokens, pooled_statistics, prepare_scores,
                             score_signature)

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from ..adapters.phrases import parse_tagged
 from ..errors import SpanValidationError
-from . import _records as rec
+from . import records as rec
 from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_fava", "fava_spans", "FAVA_ERROR_TYPES", "FAVA_SPAN_TYPE",

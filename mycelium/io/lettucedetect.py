@@ -30,7 +30,7 @@ from typing import Any, Iterator
 import pandas as pd
 import pyarrow as pa
 
-from . import _records as rec
+from . import records as rec
 from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_lettucedetect", "LETTUCEDETECT_LABEL_TYPE"]

@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import SpanValidationError
-from . import _records as rec
+from . import records as rec
 from .lettucedetect import array_values
 from .provenance import attach_dataset
 

@@ -20,7 +20,7 @@ import pyarrow as pa
 from ..core.inputs import list_literal
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
-from . import _records as rec
+from . import records as rec
 from .float_parse import parse_float_hook, resolve_float_parse
 from .provenance import attach_dataset, registered_files
 

@@ -22,7 +22,7 @@ import pyarrow as pa
 from ..adapters.phrases import parse_tagged
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
-from . import _records as rec
+from . import records as rec
 from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_psiloqa", "PSILOQA_STRINGS", "hal_chunk_spans"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from . import _records as rec
+from . import records as rec
 from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_ragtruth", "RAGTRUTH_LABEL_TYPE"]

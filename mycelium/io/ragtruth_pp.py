@@ -31,7 +31,7 @@ from typing import Iterator, Literal
 import pandas as pd
 import pyarrow as pa
 
-from . import _records as rec
+from . import records as rec
 from .provenance import attach_dataset, registered_files
 
 __all__ = ["read_ragtruth_pp", "RAGTRUTH_PP_LABEL_TYPE"]

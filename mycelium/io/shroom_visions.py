@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import MyceliumError
-from ._records import json_objects, list_array, show, to_pandas
+from .records import json_objects, list_array, show, to_pandas
 from .float_parse import FloatParseError, key_value_starts, pandas_fast_values, parse_float_hook
 from .provenance import attach_dataset
 

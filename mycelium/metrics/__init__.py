@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import closest_name
 
 from . import character, cleval_1d, deteval_1d, exact_span, iou, span_coverage, typed_span
-from ._base import Metric, Param, Workspace
+from .base import Metric, Param, Workspace
 
 __all__ = ["REGISTRY", "Entry", "names", "fixed_average",
            "METRICS", "SCORE_METRICS", "POOLED_METRICS", "TOKEN_METRICS", "TYPED_METRICS",

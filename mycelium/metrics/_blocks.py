@@ -1,6 +1,6 @@
 """Overlapping span pairs as ranges, counted without enumeration and enumerated in blocks.
 
-`mycelium.metrics._intervals.overlap_pairs` finds every overlapping pair as two families
+`mycelium.metrics.intervals.overlap_pairs` finds every overlapping pair as two families
 of contiguous index ranges (b starts inside a; a starts strictly inside b). The number of
 pairs, and each span's number of partners, follow from the ranges alone. When there are
 more pairs than `MATERIALIZE` (one example with thousands of mutually overlapping spans
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from . import _intervals as iv
+from . import intervals as iv
 
 if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
     from ._spans import SpanArrays

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _intervals as iv
+from . import intervals as iv
 
 #: A round that reads more live pairs than this per span it decides hands the rest of
 #: its block to the span-by-span pass (whose cost per span is a few numpy calls, about

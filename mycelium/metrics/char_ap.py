@@ -4,7 +4,7 @@ Items are characters, positive inside a reference span, scored by the character 
 (SPEC section 9). Equal to scikit-learn's ``average_precision_score`` on the expanded
 per-character arrays, ties included (one precision-recall vertex per distinct score, no
 interpolation), computed from weighted runs of equal score and label
-(`mycelium.metrics._ranking` gives the formula); cost never depends on text length.
+(`mycelium.metrics.ranking` gives the formula); cost never depends on text length.
 
 Measures
     ``score``. Macro: AP per example, then the mean over the examples with at least one
@@ -19,7 +19,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Blocks, average_precision
+from .ranking import Blocks, average_precision
 
 NAME = "char_ap"
 MEASURES = ("score",)

@@ -5,7 +5,7 @@ scored by the detector's character score (SPEC section 9). Equal to scikit-learn
 ``roc_auc_score`` on the expanded per-character arrays, ties included, but computed from
 *weighted points*: runs of characters of equal score and label
 (`mycelium.core.scores.ScoreRuns`), so the cost depends on the spans and tokens, never on
-the number of characters (`mycelium.metrics._ranking` gives the formula).
+the number of characters (`mycelium.metrics.ranking` gives the formula).
 
 Measures
     ``score``. Macro: the AUROC of each example, then the mean over the examples where it
@@ -22,7 +22,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Blocks, auroc
+from .ranking import Blocks, auroc
 
 NAME = "char_auroc"
 MEASURES = ("score",)

@@ -48,8 +48,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _intervals as iv
-from ._base import Metric, Param, Workspace, named, prf_ratios
+from . import intervals as iv
+from .base import Metric, Param, Workspace, named, prf_ratios
 from .iou import mask_statistics
 
 #: ``overlaps`` values: merged character masks (the default) or LettuceDetect's sums.

@@ -66,9 +66,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _intervals as iv
+from . import intervals as iv
 from ._blocks import _covered as _blocks_covered
-from ._base import Metric, Pairs, Param, Workspace, non_negative, prf_ratios, unit_open
+from .base import Metric, Pairs, Param, Workspace, non_negative, prf_ratios, unit_open
 
 STATS = ("recall_num", "gt_chars", "precision_num", "det_chars", "tp_chars",
          "n_gran_recall", "n_gran_precision", "matched_det_chars", "fp_chars",

@@ -16,7 +16,7 @@ never reused. Three passes:
 
 Threshold tests are ``>=`` decided in exact arithmetic, the threshold read as the
 decimal it is written as (ties pass: ``1/10 + 7/10`` meets 0.8; see
-``_intervals.passes``); sums of overlaps are exact integers even when they leave int64. The centre-distance test of the 2D original is
+``intervals.passes``); sums of overlaps are exact integers even when they leave int64. The centre-distance test of the 2D original is
 vacuous in 1D (it holds for every overlapping pair) and is omitted.
 
 Parameters
@@ -77,9 +77,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _intervals as iv
+from . import intervals as iv
 from ._claims import Claims, claim_pass
-from ._base import Metric, Param, Workspace, prf_ratios, unit, unit_open
+from .base import Metric, Param, Workspace, prf_ratios, unit, unit_open
 
 STATS = ("n_ref", "n_pred", "n_one_to_one", "n_split_refs", "n_split_preds",
          "n_merge_refs", "n_merge_preds")

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _intervals as iv
-from ._base import Metric, Workspace, prf_ratios
+from . import intervals as iv
+from .base import Metric, Workspace, prf_ratios
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:

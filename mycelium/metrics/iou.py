@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Workspace
+from .base import Metric, Workspace
 
 
 def mask_statistics(ws: Workspace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ Edge cases
 
 from __future__ import annotations
 
-from ._ranking import Blocks, auroc
+from .ranking import Blocks, auroc
 
 NAME = "response_auroc"
 MEASURES = ("score",)

@@ -20,7 +20,7 @@ Parameter ``positive_min_length`` (a whole number, default 1)
 Parameter ``unit`` (``"spans"`` by default, or ``"tokens"``)
     ``"tokens"``: when the call scores tokens at a threshold, a response is gold-positive
     when one of its tokens is (a token overlapping a listed reference span,
-    `mycelium.metrics._tokens`) and predicted positive when one of its tokens scores past
+    `mycelium.metrics.tokens`) and predicted positive when one of its tokens scores past
     the threshold, zero-length (special) tokens included; a response without tokens is
     negative on both sides. This is LettuceDetect's ``evaluate_model_example_level``
     (KRLabsOrg/LettuceDetect@102f7f29009aeca4365a9d9731e46f13bab099b6:
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Param, Workspace, named, prf_ratios, whole
+from .base import Metric, Param, Workspace, named, prf_ratios, whole
 
 
 def _positive(batch, listed: np.ndarray, min_length: float) -> np.ndarray:

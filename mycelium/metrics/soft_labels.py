@@ -11,7 +11,7 @@ union of both sides' labels (each span's ``label`` string, compared exactly, cas
 included) of Cor with both sides restricted to that label; 1.0 when the union is empty.
 It is defined under the SHROOM-Visions kit's rules (summed reference, last-writer
 prediction, its constant rule: the ``shroom_visions`` profile), computed by
-`mycelium.metrics._typed_soft`. Like ``soft_spearman`` it is a mean over examples,
+`mycelium.metrics.typed_soft`. Like ``soft_spearman`` it is a mean over examples,
 whatever ``average`` says.
 
 Examples
@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 
-from ._soft_runs import cor_of_runs, last_writer_runs
-from ._typed_soft import TypedScores, summed_runs, typed_soft_scores, visions_cor
+from .soft_runs import cor_of_runs, last_writer_runs
+from .typed_soft import TypedScores, summed_runs, typed_soft_scores, visions_cor
 from .soft_spearman import cor, soft_flat
 
 __all__ = ["LABEL_ORDER", "LabelBreakdown", "soft_label_statistics", "soft_cor",
@@ -60,7 +60,7 @@ _RUNS = {"last": last_writer_runs, "sum": summed_runs}
 class LabelBreakdown:
     """The (example, label) pairs of the scored examples: ``names[code]`` is a label;
     ``scores`` holds, per pair, Cor and IoU restricted to the label and the spans of
-    each side (`mycelium.metrics._typed_soft.TypedScores`; ``pair_item`` indexes the
+    each side (`mycelium.metrics.typed_soft.TypedScores`; ``pair_item`` indexes the
     scored examples in input order)."""
 
     names: tuple[str, ...]
@@ -72,7 +72,7 @@ def soft_cor(lengths, ref: tuple, pred: tuple, rules) -> np.ndarray:
     under ``rules`` (a `ScoreRules`)."""
     if (rules.soft_reference_overlap, rules.soft_prediction_overlap,
             rules.soft_constant) == ("last", "last", "mu_shroom"):
-        from ._soft_runs import cor_runs
+        from .soft_runs import cor_runs
 
         return cor_runs(lengths, ref[:4], pred[:4], slow=cor)
     runs_a = _RUNS[rules.soft_reference_overlap](lengths, *ref[:4])

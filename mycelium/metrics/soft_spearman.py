@@ -34,7 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import SpanValidationError
-from ._soft_runs import cor_runs
+from .soft_runs import cor_runs
 
 MEASURES = ("score",)
 

@@ -8,7 +8,7 @@ context tokens and padding, labelled ``-100``, are not the answer's and are not 
 
 Statistics (per example, counts of tokens)
     ``tp``, ``fp``, ``fn``, ``tn``: gold label (the token overlaps a listed reference span,
-    `mycelium.metrics._tokens`) against predicted label (its score passes the threshold).
+    `mycelium.metrics.tokens`) against predicted label (its score passes the threshold).
 
 Measures
     precision = Σtp / (Σtp + Σfp), recall = Σtp / (Σtp + Σfn), F1 from them with one
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._base import Metric, Workspace
+from .base import Metric, Workspace
 from .response_level import ratios  # the same P / R of tp, fp, fn counts
 
 

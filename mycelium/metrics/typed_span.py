@@ -82,7 +82,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ._base import Metric, Param, Ratios, Stats, named
+from .base import Metric, Param, Ratios, Stats, named
 
 __all__ = ["SCHEMES", "STATISTICS", "TypedSpans", "typed_statistics", "ratios", "measures",
            "METRIC"]

@@ -26,7 +26,7 @@ Reproduced quirks of the official pipeline (each is marked where it is implement
 
 One path scores every file: both sides become flat span arrays (per example, in the
 official order) and IoU and Cor are computed for all examples at once (`_scores`: IoU
-from merged span lengths, Cor from `mycelium.metrics._soft_runs.cor_runs`). Files are
+from merged span lengths, Cor from `mycelium.metrics.soft_runs.cor_runs`). Files are
 read with ``pyarrow.json`` under an explicit schema (`_arrow_flats`); a file that reader
 cannot vouch for (Arrow cannot read it, a line holds other than one object, a field is
 missing on some lines, null, repeated or of another type, an id is repeated or unmatched,
@@ -62,10 +62,10 @@ from ..core.spans import validate
 from ..errors import MyceliumError, SpanValidationError
 from ..io.mushroom import checker_rule
 from ..core.pipeline import prepare
-from ..io._records import json_objects, object_lines
+from ..io.records import json_objects, object_lines
 from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_values,
                               parse_float_hook, resolve_float_parse)
-from ..metrics._soft_runs import cor_runs
+from ..metrics.soft_runs import cor_runs
 from ..metrics.soft_spearman import cor, soft_arrays, soft_vector
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",

@@ -4,7 +4,7 @@
 ``scorer.py`` computes (the organisers' file, vendored unchanged in
 sckwokyboom/Vision-Hallucination-Detector @ 0db49dc, ``scripts/official/
 official_scorer.py``; line numbers below are that file's), scored for all items at once
-by `mycelium.metrics._typed_soft`. Each of the kit's rules is named in `RULES` and
+by `mycelium.metrics.typed_soft`. Each of the kit's rules is named in `RULES` and
 recorded in the result's signature (``profile:shroom_visions@1|...``):
 
 - ``float_parse:pandas-fast``: numbers read as ``pandas.read_json`` reads them (20-37);
@@ -44,7 +44,7 @@ from ..core.signature import protocol_signature, signature_with
 from ..io.provenance import dataset_provenance
 from ..io.shroom_visions import (VisionsInputError, VisionsSide, read_visions_side,
                                  visions_side)
-from ..metrics._typed_soft import TypedScores, typed_soft_scores
+from ..metrics.typed_soft import TypedScores, typed_soft_scores
 
 if TYPE_CHECKING:  # pandas is loaded only by per_label
     import pandas as pd

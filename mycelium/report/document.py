@@ -8,6 +8,7 @@ One file, inline CSS and SVG, no scripts and nothing fetched: it opens from disk
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, replace
 from html import escape
 
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.signature import parse_signature, signature_with
+from ..errors import EmptySpanWarning
 from ..evaluate import statistics
 from ..stats.agreement import metric_agreement
 from .figures import bars, heatmap
@@ -81,6 +83,9 @@ class ReportOptions:
     sort_by: str = "iou"
     progress: bool | None = None  # None: a bar only on a terminal or in a notebook
     float_parse: str | None = None  # the rule the numbers were read from text by, if any
+    #: how the data wrote the span ends: the spans reach the report half-open (converted
+    #: by the caller, so every view draws them as scored), this is recorded in the signature
+    offsets: str = "half-open"
     type_field: str | None = None  # the span field of a type: adds the per-type section
     typed_matching: bool = False  # with type_field: restrict predictions to each type too
 
@@ -270,40 +275,48 @@ def build_report(frame: pd.DataFrame, ref_col: str, pred_col: str, *, detector_c
     with bar.phase(sizes[0], "report: scoring"):
         overall = frame.mycelium.evaluate(ref_col, pred_col, by=detector_col, **common,
                                           **overall_ci)
-    grouped = overall
-    with bar.phase(sizes[1], "report: scoring groups"):
-        if by:
-            grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
-                                              **common, **ci)
-    if options.float_parse is not None:  # the numbers were read from text by this rule
-        overall.attrs["mycelium_signature"] = signature_with(
-            overall.attrs.get("mycelium_signature"), float_parse=options.float_parse)
-    cols = {"ref": ref_col, "pred": pred_col, "text": text_col, "context": context_col}
-    with bar.phase(sizes[2], "report: figures"):
-        empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])
-        sections = _summary(frame, overall, grouped, detector_col, by, ci, overall_ci,
-                            resamples, options, empties)
-        if options.type_field is not None:  # after the tables, before the figures
-            at = next(i for i, (k, _, _) in enumerate(sections) if k == "figures")
-            sections.insert(at, ("types", "Per type",
-                                 type_section(frame, ref_col, pred_col, detector_col,
-                                              options, common)))
-    with bar.phase(sizes[3], "report: disagreement"):
-        sections.append(("disagreement", "Largest disagreement",
-                         disagreement(frame, overall, cols, detector_col, example_col,
-                                      options, example_name)))
-    with bar.phase(sizes[4], "report: examples") as phase:
-        sections.append(("examples", "Worst examples",
-                         example_views(frame, cols, detector_col, options, by, example_col,
-                                       example_name, bar=phase)))
-    with bar.phase(sizes[5], "report: page"):
-        nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>'
-                                for k, t, _ in sections) + "</nav>"
-        body = (f"<h1>{escape(options.title)}</h1>{nav}"
-                + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
-                          for k, t, html in sections))
-        html = page(options.title, body, css=REPORT_CSS + (TYPES_CSS if options.type_field else ""))
-    bar.finish()
+    # The first call told the zero-length spans (one EmptySpanWarning); the report's
+    # other calls score the same rows, and say nothing more.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptySpanWarning)
+        grouped = overall
+        with bar.phase(sizes[1], "report: scoring groups"):
+            if by:
+                grouped = frame.mycelium.evaluate(ref_col, pred_col, by=[detector_col, *by],
+                                                  **common, **ci)
+        if options.float_parse is not None:  # the numbers were read from text by this rule
+            overall.attrs["mycelium_signature"] = signature_with(
+                overall.attrs.get("mycelium_signature"), float_parse=options.float_parse)
+        if options.offsets != "half-open":
+            overall.attrs["mycelium_signature"] = signature_with(
+                overall.attrs.get("mycelium_signature"), offsets=options.offsets)
+        cols = {"ref": ref_col, "pred": pred_col, "text": text_col, "context": context_col}
+        with bar.phase(sizes[2], "report: figures"):
+            empties = empty_counts(frame, ref_col, pred_col, [detector_col, *by])
+            sections = _summary(frame, overall, grouped, detector_col, by, ci, overall_ci,
+                                resamples, options, empties)
+            if options.type_field is not None:  # after the tables, before the figures
+                at = next(i for i, (k, _, _) in enumerate(sections) if k == "figures")
+                sections.insert(at, ("types", "Per type",
+                                     type_section(frame, ref_col, pred_col, detector_col,
+                                                  options, common)))
+        with bar.phase(sizes[3], "report: disagreement"):
+            sections.append(("disagreement", "Largest disagreement",
+                             disagreement(frame, overall, cols, detector_col, example_col,
+                                          options, example_name)))
+        with bar.phase(sizes[4], "report: examples") as phase:
+            sections.append(("examples", "Worst examples",
+                             example_views(frame, cols, detector_col, options, by, example_col,
+                                           example_name, bar=phase)))
+        with bar.phase(sizes[5], "report: page"):
+            nav = "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>'
+                                    for k, t, _ in sections) + "</nav>"
+            body = (f"<h1>{escape(options.title)}</h1>{nav}"
+                    + "".join(f'<section id="{k}"><h2>{escape(t)}</h2>{html}</section>'
+                              for k, t, html in sections))
+            html = page(options.title, body,
+                        css=REPORT_CSS + (TYPES_CSS if options.type_field else ""))
+        bar.finish()
     return html
 
 

@@ -341,12 +341,12 @@ def _token_responses(si: ScoreInput, listed_spans: SpanBatch, codes: np.ndarray,
                      grids: Grids, settings: Settings, *, inclusive: bool
                      ) -> dict[str, np.ndarray]:
     """``response_level`` with ``unit="tokens"`` at every cell: an example is gold-positive
-    when one of its tokens overlaps a listed reference span (`mycelium.metrics._tokens`),
+    when one of its tokens overlaps a listed reference span (`mycelium.metrics.tokens`),
     and predicted positive at a threshold its highest token score passes, zero-length
     tokens included (a response without tokens is negative on both sides) — what
     `mycelium.evaluate` computes with ``threshold=t``. The thresholds stay those of the
     non-empty tokens."""
-    from ..metrics._tokens import label_tokens
+    from ..metrics.tokens import label_tokens
 
     n = si.n
     bx, bp, bs = si.blank if si.blank is not None else (np.empty(0, np.int64),) * 3

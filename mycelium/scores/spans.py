@@ -287,10 +287,10 @@ def assemble(report, values, ci, per, prepared, settings, plan: ScorePlan) -> di
 
 def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: ScoreRules,
                 *, trim_spans: str | None = None, offsets: str = "half-open"):
-    """The kept examples' `mycelium.metrics._tokens.TokenLabels` when the call scores
+    """The kept examples' `mycelium.metrics.tokens.TokenLabels` when the call scores
     tokens at a threshold (every token given, zero-length ones included, against the
     reference spans as listed, read by ``offsets``), else None."""
-    from ..metrics._tokens import label_tokens
+    from ..metrics.tokens import label_tokens
 
     if si is None or si.blank is None or plan.threshold is None or plan.form is None \
             or "token_offsets" not in plan.form:
@@ -317,7 +317,7 @@ def plan_tokens(plan: ScorePlan, si: ScoreInput | None, ref, prepared, rules: Sc
 def pooled_statistics(prepared, names, stats: dict, params=None, tokens=None) -> dict:
     """``stats`` with the per-example statistics of the pooled metrics in ``names`` added
     (``params``: the resolved metric parameters, `mycelium.core.settings.Settings.params`)."""
-    from ..metrics._base import Workspace
+    from ..metrics.base import Workspace
 
     bad = [m for m in names if m not in POOLED_METRICS]
     if bad:

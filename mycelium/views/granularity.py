@@ -36,7 +36,7 @@ import numpy as np
 from ..core.pipeline import Prepared, kept_texts
 from ..core.settings import GRANULARITIES
 from ..core.spans import SpanBatch, canonicalize
-from ..metrics import _intervals as iv
+from ..metrics import intervals as iv
 
 __all__ = ["GRANULARITIES", "unit_bounds", "to_units", "at_granularity"]
 

@@ -54,16 +54,20 @@ def accumulated(kw: dict, parts: list[list]) -> Accumulator:
     return acc
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(examples=st.lists(example, min_size=1, max_size=12),
        cuts=st.lists(st.integers(0, 12), max_size=4),
        scheme=st.sampled_from(SCHEMES), typed_matching=st.booleans(),
-       average=st.sampled_from(["micro", "macro"]))
+       average=st.sampled_from(["micro", "macro"]),
+       zero_division=st.sampled_from([0.0, 1.0, "nan", "warn"]),
+       offsets=st.sampled_from(["half-open", "inclusive"]))
 def test_batch_by_batch_equals_the_dict_face(examples, cuts, scheme, typed_matching,
-                                             average):
-    kw = options(scheme, typed_matching, average)
+                                             average, zero_division, offsets):
+    kw = dict(options(scheme, typed_matching, average), zero_division=zero_division,
+              offsets=offsets)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptySpanWarning)
+        warnings.simplefilter("ignore", mycelium.UndefinedMetricWarning)
         want = mycelium.evaluate([r for r, _ in examples], [p for _, p in examples], **kw)
         acc = accumulated(kw, batches(examples, cuts))
         got = acc.compute()

@@ -65,7 +65,7 @@ def test_other_shapes_come_back_as_python_values():
                                   b'\n{"a": 1}', b'{"a": 1}{"a": 2}\n', b''])
 @pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
 def test_object_lines_in_a_file_read_in_chunks(tmp_path, data, chunk):
-    from mycelium.io._records import object_lines, object_lines_in
+    from mycelium.io.records import object_lines, object_lines_in
 
     path = tmp_path / "f.jsonl"
     path.write_bytes(data)
@@ -92,7 +92,7 @@ def test_file_reader_in_blocks_is_the_bytes_reader(tmp_path):
 @given(st.lists(st.sampled_from([b"{", b"}", b"a", b" ", b"\t", b"\r", b"\n", b"\n"]),
                 max_size=40).map(b"".join), st.integers(1, 8))
 def test_object_lines_counts_the_non_blank_lines(tmp_path_factory, data, chunk):
-    from mycelium.io._records import object_lines, object_lines_in
+    from mycelium.io.records import object_lines, object_lines_in
 
     want = sum(1 for line in data.split(b"\n") if line.strip(b" \t\r"))
     path = tmp_path_factory.mktemp("lines") / "f.jsonl"

@@ -87,3 +87,41 @@ def test_a_null_span_list_is_told_with_a_remedy_report_accepts(tmp_path, capsys)
     # evaluate keeps its own remedy, which it accepts.
     assert main(["evaluate", str(DATA / "references.jsonl"), str(bad), *args[:6]]) == 1
     assert "fix by passing --missing empty" in capsys.readouterr().err
+
+
+def _inclusive_copy(src: Path, dst: Path, field: str = "spans") -> Path:
+    """``src`` with every span's end written inclusive (``[s, e - 1]``)."""
+    import json
+
+    rows = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row[field] = [[s, e - 1] for s, e in row[field]]
+    dst.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return dst
+
+
+def test_inclusive_files_warn_once_and_read_with_offsets_inclusive(tmp_path, capsys):
+    # A report scores its rows several times (overall, per group, views): the
+    # zero-length spans of inclusive files are told once, with the command's own flag;
+    # --offsets inclusive then gives the report of the half-open files, but for the
+    # signature's offsets field.
+    preds = [DATA / "predictions" / f"{name}.jsonl" for name in ("careful", "pinpoint")]
+    inclusive = [_inclusive_copy(DATA / "references.jsonl", tmp_path / "references.jsonl"),
+                 *(_inclusive_copy(p, tmp_path / p.name) for p in preds)]
+    common = ["--ref-col", "spans", "--pred-col", "spans", "--text-col", "text", "--id-col",
+              "id", "--by", "lang", "--resamples", "50"]
+    out = tmp_path / "r.html"
+    assert main(["report", *map(str, inclusive), *common, "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("mycelium: warning: ") == 1 and "zero-length spans" in err
+    assert "passing --offsets inclusive" in err
+    read = tmp_path / "read.html"
+    assert main(["report", *map(str, inclusive), *common, "--offsets", "inclusive",
+                 "-o", str(read)]) == 0
+    assert capsys.readouterr().err == ""
+    by_hand = tmp_path / "by_hand.html"
+    assert main(["report", str(DATA / "references.jsonl"), *map(str, preds), *common,
+                 "-o", str(by_hand)]) == 0
+    got, want = read.read_text(encoding="utf-8"), by_hand.read_text(encoding="utf-8")
+    assert "offsets:inclusive" in got and "offsets:inclusive" not in want
+    assert got.replace("offsets:inclusive", "offsets:half-open") == want

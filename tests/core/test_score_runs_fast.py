@@ -3,7 +3,7 @@
 Tokens in order without overlap (a tokenizer's output) take a merge instead of a sort
 (`mycelium.core.scores._boundaries`); the positive pieces and their examples come from
 difference arrays over the pieces; grouped rankings are radix-sorted by group
-(`mycelium.metrics._ranking._by_group`). Each is checked against the general
+(`mycelium.metrics.ranking._by_group`). Each is checked against the general
 computation and against the per-character expansion, so the values stay bit-identical.
 """
 
@@ -17,7 +17,7 @@ from _score_data import in_order_tokens
 from mycelium.core import pipeline
 from mycelium.core.score_metrics import score_values
 from mycelium.core.scores import _boundaries, _cut_runs, score_input, score_runs
-from mycelium.metrics._ranking import rank
+from mycelium.metrics.ranking import rank
 
 
 def tokenized():

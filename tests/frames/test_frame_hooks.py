@@ -1,7 +1,7 @@
 """``df.mycelium`` exists as soon as pandas is imported, whichever of pandas and mycelium
 comes first, and ``import mycelium`` does not import pandas to register it; the same for
 Polars' ``pl.DataFrame.mycelium`` and ``pl.LazyFrame.mycelium``
-(`mycelium.frames._hooks`). Each order runs in a fresh interpreter, warnings as errors
+(`mycelium.frames.hooks`). Each order runs in a fresh interpreter, warnings as errors
 (registering over the placeholder must not warn)."""
 
 import subprocess

@@ -50,7 +50,7 @@ def test_accessor_and_namespace_methods_are_documented(site):
         assert f"mycelium.frames.{name}" in ids, name
     internal = {f"mycelium.frames.{m}" for m in
                 ("engine", "compare", "polars_batches", "spark_checks", "_options",
-                 "_hooks")}
+                 "hooks")}
     assert internal & ids == set()
 
 

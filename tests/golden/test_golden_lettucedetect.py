@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import mycelium
-from mycelium.metrics._tokens import label_tokens
+from mycelium.metrics.tokens import label_tokens
 
 GOLDEN = json.loads(Path(__file__).with_name("lettucedetect_cases.json").read_text("utf-8"))
 CASES = GOLDEN["cases"]

@@ -1,5 +1,5 @@
 """The benchmark loaders split JSON lines at "\\n" only and name bad bytes by file and
-line (shared with the command line: `mycelium.io._records.json_objects`)."""
+line (shared with the command line: `mycelium.io.records.json_objects`)."""
 
 from __future__ import annotations
 

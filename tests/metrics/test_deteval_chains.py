@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import mycelium
 from mycelium.metrics import _blocks
-from mycelium.metrics import _intervals as iv
+from mycelium.metrics import intervals as iv
 
 import reference
 

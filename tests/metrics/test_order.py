@@ -1,4 +1,4 @@
-"""`mycelium.metrics._order`: the packed sort is numpy's stable argsort, position for
+"""`mycelium.metrics.order`: the packed sort is numpy's stable argsort, position for
 position, and the hashed codes are the binary searches into the sorted distinct values."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mycelium.metrics import _order as order
+from mycelium.metrics import order
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,4 +1,4 @@
-"""Micro tie sums by hashing the scores (`mycelium.metrics._ranking.pooled_blocks`) equal
+"""Micro tie sums by hashing the scores (`mycelium.metrics.ranking.pooled_blocks`) equal
 those of sorting the points (`rank` then `blocks`) bit for bit, and the values of the
 curve metrics with them."""
 
@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mycelium.metrics._ranking import auroc, average_precision, blocks, pooled_blocks, rank
+from mycelium.metrics.ranking import auroc, average_precision, blocks, pooled_blocks, rank
 
 SCORES = st.sampled_from([0.0, -0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1e-300, 0.1 + 0.2])
 

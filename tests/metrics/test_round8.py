@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mycelium.metrics._soft_runs import round8
+from mycelium.metrics.soft_runs import round8
 
 
 def _same(x: np.ndarray) -> None:

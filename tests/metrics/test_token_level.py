@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mycelium
-from mycelium.metrics._tokens import label_tokens
+from mycelium.metrics.tokens import label_tokens
 from mycelium.scores import sweep
 
 pair = st.tuples(st.integers(0, 30), st.integers(0, 6)).map(lambda t: (t[0], t[0] + t[1]))

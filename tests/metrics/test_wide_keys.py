@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import mycelium
 from mycelium.core import spans as spans_mod
-from mycelium.metrics import _intervals as iv
+from mycelium.metrics import intervals as iv
 
 from _slow_kernels import canonical, cleval, deteval
 

@@ -151,7 +151,7 @@ def test_huge_overlapping_spans_match_exact_reference(exs, params):
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(1, 2**63 - 1), min_size=1, max_size=30), st.integers(1, 50))
 def test_exact_group_sums_beyond_int64(values, n_groups):
-    from mycelium.metrics import _intervals as iv
+    from mycelium.metrics import intervals as iv
 
     rng = np.random.default_rng(len(values))
     groups = rng.integers(0, n_groups, size=len(values))

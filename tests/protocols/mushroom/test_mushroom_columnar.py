@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-import mycelium.metrics._soft_runs as soft_runs
+import mycelium.metrics.soft_runs as soft_runs
 from pathlib import Path
 
 from _mushroom_reference import reference_scores

@@ -4,7 +4,7 @@
 Vision-Hallucination-Detector @ 0db49dc, ``scripts/official/official_scorer.py``) printed,
 wrote and refused, and its per-item scores (see ``build_visions_cases.py``, which made them by
 running the kit). Cor and IoU must be the kit's to the last bit; Cor lbl too up to the
-order of a sum the kit takes in hash order (see `mycelium.metrics._typed_soft`).
+order of a sum the kit takes in hash order (see `mycelium.metrics.typed_soft`).
 """
 
 from __future__ import annotations

@@ -347,7 +347,7 @@ def test_mu_shroom_rules_stay_the_default_for_soft_labels():
     assert "soft_spearman_by_label" not in plain
     visions = mycelium.evaluate(ref, pred, text="abcdefgh", profile="shroom_visions")
     assert plain["soft_spearman"] != visions["soft_spearman"]
-    from mycelium.metrics._typed_soft import visions_cor
+    from mycelium.metrics.typed_soft import visions_cor
     from mycelium.metrics.soft_spearman import cor
 
     a_last = np.array([0.5, 0.5, 0.25, 0.25, 0.25, 0.25, 0, 0])

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 from scipy.stats import spearmanr
 
-from mycelium.metrics._typed_soft import typed_soft_scores
+from mycelium.metrics.typed_soft import typed_soft_scores
 
 PROBS = [0.0, 1e-9, 0.1, 0.2, 0.3, 0.25, 0.5, 0.3333333333, 0.6666666667, 1.0]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._order import codes_in_order
+from .order import codes_in_order
 
 __all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs",
            "round8"]

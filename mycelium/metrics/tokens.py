@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _intervals as iv
+from . import intervals as iv
 
 __all__ = ["TokenLabels", "label_tokens"]
 
@@ -55,7 +55,7 @@ def label_tokens(n: int, refs: tuple[np.ndarray, np.ndarray, np.ndarray],
     A token overlaps some span with ``s < b`` and ``e > a`` exactly when, among the spans
     of its example with ``s < b``, the largest ``e`` exceeds ``a``: one sort of the spans
     by start and one ``searchsorted`` per token, whatever the lengths. The keys of
-    `mycelium.metrics._intervals.order_keys` order every example after the previous
+    `mycelium.metrics.intervals.order_keys` order every example after the previous
     one, so a running maximum over the whole batch never lets an earlier example's span
     reach a later example's token.
     """

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import numpy as np
 
 from . import _blocks
-from . import _intervals as iv
+from . import intervals as iv
 from ._blocks import PairRanges
-from ._tokens import TokenLabels
+from .tokens import TokenLabels
 
 if TYPE_CHECKING:  # a structural type: what the kernels read of the core's SpanBatch
     from ._spans import SpanArrays

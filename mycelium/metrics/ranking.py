@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._order import codes_in_order
+from .order import codes_in_order
 
 __all__ = ["Ranking", "Blocks", "rank", "blocks", "pooled_blocks", "auroc",
            "average_precision"]

@@ -6,7 +6,7 @@ over a text. Its three scores (SPEC section 10.1):
 - **Cor**: Spearman between per-character vectors, the reference *summing* the
   probabilities of overlapping spans (in list order), the prediction *overwritten* by
   its spans in list order (last writer wins), under the kit's constant rule
-  (`mycelium.metrics._soft_runs.CONSTANT_RULES`, ``"shroom_visions"``);
+  (`mycelium.metrics.soft_runs.CONSTANT_RULES`, ``"shroom_visions"``);
 - **Cor lbl**: the mean, over the union of both sides' labels, of Cor with both sides
   restricted to one label; 1.0 when the union is empty;
 - **IoU**: of the sets of characters under any span, whatever its probability; 1.0 when
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._soft_runs import cor_of_runs, distinct, last_writer_runs
+from .soft_runs import cor_of_runs, distinct, last_writer_runs
 from .soft_spearman import average_ranks
 
 __all__ = ["TypedScores", "typed_soft_scores", "summed_runs", "visions_cor", "set_iou"]
@@ -66,7 +66,7 @@ def typed_soft_scores(lengths, ref: tuple, pred: tuple, n_labels: int) -> TypedS
     m, L = lengths.size, max(int(n_labels), 1)
     key_r = _items(ref[0]) * L + ref[4]
     key_p = _items(pred[0]) * L + pred[4]
-    pairs = distinct(np.sort(np.concatenate([key_r, key_p]), kind="stable"))  # runs: see _soft_runs
+    pairs = distinct(np.sort(np.concatenate([key_r, key_p]), kind="stable"))  # runs: see soft_runs
     pair_item, pair_label = pairs // L, pairs % L
     sub_r, count_r = _by_pair(ref, np.searchsorted(pairs, key_r), pairs.size)
     sub_p, count_p = _by_pair(pred, np.searchsorted(pairs, key_p), pairs.size)
