@@ -28,8 +28,7 @@ from .core.settings import (Settings, profile_default_metrics, resolve_settings,
                             typed_options)
 from .core.spans import SpanBatch
 from .core.types import Average, Granularity, Missing, ZeroDivision
-from .evaluate import (LABELS_AND_TYPE_FIELD, TypePart, build_report, intervals,
-                       prepare_for, type_entries, type_parts)
+from .evaluate import LABELS_AND_TYPE_FIELD, build_report, intervals, prepare_for
 from .core.serialize import concat as _concat
 from .core.serialize import concat_parts as _concat_runs
 from .core.serialize import ipc_bytes as _ipc
@@ -42,6 +41,7 @@ from .scores.plan import plan_of as _plan_of
 from .scores.plan import plan_said as _said
 from .scores.plan import split_metrics
 from .stats.bootstrap import example_keys
+from .views.type_sums import TypeSums, added, type_rows, type_sums
 
 __all__ = ["Accumulator"]
 
@@ -65,8 +65,8 @@ class _Part:
     empty: tuple[int, int] = (0, 0)  # zero-length spans listed: references, predictions
     #: soft_spearman_by_label's (example, label) pairs (`_label_pairs`), or None
     labels: dict[str, np.ndarray] | None = None
-    #: with ``type_field``: per type, `mycelium.evaluate.type_parts` of the batch
-    types: dict[Any, TypePart] | None = None
+    #: with ``type_field``: per type, the batch's exact sums (`mycelium.views.type_sums`)
+    types: dict[Any, TypeSums] | None = None
 
 
 @dataclass
@@ -81,10 +81,12 @@ class Accumulator:
     type_field, typed_matching
         As in `mycelium.evaluate`: ``report["by_type"]``, the measures per type of the
         spans' ``type_field``, and the ``typed_span`` metric (its scheme in
-        ``params={"typed_span": {"scheme": ...}}``). Each batch keeps, per type, the
-        statistics of its examples having the type; `compute` reduces them as
-        `mycelium.evaluate` does on all the examples (the same function), so the rows
-        are identical whatever the batches.
+        ``params={"typed_span": {"scheme": ...}}``). Each batch keeps, per type, exact
+        sums of its examples having the type (`mycelium.views.type_sums`, the columns
+        the frame faces' engines sum), a few numbers per type whatever the examples;
+        they add across batches, and `compute` reduces them to `mycelium.evaluate`'s
+        rows on all the examples, bit for bit. (With ``zero_division="warn"`` the
+        per-type rows do not warn; the values are ``evaluate``'s.)
     ci, n_resamples, seed
         Bootstrap intervals in `compute`, as in `mycelium.evaluate`. Identical to
         `evaluate`'s on the concatenated data when every batch gave ``ids``; without ids
@@ -263,9 +265,9 @@ class Accumulator:
             if "typed_span" in settings.metrics:
                 stats["typed_span"] = typed_span_for(spans, predictions, settings,
                                                      prepared)
-            types = type_parts(typed_for(spans, predictions, settings, prepared,
-                                         type_field=settings.type_field,
-                                         typed_matching=settings.typed_matching))
+            types = type_sums(typed_for(spans, predictions, settings, prepared,
+                                        type_field=settings.type_field,
+                                        typed_matching=settings.typed_matching), settings)
         pooled: dict = {}
         runs = None
         if plan is not None:
@@ -384,7 +386,8 @@ class Accumulator:
 
             report["by_type"] = label_rows(_breakdown(self._parts))
         if settings.type_field is not None:
-            report["by_type"] = type_entries(_merged_types(self._parts), settings)
+            report["by_type"] = type_rows(added([p.types or {} for p in self._parts]),
+                                          settings)
         keys = self._keys()
         if settings.bootstrap is not None:
             report["ci"] = intervals(stats, settings, np.flatnonzero(kept),
@@ -461,7 +464,7 @@ class Accumulator:
         if self._parts and self._parts[0].labels is not None:
             schema_meta[_LABELS] = _ipc(pa.table(_merged_pairs(self._parts)))
         if self._parts and self._parts[0].types is not None:
-            schema_meta[_TYPES] = _types_bytes(_merged_types(self._parts))
+            schema_meta[_TYPES] = _types_json(added([p.types or {} for p in self._parts]))
         meta = {"options": json.dumps(self._options(), default=_json_default),
                 "soft": json.dumps(self._soft), "keyed": json.dumps(self._keyed),
                 "plan": json.dumps(self._plan), "empty_spans": json.dumps(self._empty())}
@@ -564,56 +567,16 @@ def _spread(values: np.ndarray, kept: pa.Array) -> np.ndarray:
     return full
 
 
-def _merged_types(parts: list[_Part]) -> dict[Any, TypePart]:
-    """Every part's `TypePart` of each type, joined: the parts of all their examples, in
-    the order of the types of one call (`mycelium.views.typology.sorted_types`)."""
-    from .views.typology import sorted_types
-
-    found: dict[Any, list[TypePart]] = {}
-    for p in parts:
-        for t, part in (p.types or {}).items():
-            found.setdefault(t, []).append(part)
-    names = np.empty(len(found), dtype=object)
-    names[:] = list(found)
-    out = {}
-    for t in sorted_types(names, None):
-        pieces = found[t]
-        first = pieces[0][0]
-        out[t] = ({m: {k: _concat([q[0][m][k] for q in pieces]) for k in first[m]}
-                   for m in first},
-                  sum(q[1] for q in pieces), sum(q[2] for q in pieces))
-    return out
+def _types_json(types: dict[Any, TypeSums]) -> bytes:
+    """The per-type sums as JSON: the types in their order, each with its sums (exact
+    ints; floats written as ``repr`` reads them back)."""
+    return json.dumps([[t, s.sums, s.examples, s.n_ref] for t, s in types.items()],
+                      default=_json_default).encode()
 
 
-def _types_bytes(types: dict[Any, TypePart]) -> bytes:
-    """`_merged_types` as an Arrow IPC stream: one row per (type, example having it),
-    the type as its position in the metadata's list of types (with the counts)."""
-    columns: dict[str, Any] = {"__type": pa.array(np.repeat(
-        np.arange(len(types), dtype=np.int32), [part[1] for part in types.values()]))}
-    parts = list(types.values())
-    if parts:
-        for m, st in parts[0][0].items():
-            for k in st:
-                columns[f"{m}.{k}"] = _arrow(_concat([part[0][m][k] for part in parts]))
-    meta = {"types": list(types), "examples": [part[1] for part in parts],
-            "n_ref": [part[2] for part in parts]}
-    return _ipc(pa.table(columns).replace_schema_metadata(
-        {_TYPES: json.dumps(meta, default=_json_default)}))
-
-
-def _types_of(data: bytes) -> dict[Any, TypePart]:
-    """The inverse of `_types_bytes`."""
-    table = pa.ipc.open_stream(io.BytesIO(data)).read_all()
-    meta = json.loads((table.schema.metadata or {})[_TYPES])
-    which = table.column("__type").to_numpy()
-    stats: dict[str, dict[str, np.ndarray]] = {}
-    for name in table.column_names[1:]:
-        m, k = name.split(".", 1)
-        stats.setdefault(m, {})[k] = _numpy(table.column(name))
-    return {t: ({m: {k: v[which == i] for k, v in st.items()} for m, st in stats.items()},
-                int(n), int(n_ref))
-            for i, (t, n, n_ref) in enumerate(zip(meta["types"], meta["examples"],
-                                                  meta["n_ref"]))}
+def _types_of(data: bytes) -> dict[Any, TypeSums]:
+    """The inverse of `_types_json`."""
+    return {t: TypeSums(sums, int(n), int(n_ref)) for t, sums, n, n_ref in json.loads(data)}
 
 
 def _breakdown(parts: list[_Part]):

@@ -387,38 +387,15 @@ def by_type(references, predictions, settings: Settings, prepared: Prepared, *,
 
     typed = typed_for(references, predictions, settings, prepared, type_field=type_field,
                       typed_matching=typed_matching)
-    return type_entries(type_parts(typed), settings)
-
-
-#: One type's share of a call: the statistics of the examples having the type, their
-#: number and the type's reference spans (`type_parts`).
-TypePart = tuple[dict[str, dict[str, np.ndarray]], int, int]
-
-
-def type_parts(typed) -> dict[Any, TypePart]:
-    """Per type of a `mycelium.views.typology.TypedStatistics`, in its order: the
-    `TypePart` that `type_entries` reduces. Parts of batches of examples concatenate
-    (statistics) and add (counts) into the parts of all of them, since each example's
-    statistics are its own (`mycelium.Accumulator`)."""
+    wanted = typed.measures_of(settings.span_metrics)
     out = {}
     for t in typed.types:
         rows = typed.present[t]
-        out[t] = ({m: {k: v[rows] for k, v in st.items()} for m, st in typed.stats[t].items()},
-                  int(rows.sum()), int(typed.n_ref[t].sum()))
-    return out
-
-
-def type_entries(parts: dict[Any, TypePart], settings: Settings) -> dict:
-    """``report["by_type"]`` from each type's `TypePart`: the measures of its examples'
-    statistics (`mycelium.core.aggregate.aggregate`), those `typed_measures` keeps."""
-    from .views.typology import typed_measures
-
-    wanted = typed_measures(settings.span_metrics, settings.typed_matching)
-    out = {}
-    for t, (sub, examples, n_ref) in parts.items():
+        sub = {m: {k: v[rows] for k, v in st.items()} for m, st in typed.stats[t].items()}
         values = aggregate(sub, average=settings.average,
                            zero_division=settings.zero_division, params=settings.params)
-        entry: dict[str, Any] = {"examples": examples, "n_ref": n_ref}
+        entry: dict[str, Any] = {"examples": int(rows.sum()),
+                                 "n_ref": int(typed.n_ref[t].sum())}
         for metric, measures in values.items():
             keep = {k: v for k, v in measures.items()
                     if wanted is None or (metric, k) in wanted}

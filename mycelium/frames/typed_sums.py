@@ -24,6 +24,7 @@ from ..core.reduce import values_from_sums
 from ..core.settings import Settings
 from ..evaluate import prepare_for
 from ..metrics import STATISTIC_METRICS
+from ..views.type_sums import type_settings
 from ..views.typology import REFERENCE_SIDE, sorted_types, typed_for, typed_span_for
 from . import engine as frames
 
@@ -65,11 +66,7 @@ def typed_plan(settings: Settings) -> TypedPlan:
     >>> plan.typed.metrics, plan.whole.metrics
     (('character',), ('typed_span',))
     """
-    span = settings.span_metrics
-    # the metrics and their order of `mycelium.views.typology.typed_statistics`
-    names = span if settings.typed_matching else tuple(
-        m for m in dict.fromkeys(m for m, _ in REFERENCE_SIDE) if m in span)
-    typed = replace(settings, metrics=names)
+    typed = type_settings(settings)
     whole = None
     whole_layout: tuple[EngineColumn, ...] = ()
     if "typed_span" in settings.metrics:
