@@ -55,7 +55,9 @@ def test_every_new_table_is_written(study):
 
 def test_item_intervals_are_the_librarys(study, split_records):
     """mark_all vs the hard labels has one row per item: its interval must be exactly
-    evaluate(ci=0.95, ids=item ids) on the raw records."""
+    evaluate(ci=0.95, n_resamples=RESAMPLES, ids=item ids) on the raw records."""
+    from validation.uncertainty import RESAMPLES
+
     _, out = study
     scores = csv(out, "detector_scores")
     row = scores[(scores["lang"] == "EN") & (scores["detector"] == "mark_all")].iloc[0]
@@ -64,7 +66,7 @@ def test_item_intervals_are_the_librarys(study, split_records):
     preds = [[[0, len(r["model_output_text"])]] for r in recs]
     rep = mycelium.evaluate(refs, preds, text=[r["model_output_text"] for r in recs],
                             profile="mu_shroom", metrics=["iou"], ci=0.95,
-                            ids=[r["id"] for r in recs])
+                            n_resamples=RESAMPLES, ids=[r["id"] for r in recs])
     assert math.isclose(row["iou_score"], rep["iou"]["score"], rel_tol=1e-12)
     assert math.isclose(row["iou_score_low"], rep["ci"]["iou"]["score"]["low"], rel_tol=1e-9)
     assert math.isclose(row["iou_score_high"], rep["ci"]["iou"]["score"]["high"],
