@@ -44,6 +44,7 @@ def test_the_dict_face_counts_one_and_three():
 
 @pytest.mark.parametrize("engine", ["auto", "streaming"])
 def test_lazy_frame_warns_once_per_collect_with_the_whole_counts(engine, monkeypatch):
+    pytest.importorskip("polars")
     from mycelium.frames import polars_lazy
 
     monkeypatch.setattr(polars_lazy, "_SLICE", 1)  # every row a slice of its own

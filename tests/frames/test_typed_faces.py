@@ -190,6 +190,7 @@ def run_face(face: str, opts: dict, session, tmp_path) -> pd.DataFrame:
         return pl.DataFrame(ROWS).mycelium.evaluate("ref", "pred",
                                                     **_frame_options(opts)).to_pandas()
     if face == "polars_lazy":
+        pytest.importorskip("polars")
         from mycelium.frames import polars_lazy
 
         def refuse(*args, **kwargs):

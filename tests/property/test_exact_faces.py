@@ -145,6 +145,7 @@ def polars_face(refs, preds, average, **kw):
 
 
 def lazy_face(refs, preds, average, **kw):
+    pytest.importorskip("polars")
     from mycelium.frames import polars_lazy
 
     slice_rows, polars_lazy._SLICE = polars_lazy._SLICE, 1  # every row a batch of its own
