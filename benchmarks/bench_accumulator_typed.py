@@ -12,49 +12,24 @@ batches (zero-copy). The reports are checked equal, bit for bit, before timing.
 from __future__ import annotations
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
-import mycelium
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import mycelium  # noqa: E402
+from _typed_data import typed_spans  # noqa: E402
+from bench_accumulator import best  # noqa: E402
 
 TYPES = ["Evident Conflict", "Subtle Conflict", "Evident Baseless Info",
          "Subtle Baseless Info"]
 
 
 def make_data(n: int, seed: int) -> tuple[pa.Array, pa.Array]:
-    rng = np.random.default_rng(seed)
-    span = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
-                               ("label_type", pa.string())]))
-    refs, preds = [], []
-    for _ in range(n):
-        ref = []
-        for _ in range(min(int(rng.poisson(2)), 8)):
-            s = int(rng.integers(0, 500))
-            ref.append({"start": s, "end": s + int(rng.integers(1, 61)),
-                        "label_type": TYPES[int(rng.integers(0, 4))]})
-        pred = []
-        for sp in ref:
-            kind = int(rng.integers(0, 4))
-            if kind == 0:
-                pred.append(sp)
-            elif kind == 1:
-                pred.append(dict(sp, label_type=TYPES[int(rng.integers(0, 4))]))
-            elif kind == 2:
-                pred.append(dict(sp, end=sp["end"] + int(rng.integers(1, 4))))
-        refs.append(ref)
-        preds.append(pred)
-    return pa.array(refs, span), pa.array(preds, span)
-
-
-def best(repeat, fn):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return typed_spans(np.random.default_rng(seed), n, TYPES)
 
 
 def main(argv=None) -> int:

@@ -34,29 +34,13 @@ def make_file(path: Path, n: int, seed: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _typed_data import typed_spans
+
     rng = np.random.default_rng(seed)
-    span = pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64()),
-                               ("label_type", pa.string())]))
-    refs, preds = [], []
-    for _ in range(n):
-        ref = []
-        for _ in range(min(int(rng.poisson(2)), 8)):
-            s = int(rng.integers(0, 500))
-            ref.append({"start": s, "end": s + int(rng.integers(1, 61)),
-                        "label_type": TYPES[int(rng.integers(0, 4))]})
-        pred = []
-        for sp in ref:
-            kind = int(rng.integers(0, 4))
-            if kind == 0:
-                pred.append(sp)
-            elif kind == 1:
-                pred.append(dict(sp, label_type=TYPES[int(rng.integers(0, 4))]))
-            elif kind == 2:
-                pred.append(dict(sp, end=sp["end"] + int(rng.integers(1, 4))))
-        refs.append(ref)
-        preds.append(pred)
+    refs, preds = typed_spans(rng, n, TYPES)
     table = pa.table({"model": [f"m{int(i)}" for i in rng.integers(0, 8, n)],
-                      "ref": pa.array(refs, span), "pred": pa.array(preds, span)})
+                      "ref": refs, "pred": preds})
     pq.write_table(table, path, row_group_size=10_000)
 
 
