@@ -20,6 +20,8 @@ from ..core.inputs import to_spans
 from ..core.profiles import get_profile
 from ..core.signature import signature_with
 from ..errors import SpanValidationError
+from ..core.pipeline import empty_spans_told
+from ..frames.told import with_empty_spans
 from ..frames.to_pandas import SIGNATURE_ATTR
 from ..metrics import SOFT_METRICS
 from .args import options_of
@@ -51,9 +53,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     whenever the batched path cannot vouch for the file, the files are read whole."""
     fmt = output_format(args, args.parser)
     rule = float_rule(args)
-    result = evaluate_streamed(args) if streamable(args) else None
+    # the zero-length spans told, kept on the result as the pandas face keeps them (and so
+    # in a Parquet file's pandas metadata), counted by the path that gave the result
+    with empty_spans_told() as told:
+        result = evaluate_streamed(args) if streamable(args) else None
     if result is None:
-        result = _evaluate_in_memory(args, rule)
+        with empty_spans_told() as told:
+            result = _evaluate_in_memory(args, rule)
+    result = with_empty_spans(result, told)
     write_result(_recorded(result, rule, args), fmt, args.output, by=args.by)
     return EXIT_OK
 

@@ -10,6 +10,9 @@ prepared batch by `mycelium.views.granularity`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -23,7 +26,7 @@ from .spans import (SpanBatch, canonicalize, empty_span_counts, inclusive_to_hal
                     validate)
 
 __all__ = ["Prepared", "prepare", "compute_statistics", "soft_given", "kept_texts",
-           "PAIR_METRICS", "OFFSETS"]
+           "PAIR_METRICS", "OFFSETS", "Told", "empty_spans_told", "warn_empty_spans"]
 
 #: How span offsets are read (SPEC section 2): ``"half-open"`` ``[start, end)``, the
 #: default, or ``"inclusive"`` ``[start, end]``, read as ``[start, end + 1)``.
@@ -134,14 +137,91 @@ def _empty_spans(refs: SpanBatch, preds: SpanBatch, kept: np.ndarray, offsets: s
     return (counts[0], counts[1]), first
 
 
+@dataclass
+class Told:
+    """The zero-length spans told inside an `empty_spans_told` block: how many per side,
+    and where the first one is. A ``hold`` block keeps the warnings of its parts
+    (`warn_empty_spans`) for its face to tell once (`Told.tell`)."""
+
+    references: int = 0
+    predictions: int = 0
+    first: EmptyAt | str | None = None
+    hold: bool = False
+    #: the block this one is inside: its counts include this one's when it closes
+    outer: Told | None = None
+
+    @property
+    def holding(self) -> bool:
+        """Whether a warning told here is held: this block or one around it holds."""
+        return self.hold or (self.outer is not None and self.outer.holding)
+
+    def add(self, counts: tuple[int, int], first: EmptyAt | str | None) -> None:
+        self.references += int(counts[0])
+        self.predictions += int(counts[1])
+        if self.first is None:
+            self.first = first
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """``{"references": n, "predictions": m}``, as ``meta["empty_spans"]``."""
+        return {"references": self.references, "predictions": self.predictions}
+
+    def tell(self, first: EmptyAt | str | None = None, within: tuple[str, ...] = ()) -> None:
+        """The one warning of a ``hold`` block's face, if its parts told any: its counts,
+        the first span at ``first`` (default: the first its parts named)."""
+        if self.references or self.predictions:
+            warn_empty_spans((self.references, self.predictions),
+                             first if first is not None else str(self.first), within)
+
+
+#: The zero-length spans told so far in the face call being made (`empty_spans_told`).
+_TOLD: ContextVar[Told | None] = ContextVar("mycelium_empty_spans", default=None)
+
+
+@contextmanager
+def empty_spans_told(hold: bool = False) -> Iterator[Told]:
+    """The zero-length spans told inside the block (`Told`), by every `warn_empty_spans`
+    of the block, whether the warning is shown, ignored or raised. A frame face has no
+    ``meta`` and keeps these counts beside its signature instead (pandas
+    ``attrs["mycelium_empty_spans"]``, `mycelium.frames.told`). With ``hold``, the
+    warnings are counted but not raised: a face made of several calls (one per group or
+    detector) tells them once, with ``Told.tell``.
+
+    Examples
+    --------
+    >>> import warnings, mycelium
+    >>> with empty_spans_told() as told, warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     _ = mycelium.evaluate([[[7, 7]], [[1, 3]]], [[[8, 8]], [[1, 2], [5, 5]]])
+    >>> told.counts, str(told.first)
+    ({'references': 1, 'predictions': 2}, 'references example 0, span 0: [7, 7]')
+    """
+    told = Told(hold=hold, outer=_TOLD.get())
+    token = _TOLD.set(told)
+    try:
+        yield told
+    finally:
+        _TOLD.reset(token)
+    # what a block told counts in the blocks around it (a held one, once it tells it)
+    if told.outer is not None and not hold and (told.references or told.predictions):
+        told.outer.add((told.references, told.predictions), told.first)
+
+
 def warn_empty_spans(counts: tuple[int, int], first: EmptyAt | str,
                      within: tuple[str, ...] = ()) -> None:
     """One `mycelium.EmptySpanWarning`, pointing at the user's line (past the frames of
-    the packages ``within``: `mycelium.core.aggregate.outside_mycelium`)."""
+    the packages ``within``: `mycelium.core.aggregate.outside_mycelium`); its counts
+    are added to the open `empty_spans_told` block, if any."""
     import warnings
 
     from ..errors import EmptySpanWarning
     from .aggregate import outside_mycelium
+
+    told = _TOLD.get()
+    if told is not None:
+        told.add(counts, first)
+        if told.holding:
+            return
 
     warnings.warn(EmptySpanWarning(counts[0], counts[1], str(first)),
                   stacklevel=outside_mycelium(within))

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from ..core.groups import grouped_table
 from ..core.inputs import convert, text_values
-from ..core.pipeline import prepare
+from ..core.pipeline import empty_spans_told, prepare
 from ..core.types import Missing
 from ..errors import MyceliumError
 from ..stats.comparison import COLUMNS, compare
@@ -58,8 +58,12 @@ def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
     if detector_col is None:
         names = _wide_names(pred_cols)
         preds = {name: column(name, "pred_cols") for name in names}
+        firsts = []
         for name, col in preds.items():  # errors name frame rows, not group positions
-            _check(refs, col, texts, missing, f"pred_cols {name!r}")
+            at = _check(refs, col, texts, missing, f"pred_cols {name!r}")
+            if at is not None:
+                firsts.append(str(at) if at.side == "references"
+                              else f"pred_cols {name!r}: {at}")
         make = lambda rows, where: _wide(refs, preds, texts, ids, rows)  # noqa: E731
     else:
         if keys is not None and detector_col in keys.column_names:
@@ -70,23 +74,29 @@ def compare_table(column: Callable, ref_col: str, pred_cols, *, n_rows: int,
             raise ValueError("long format (detector_col) pairs the rows of different "
                              "detectors by example id; pass id_col=... naming the column "
                              "that identifies each example.")
-        _check(refs, pred, texts, missing, f"pred_cols {pred_cols!r}")
+        at = _check(refs, pred, texts, missing, f"pred_cols {pred_cols!r}")
+        firsts = [] if at is None else [str(at)]
         long = _Long(refs, pred, texts, ids, column_values(column(detector_col,
                                                                   "detector_col")),
                      detector_col)
         make = long.inputs
     parts, signature = [], None
-    for g, rows in enumerate(groups.positions()):
-        where = _where(groups, g)
-        references, predictions, text_g, ids_g = make(rows, where)
-        try:
-            out = compare(references, predictions, text=text_g, ids=ids_g, **options)
-        except (ValueError, KeyError, TypeError) as exc:
-            if not where or isinstance(exc, MyceliumError):
-                raise
-            raise type(exc)(f"{where}{exc.args[0] if exc.args else exc}") from None
-        signature = out.attrs.get("mycelium_signature")
-        parts.append((g, out))
+    # Each group's comparison counts its zero-length spans; they are told once, the
+    # first named by its frame row (rather than its position in the group).
+    with empty_spans_told(hold=True) as told:
+        for g, rows in enumerate(groups.positions()):
+            where = _where(groups, g)
+            references, predictions, text_g, ids_g = make(rows, where)
+            try:
+                out = compare(references, predictions, text=text_g, ids=ids_g, **options)
+            except (ValueError, KeyError, TypeError) as exc:
+                if not where or isinstance(exc, MyceliumError):
+                    raise
+                raise type(exc)(f"{where}{exc.args[0] if exc.args else exc}") from None
+            signature = out.attrs.get("mycelium_signature")
+            parts.append((g, out))
+    told.tell(f"{firsts[0]} (the example is a row position in the frame)" if firsts
+              else None)
     return _assemble(parts, groups, signature)
 
 
@@ -114,9 +124,11 @@ def _long_name(pred_cols) -> str:
     return pred_cols
 
 
-def _check(refs, preds, texts, missing: Missing, role: str) -> None:
+def _check(refs, preds, texts, missing: Missing, role: str):
+    """Both columns checked whole (errors name frame rows); the first zero-length span,
+    or None."""
     try:
-        prepare(refs, preds, text=texts, missing=missing)
+        return prepare(refs, preds, text=texts, missing=missing, warn_empty=False).first_empty
     except (ValueError, TypeError) as exc:
         if type(exc).__module__.startswith("mycelium"):
             raise

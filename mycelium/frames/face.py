@@ -19,6 +19,7 @@ import pyarrow as pa
 from ..core.inputs import Inputs
 from ..core.settings import Settings
 from . import engine as frames
+from .told import telling_empty_spans
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, Test, ZeroDivision)
 
@@ -113,6 +114,7 @@ class FrameFace(Generic[Frame]):
         raise NotImplementedError(f"{type(self).__name__} converts no result tables; "
                                   "a frame face defines _result.")
 
+    @telling_empty_spans
     def evaluate(self, ref_col: str, pred_col: str | None = None, *, text: str | None = None,
                  by: By = None, profile: ProfileArg = None, metrics: Metrics = None,
                  average: Average | None = None, zero_division: ZeroDivision = None,
@@ -249,6 +251,7 @@ class FrameFace(Generic[Frame]):
         names, settings = frames.face_call(locals())  # first: locals() are the arguments
         return self._result(self._evaluate_table(names, settings, by), by, with_signature)
 
+    @telling_empty_spans
     def compare(self, ref_col: str, pred_cols: str | Sequence[str], *, by: By = None,
                 id_col: str | None = None, detector_col: str | None = None,
                 baseline: str | None = None, test: Test = "paired_bootstrap",

@@ -19,6 +19,7 @@ from ..core.signature import signature_with
 from ..errors import SpanValidationError
 from . import engine as frames
 from .face import FrameFace
+from .told import telling_empty_spans
 from ._options import (By, Granularity, Metrics, Missing, Params, ProfileArg, TrimSpans,
                        ZeroDivision)
 from .to_pandas import SIGNATURE_ATTR, tidy_to_pandas, with_index_label, with_signature_column
@@ -88,13 +89,14 @@ class MyceliumAccessor(FrameFace[pd.DataFrame]):
     def _frame(self, table: pa.Table, by: By) -> pd.DataFrame:
         return pandas_frame(table, self._key_dtypes(by))
 
+    @telling_empty_spans
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None,
               granularity: Granularity = "char",
-              trim_spans: TrimSpans = None) -> pd.DataFrame:
+              trim_spans: TrimSpans = None, offsets: str = "half-open") -> pd.DataFrame:
         """Per-row measures: one column ``<metric>_<measure>`` each, same index and order.
 
         Parameters
@@ -111,13 +113,17 @@ class MyceliumAccessor(FrameFace[pd.DataFrame]):
             Unit of scoring (needs ``text``), as in `evaluate`.
         trim_spans : {"whitespace", "punctuation"}, optional
             Span edges trimmed before scoring (needs ``text``), as in `mycelium.evaluate`.
+        offsets : {"half-open", "inclusive"}, default "half-open"
+            How span offsets are read, as in `mycelium.evaluate` (recorded in the
+            signature).
 
         Returns
         -------
         pandas.DataFrame
             Float columns ``<metric>_<measure>`` in the order of the metrics and their
             measures, with the caller's index; ``attrs["mycelium_signature"]`` holds
-            the settings signature. Each row's values are `mycelium.evaluate` of that
+            the settings signature and ``attrs["mycelium_empty_spans"]`` the zero-length
+            spans given (``meta["empty_spans"]`` of `mycelium.evaluate`). Each row's values are `mycelium.evaluate` of that
             row alone. Rows left out by ``missing="drop"`` get NaN, as do undefined
             values under ``zero_division="nan"``.
 

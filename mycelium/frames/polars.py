@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from . import engine as frames
 from .face import FrameFace
+from .told import telling_empty_spans
 from ._options import (By, Granularity, Metrics, Missing, Params, ProfileArg, TrimSpans,
                        ZeroDivision)
 from .polars_batches import (
@@ -86,12 +87,14 @@ class MyceliumFrame(FrameFace[pl.DataFrame]):
     def _frame(self, table: pa.Table, by: By) -> pl.DataFrame:
         return self._with_key_types(polars_frame(table), frames.normalize_by(by))
 
+    @telling_empty_spans
     def score(self, ref_col: str, pred_col: str, *, text: str | None = None,
               profile: ProfileArg = None, metrics: Metrics = None,
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", soft_ref_col: str | None = None,
               soft_pred_col: str | None = None, granularity: Granularity = "char",
-              with_signature: bool = False, trim_spans: TrimSpans = None) -> pl.DataFrame:
+              with_signature: bool = False, trim_spans: TrimSpans = None,
+              offsets: str = "half-open") -> pl.DataFrame:
         """Per-row measures: one Float64 column ``<metric>_<measure>`` each, same row order.
 
         Parameters
@@ -100,9 +103,10 @@ class MyceliumFrame(FrameFace[pl.DataFrame]):
             As in the pandas accessor's ``score``
             (`mycelium.frames.pandas.MyceliumAccessor.score`): there is no ``average``,
             every row is one example.
-        soft_ref_col, soft_pred_col, granularity, trim_spans
+        soft_ref_col, soft_pred_col, granularity, trim_spans, offsets
             As there: soft labels (both or neither) add ``soft_spearman_score``;
-            ``granularity`` and ``trim_spans`` need ``text``.
+            ``granularity`` and ``trim_spans`` need ``text``; ``offsets="inclusive"``
+            reads ``[s, e]`` as ``[s, e + 1)``.
         with_signature : bool
             Add a last column ``signature`` holding the settings signature.
 

@@ -6,6 +6,7 @@ lazy one in `mycelium.frames.polars_lazy`; neither face imports the other).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,8 @@ import pyarrow as pa
 
 from ..core.aggregate import per_example
 from ..core.inputs import Inputs
-from ..core.pipeline import compute_statistics, prepare
+from ..core.pipeline import (EmptyAt, Told, compute_statistics, empty_spans_told, prepare,
+                             warn_empty_spans)
 from ..core.settings import Settings
 from ..core.spans import SPAN_TYPE
 from ..errors import SpanValidationError
@@ -136,13 +138,60 @@ def prepare_batch(batch: pl.Series, missing: str, settings: Settings | None = No
             side=exc.side, example=row, span=exc.span) from None
 
 
+class TellOnce:
+    """The one `mycelium.EmptySpanWarning` of a per-row plan, whose rows stream through
+    mycelium batch by batch with no step after the last (an expression, a LazyFrame's
+    ``score``): the first batch holding zero-length spans tells its counts and its first
+    span, by frame row where the batch knows it; the plan's later batches stay silent
+    (a total would need every batch held back). One per plan, however often collected."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._told = False
+
+    def tell(self, told: Told, batch: pl.Series) -> None:
+        if not (told.references or told.predictions):
+            return
+        with self._lock:
+            if self._told:
+                return
+            self._told = True
+        first = told.first
+        if isinstance(first, EmptyAt) and "row" in batch.struct.fields:
+            row = int(batch.struct.field("row")[first.example])
+            where = (f"{first._replace(example=row)} (example {row} is the row's position in "
+                     "the LazyFrame's rows as they reach mycelium, counted from 0 after any "
+                     "filter or slice in the plan)")
+        else:
+            where = (f"{first} (example {getattr(first, 'example', '?')} counts the rows of "
+                     "the batch Polars evaluated the expression on, from 0: the frame row in "
+                     "an eager select, not in a streaming one)")
+        warn_empty_spans((told.references, told.predictions),
+                         f"{where}; these are the counts of the first batch of "
+                         f"{batch.len()} rows that held any: the rows stream through "
+                         "mycelium, and later batches are not told again",
+                         within=("polars",))
+
+
+def _telling(once: TellOnce | None, batch: pl.Series, run, *args, **kwargs):
+    """``run(*args, **kwargs)``, its zero-length spans told by ``once`` (as `prepare`
+    tells them, once per batch, without it)."""
+    if once is None:
+        return run(*args, **kwargs)
+    with empty_spans_told(hold=True) as told:
+        out = run(*args, **kwargs)
+    once.tell(told, batch)
+    return out
+
+
 def batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
-                      measures: bool = False) -> pl.Series:
+                      measures: bool = False, once: TellOnce | None = None) -> pl.Series:
     """Per-row statistics (or per-example values) of one batch as a Struct Series.
 
-    Rows left out by ``missing="drop"`` are null.
+    Rows left out by ``missing="drop"`` are null; ``once`` tells the plan's zero-length
+    spans (`TellOnce`).
     """
-    prepared = prepare_batch(batch, settings.missing)
+    prepared = _telling(once, batch, prepare_batch, batch, settings.missing, settings)
     stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                settings.params)
     if measures:
@@ -160,14 +209,15 @@ def batch_statistics(batch: pl.Series, *, settings: Settings, fields, labels,
     return pl.Series(batch.name, struct)
 
 
-def batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None
-                  ) -> pl.Series:
+def batch_scores(batch: pl.Series, *, settings: Settings, column: str | None = None,
+                 once: TellOnce | None = None) -> pl.Series:
     """`frames.score_table` of one batch: a Struct of all measures, or one column.
     Under a profile whose soft labels are the spans (``shroom_visions``), the span
-    columns are the soft labels too, as on the eager faces."""
+    columns are the soft labels too, as on the eager faces. ``once`` tells the plan's
+    zero-length spans (`TellOnce`)."""
     fields = batch.struct.fields
     try:
-        table = frames.score_table(Inputs(
+        table = _telling(once, batch, frames.score_table, Inputs(
             batch.struct.field("ref"), batch.struct.field("pred"),
             text=batch.struct.field("text") if "text" in fields else None
         ).soft_from_spans(settings.profile), settings)

@@ -20,6 +20,7 @@ from ._options import (
 from .polars_batches import (
     batch_scores,
     batch_statistics,
+    TellOnce,
     batch_inputs,
     one_metric,
     stat_fields,
@@ -65,7 +66,7 @@ class MyceliumExpr:
 
     def statistics(self, predictions: str | pl.Expr, *, metric: str,
                    text: str | pl.Expr | None = None, params: Params = None,
-                   missing: Missing = "error") -> pl.Expr:
+                   missing: Missing = "error", offsets: str = "half-open") -> pl.Expr:
         """The per-row sufficient statistics of one metric, as a Struct named ``metric``.
 
         Parameters
@@ -75,9 +76,11 @@ class MyceliumExpr:
         metric : str
             A span metric name (``"iou"``, ``"character"``, ...); its statistics are the
             Struct's fields (see ``mycelium.metrics.<metric>``).
-        text, params, missing
+        text, params, missing, offsets
             As in `mycelium.evaluate`; ``text`` is a column name or an expression.
-            Rows left out by ``missing="drop"`` are null.
+            Rows left out by ``missing="drop"`` are null. Zero-length spans are told by
+            one `mycelium.EmptySpanWarning` per expression, from the first batch
+            holding any (`mycelium.frames.polars_batches.TellOnce`).
 
         Returns
         -------
@@ -103,18 +106,19 @@ class MyceliumExpr:
         {'tp': [6, 0], 'fp': [0, 0], 'fn': [4, 3]}
         """
         settings = resolve_settings(metrics=[one_metric(metric)], params=params,
-                                    missing=missing)
+                                    missing=missing, offsets=offsets)
         fields = stat_fields(settings)
         labels = [k for _, k, _ in fields]
         return batch_inputs(self._expr, predictions, text).map_batches(
-            partial(batch_statistics, settings=settings, fields=fields, labels=labels),
+            partial(batch_statistics, settings=settings, fields=fields, labels=labels,
+                    once=TellOnce()),
             return_dtype=pl.Struct({lab: d for lab, (_, _, d) in zip(labels, fields)}),
             is_elementwise=True).alias(metric)
 
     def score(self, predictions: str | pl.Expr, *, metric: str, measure: str,
               text: str | pl.Expr | None = None, profile: ProfileArg = None,
               zero_division: ZeroDivision = None, params: Params = None,
-              missing: Missing = "error") -> pl.Expr:
+              missing: Missing = "error", offsets: str = "half-open") -> pl.Expr:
         """Per-row values of one measure, a Float64 named ``<metric>_<measure>``.
 
         Parameters
@@ -123,8 +127,9 @@ class MyceliumExpr:
             As in `statistics`: the predicted spans and a span metric name.
         measure : str
             One of the metric's measures (``"score"``, ``"precision"``, ...).
-        text, profile, zero_division, params, missing
+        text, profile, zero_division, params, missing, offsets
             As in `mycelium.evaluate`; ``text`` is a column name or an expression.
+            Zero-length spans are told once per expression, as in `statistics`.
 
         Returns
         -------
@@ -149,11 +154,11 @@ class MyceliumExpr:
         """
         options: dict[str, Any] = dict(profile=profile, metrics=[one_metric(metric)],
                                        zero_division=zero_division, params=params,
-                                       missing=missing)
+                                       missing=missing, offsets=offsets)
         settings = resolve_settings(**options)  # checked now, not on collect
         if measure not in METRICS[metric].measures:
             raise unknown_name(f"{metric} measure", measure, METRICS[metric].measures)
         name = f"{metric}_{measure}"
         return batch_inputs(self._expr, predictions, text).map_batches(
-            partial(batch_scores, settings=settings, column=name),
+            partial(batch_scores, settings=settings, column=name, once=TellOnce()),
             return_dtype=pl.Float64, is_elementwise=True).alias(name)

@@ -30,6 +30,7 @@ from .polars_batches import (
     ROW,
     STATS,
     TIDY,
+    TellOnce,
     batch_scores,
     check_columns,
     first_row,
@@ -227,15 +228,19 @@ class MyceliumLazyFrame:
               profile: ProfileArg = None, metrics: Metrics = None,
               zero_division: ZeroDivision = None, params: Params = None,
               missing: Missing = "error", granularity: Granularity = "char",
-              trim_spans: TrimSpans = None) -> pl.LazyFrame:
+              trim_spans: TrimSpans = None, offsets: str = "half-open") -> pl.LazyFrame:
         """Per-row measures as a LazyFrame, computed batch by batch (streamable).
 
         Parameters
         ----------
         ref_col, pred_col, text : str
             Span columns of the plan and the column of output texts, as in `evaluate`.
-        profile, metrics, zero_division, params, missing, granularity, trim_spans
+        profile, metrics, zero_division, params, missing, granularity, trim_spans, offsets
             As in `mycelium.evaluate` (no ``average``: every row is one example).
+            Zero-length spans are told by one `mycelium.EmptySpanWarning` per plan: the
+            rows stream with no step after the last batch, so it tells the first batch
+            holding any (`mycelium.frames.polars_batches.TellOnce`); ``evaluate``
+            counts a whole call.
 
         Returns
         -------
@@ -259,7 +264,7 @@ class MyceliumLazyFrame:
         options: dict[str, Any] = dict(profile=profile, metrics=metrics,
                                        zero_division=zero_division, params=params,
                                        missing=missing, granularity=granularity,
-                                       trim_spans=trim_spans)
+                                       trim_spans=trim_spans, offsets=offsets)
         settings = resolve_settings(**options)
         from .scores import soft_from_spans
 
@@ -271,7 +276,7 @@ class MyceliumLazyFrame:
         columns = [f"{m}_{k}" for m in scored.metrics  # a soft metric's one measure: score
                    for k in (METRICS[m].measures if m in METRICS else ("score",))]
         scores = batch_inputs(ref_col, pred_col, text, row=True).map_batches(
-            partial(batch_scores, settings=settings),
+            partial(batch_scores, settings=settings, once=TellOnce()),
             return_dtype=pl.Struct({c: pl.Float64 for c in columns}), is_elementwise=True)
         return (self._lf.with_row_index(ROW).select(scores.alias(STATS))
                 .unnest(STATS))

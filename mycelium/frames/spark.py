@@ -28,6 +28,7 @@ from ..core.exactsum import combine_limbs, limb_matrix, reweight
 from ..stats.bootstrap import (CHUNK, example_keys, leave_out_empty, percentile_interval,
                                poisson_weights)
 from . import engine as frames
+from .told import telling_empty_spans
 from ..evaluate import prepare_for
 from ._options import (Average, By, Granularity, Metrics, Missing, Params, ProfileArg,
                        TrimSpans, ZeroDivision)
@@ -217,6 +218,7 @@ def _checked_int64(sums: list[list[int]], n_columns: int) -> np.ndarray:
 
 # --------------------------------------------------------------------- the driver
 
+@telling_empty_spans
 def evaluate(sdf: pyspark.sql.DataFrame, ref_col: str, pred_col: str, *,
              text: str | None = None, by: By = None, profile: ProfileArg = None,
              metrics: Metrics = None, average: Average | None = None,

@@ -27,7 +27,7 @@ import pandas as pd
 from ..core.aggregate import metric_measures, aggregate
 from ..core.exactsum import LIMB_COLUMNS, Parts, limbs
 from ..core.groups import COMPARISON_COLUMNS
-from ..core.pipeline import compute_statistics, prepare
+from ..core.pipeline import compute_statistics, prepare, warn_empty_spans
 from ..core.progress import Bar, running, wanted
 from ..core.settings import Settings, resolve_settings
 from ..core.signature import signature_with
@@ -82,7 +82,8 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
         One row per (pair, metric, measure) with columns ``detector_a, detector_b,
         metric, measure, value_a, value_b, difference (a - b), ci_low, ci_high, p_value,
         p_holm, test, n_resamples, examples, average, profile``; ``attrs`` holds the
-        signature.
+        signature (``"mycelium_signature"``) and the zero-length spans given
+        (``"mycelium_empty_spans"``: the references' once, every detector's predictions).
 
     Raises
     ------
@@ -113,7 +114,7 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
                                 zero_division=zero_division, params=params, missing=missing,
                                 ci=ci, n_resamples=n_resamples, seed=seed,
                                 ids=ids is not None)
-    stats, n = _statistics(references, predictions, names, text, settings)
+    stats, n, empty = _statistics(references, predictions, names, text, settings)
     keys = example_keys(n, ids) if ids is not None else np.arange(n, dtype=np.uint64)
     if ids is not None and len(ids) != n:
         raise ValueError(f"ids has {len(ids)} entries but there are {n} examples.")
@@ -131,6 +132,7 @@ def compare(references: Any, predictions: Mapping[str, Any], *, baseline: str | 
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     frame["p_holm"] = _holm_by_measure(frame)
     frame.attrs["mycelium_signature"] = signature_with(settings.signature(), test=test)
+    frame.attrs["mycelium_empty_spans"] = {"references": empty[0], "predictions": empty[1]}
     return frame
 
 
@@ -145,12 +147,15 @@ def _detector_names(predictions, baseline) -> list[str]:
 
 
 def _statistics(references, predictions, names, text, settings: Settings):
+    """Each detector's per-example statistics, and the number of examples kept. Zero-length
+    spans are told once: the references' once, the predictions' of every detector."""
     stats: dict[str, dict[str, dict[str, np.ndarray]]] = {}
     kept: np.ndarray | None = None
+    empty, first = [0, 0], None
     for d in names:
         try:
             prepared = prepare(references, predictions[d], text=text,
-                               missing=settings.missing)
+                               missing=settings.missing, warn_empty=False)
         except (ValueError, TypeError) as exc:
             if isinstance(exc, MyceliumError):
                 raise
@@ -162,7 +167,14 @@ def _statistics(references, predictions, names, text, settings: Settings):
         kept = prepared.kept
         stats[d] = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                       settings.params)
-    return stats, 0 if kept is None else int(kept.sum())
+        refs, preds = prepared.empty_spans
+        empty = [refs, empty[1] + preds]  # the same references for every detector
+        at = prepared.first_empty
+        if first is None and at is not None:
+            first = str(at) if at.side == "references" else f"detector {d!r}: {at}"
+    if first is not None:
+        warn_empty_spans((empty[0], empty[1]), first)
+    return stats, 0 if kept is None else int(kept.sum()), empty
 
 
 def _resampled(stats, keys, settings: Settings, bar: Bar):

@@ -23,6 +23,7 @@ FACES = {
     ("frames/pandas.py", "score"): FACE,
     ("frames/polars.py", "score"): FACE,
     ("frames/polars_lazy.py", "evaluate"): FACE,
+    ("frames/polars_lazy.py", "score"): FACE,
     ("frames/spark.py", "evaluate"): FACE,
     ("stats/comparison.py", "compare"): FACE + " (mycelium.compare)",
     ("annotators/__init__.py", "pairwise_agreement"): FACE,

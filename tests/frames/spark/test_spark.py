@@ -155,8 +155,9 @@ def test_as_spark(sdf, table):
     want = to_pandas(table).mycelium.evaluate("ref", "pred", by=BY, metrics=["iou"])
     got = myspark.evaluate(sdf, "ref", "pred", by=BY, metrics=["iou"], as_spark=True)
     assert got.columns == list(want.columns)
-    assert got.schema["value"].metadata == {"mycelium_signature":
-                                            want.attrs["mycelium_signature"]}
+    assert got.schema["value"].metadata == {
+        "mycelium_signature": want.attrs["mycelium_signature"],
+        "mycelium_empty_spans": want.attrs["mycelium_empty_spans"]}
     rows = [tuple(r) for r in got.collect()]
     expected = [tuple(None if (v is pd.NA or isinstance(v, float) and math.isnan(v))
                       and k in BY else v for k, v in zip(want.columns, r))
