@@ -41,6 +41,7 @@ float statistic reaches 2**93.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
@@ -80,6 +81,24 @@ class EngineColumn:
     def integer(self) -> bool:
         """int64, summed exactly; else float64, summed in the engine's order."""
         return self.part != "rest"
+
+    def masked_sum(self, values: np.ndarray, rows: np.ndarray) -> int | float:
+        """This column's ``values`` summed over the rows of the mask ``rows``: an int64
+        sum for an integer column (its parts are small enough not to overflow), the
+        correctly rounded sum (``math.fsum``) for a float rest.
+
+        Examples
+        --------
+        >>> col = EngineColumn("iou|inter", "iou|inter", "int", "")
+        >>> col.masked_sum(np.array([3, 4, 5]), np.array([True, False, True]))
+        8
+        >>> EngineColumn("x#rest", "x", "residual", "rest").masked_sum(
+        ...     np.array([0.1] * 10), np.ones(10, bool))
+        1.0
+        """
+        if self.integer:
+            return int(values[rows].sum(dtype=np.int64))
+        return math.fsum(values[rows].tolist())
 
 
 def engine_layout(settings: Settings, stats=None) -> tuple[EngineColumn, ...]:

@@ -11,7 +11,6 @@ statistics are sums over rows like any metric's, filtered by type: nothing is ga
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
@@ -155,12 +154,8 @@ def batch_sums(refs, preds, text, groups, plan: TypedPlan
         for name, col, of in plan.columns():
             values = sums.get(col.label) if of == ("whole" if kind == WHOLE else "typed") \
                 else None
-            if values is None:
-                out[name].append(0 if col.integer else 0.0)
-            elif col.integer:
-                out[name].append(int(values[rows].sum(dtype=np.int64)))
-            else:
-                out[name].append(math.fsum(values[rows].tolist()))
+            out[name].append((0 if col.integer else 0.0) if values is None
+                             else col.masked_sum(values, rows))
 
     for g in range(groups.n_groups):
         in_group = codes == g

@@ -85,8 +85,7 @@ def type_sums(typed: TypedStatistics, settings: Settings) -> dict[Any, TypeSums]
     for t in typed.types:
         rows = typed.present[t]
         cols = engine_columns(typed.stats[t], per, layout) if layout else {}
-        sums = {c.label: int(cols[c.label][rows].sum(dtype=np.int64)) if c.integer
-                else math.fsum(cols[c.label][rows].tolist()) for c in layout}
+        sums = {c.label: c.masked_sum(cols[c.label], rows) for c in layout}
         out[t] = TypeSums(sums, int(rows.sum()), int(typed.n_ref[t].sum()))
     return out
 
