@@ -4,6 +4,10 @@ every face: the dict (`mycelium.evaluate`), pandas, Polars eager and lazy (the s
 engine, in batches of one row), the command line, the `Accumulator`, and Spark (fewer
 examples: each is a Spark job).
 
+The per-row faces (the pandas, Polars and LazyFrame ``score``, the Polars expressions) are
+checked example by example, and the pandas results' zero-length span counts
+(``attrs["mycelium_empty_spans"]``) against ``meta["empty_spans"]``.
+
 The generators always include zero-length spans (``[s, s]``: no characters, dropped by
 every metric, SPEC section 2; each face tells them by one `mycelium.EmptySpanWarning`
 with the call's counts) and inclusive ends (``offsets="inclusive"`` reads ``[s, e]`` as
@@ -283,3 +287,65 @@ def test_spark_equals_the_obvious_fractions_and_tells_once(spark, batch, average
             if issubclass(w.category, mycelium.EmptySpanWarning)]
     counts = _empty(want)
     assert told == ([counts] if sum(counts) else [])
+
+
+# ------------------------------------------------------- per-row faces and counts
+
+def _per_row(batch) -> list[dict[str, float]]:
+    """Each example's ``<metric>_<measure>`` values, read off sets."""
+    return [{f"{m}_{k}": float(v) for m in METRICS
+             for k, v in _values(m, _statistics(r, p)[m]).items()} for r, p in batch]
+
+
+def pandas_rows(refs, preds, **kw):
+    df = pd.DataFrame({"ref": refs, "pred": preds})
+    return df.mycelium.score("ref", "pred", metrics=list(METRICS), **kw).to_dict("records")
+
+
+def polars_rows(refs, preds, **kw):
+    return _polars(refs, preds).mycelium.score("ref", "pred", metrics=list(METRICS),
+                                               **kw).to_dicts()
+
+
+def lazy_rows(refs, preds, **kw):
+    return _polars(refs, preds).lazy().mycelium.score(
+        "ref", "pred", metrics=list(METRICS), **kw).collect(engine="streaming").to_dicts()
+
+
+def expr_rows(refs, preds, **kw):
+    pl = pytest.importorskip("polars")
+    frame = _polars(refs, preds)
+    columns = [pl.col("ref").mycelium.score("pred", metric=m, measure=k, **kw)
+               for m in METRICS for k in mycelium.METRICS[m].measures]
+    return frame.select(columns).to_dicts() if refs else []
+
+
+ROW_FACES = {"pandas": pandas_rows, "polars": polars_rows, "polars_lazy": lazy_rows,
+             "polars_expr": expr_rows}
+
+
+@pytest.mark.parametrize("face", list(ROW_FACES))
+@SETTINGS
+@given(batch=batches, offsets=st.sampled_from(["half-open", "inclusive"]))
+def test_every_per_row_face_equals_the_obvious_fractions(face, batch, offsets):
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    want = batch if offsets == "half-open" else [
+        ([[s, e + 1] for s, e in r], [[s, e + 1] for s, e in p]) for r, p in batch]
+    got = _quiet(lambda: ROW_FACES[face](refs, preds, offsets=offsets))
+    assert got == _per_row(want)
+
+
+@SETTINGS
+@given(batch=batches, offsets=st.sampled_from(["half-open", "inclusive"]))
+def test_pandas_results_count_the_zero_length_spans_as_meta_does(batch, offsets):
+    refs, preds = [r for r, _ in batch], [p for _, p in batch]
+    meta = _quiet(lambda: mycelium.evaluate(refs, preds, metrics=list(METRICS),
+                                            offsets=offsets))["meta"]["empty_spans"]
+    counts = _empty(batch) if offsets == "half-open" else (0, 0)
+    assert meta == {"references": counts[0], "predictions": counts[1]}
+    df = pd.DataFrame({"ref": refs, "pred": preds})
+    for call in (lambda: df.mycelium.evaluate("ref", "pred", metrics=list(METRICS),
+                                              offsets=offsets),
+                 lambda: df.mycelium.score("ref", "pred", metrics=list(METRICS),
+                                           offsets=offsets)):
+        assert _quiet(call).attrs["mycelium_empty_spans"] == meta
