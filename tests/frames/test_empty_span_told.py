@@ -217,3 +217,29 @@ def test_spark_results_keep_the_counts(spark):  # noqa: F811
         meta = out.schema["value"].metadata
         assert meta["mycelium_empty_spans"] == expected, kwargs
         assert meta["mycelium_signature"] == out.first()["signature"]
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_the_command_line_parquet_keeps_the_counts(tmp_path, monkeypatch, capsys, batched):
+    import json
+
+    from mycelium.cli import evaluate as cli_evaluate
+    from mycelium.cli import stream
+    from mycelium.cli.app import main
+
+    if not batched:  # the files read whole, through the pandas face
+        monkeypatch.setattr(cli_evaluate, "streamable", lambda args: False)
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({"ref": r, "pred": p}) + "\n"
+                            for r, p in zip(REFS, PREDS)), encoding="utf-8")
+    scored = []
+    score = stream._score
+    monkeypatch.setattr(stream, "_score", lambda *a: (scored.append(1), score(*a)))
+    out = tmp_path / "out.parquet"
+    assert main(["evaluate", str(path), "--ref-col", "ref", "--pred-col", "pred",
+                 "-o", str(out)]) == 0
+    assert bool(scored) == batched
+    assert "4 zero-length spans" in capsys.readouterr().err
+    want = {"references": 1, "predictions": 3}
+    assert mycelium.read_parquet(out).attrs["mycelium_empty_spans"] == want
+    assert pd.read_parquet(out).attrs["mycelium_empty_spans"] == want
