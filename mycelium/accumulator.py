@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from .core.inputs import Inputs
-from .core.pipeline import Prepared, compute_statistics, soft_given
+from .core.pipeline import Prepared, compute_statistics, empty_spans_told, soft_given
 from .core.score_rules import rules_of
 from .core.scores import ScoreRuns, score_runs
 from .core.settings import (Settings, profile_default_metrics, resolve_settings,
@@ -255,7 +255,12 @@ class Accumulator:
                 rules=rules_of(settings.profile), offsets=settings.offsets)
         if settings.type_field is None:
             spans = references
-        prepared = prepare_for(spans, predictions, settings, text=text)
+        placeholder = plan is not None and plan.placeholder
+        with empty_spans_told(hold=True) as told:
+            prepared = prepare_for(spans, predictions, settings, text=text)
+        # the references stand in for predictions nobody gave: none of them is predicted
+        told.tell(parts="references" if placeholder else "sum")
+        empty = (prepared.empty_spans[0], 0) if placeholder else prepared.empty_spans
         stats = compute_statistics(prepared.refs, prepared.preds, settings.span_metrics,
                                    settings.params)
         types = None
@@ -302,7 +307,7 @@ class Accumulator:
             kept_ids = [i for i, k in zip(ids, prepared.kept) if k]
         keys = None if kept_ids is None else example_keys(0, kept_ids)
         self._parts.append(_Part(stats, prepared.kept, kept_ids, keys, pooled, runs,
-                                 prepared.empty_spans, labels, types))
+                                 empty, labels, types))
 
     def add_batch(self, *, references, predictions=None, **kwargs) -> None:
         """`update` with keyword arguments, as Hugging Face ``evaluate`` metrics take them."""

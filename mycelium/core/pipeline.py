@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -149,6 +149,8 @@ class Told:
     hold: bool = False
     #: the block this one is inside: its counts include this one's when it closes
     outer: Told | None = None
+    #: what each part told, in order: (references, predictions, first)
+    parts: list = field(default_factory=list)
 
     @property
     def holding(self) -> bool:
@@ -158,6 +160,7 @@ class Told:
     def add(self, counts: tuple[int, int], first: EmptyAt | str | None) -> None:
         self.references += int(counts[0])
         self.predictions += int(counts[1])
+        self.parts.append((int(counts[0]), int(counts[1]), first))
         if self.first is None:
             self.first = first
 
@@ -166,12 +169,30 @@ class Told:
         """``{"references": n, "predictions": m}``, as ``meta["empty_spans"]``."""
         return {"references": self.references, "predictions": self.predictions}
 
-    def tell(self, first: EmptyAt | str | None = None, within: tuple[str, ...] = ()) -> None:
-        """The one warning of a ``hold`` block's face, if its parts told any: its counts,
-        the first span at ``first`` (default: the first its parts named)."""
-        if self.references or self.predictions:
-            warn_empty_spans((self.references, self.predictions),
-                             first if first is not None else str(self.first), within)
+    def tell(self, first: EmptyAt | str | None = None, within: tuple[str, ...] = (), *,
+             parts: str = "sum") -> None:
+        """The one warning of a ``hold`` block's face, if its parts told any, the first
+        span at ``first`` (default: the first its parts named). ``parts`` says how the
+        parts' counts make the call's: ``"sum"`` (parts of disjoint rows: groups,
+        batches), ``"detectors"`` (several detectors' predictions against the same
+        references: the references once, every detector's predictions), ``"first"``
+        (the same spans read again: the first part's) or ``"references"`` (the
+        references alone: no predictions were given, the references stood in)."""
+        if not self.parts:
+            return
+        if parts == "sum":
+            counts = (self.references, self.predictions)
+        elif parts == "detectors":
+            counts = (max(p[0] for p in self.parts), sum(p[1] for p in self.parts))
+        elif parts == "first":
+            counts = self.parts[0][:2]
+        elif parts == "references":
+            counts = (max(p[0] for p in self.parts), 0)
+        else:
+            raise ValueError(f"internal: parts={parts!r}")
+        if counts[0] or counts[1]:
+            warn_empty_spans(counts, first if first is not None else str(self.first),
+                             within)
 
 
 #: The zero-length spans told so far in the face call being made (`empty_spans_told`).

@@ -123,9 +123,10 @@ class MyceliumAccessor(FrameFace[pd.DataFrame]):
             Float columns ``<metric>_<measure>`` in the order of the metrics and their
             measures, with the caller's index; ``attrs["mycelium_signature"]`` holds
             the settings signature and ``attrs["mycelium_empty_spans"]`` the zero-length
-            spans given (``meta["empty_spans"]`` of `mycelium.evaluate`). Each row's values are `mycelium.evaluate` of that
-            row alone. Rows left out by ``missing="drop"`` get NaN, as do undefined
-            values under ``zero_division="nan"``.
+            spans given (``meta["empty_spans"]`` of `mycelium.evaluate`). Each row's
+            values are `mycelium.evaluate` of that row alone. Rows left out by
+            ``missing="drop"`` get NaN, as do undefined values under
+            ``zero_division="nan"``.
 
         Raises
         ------

@@ -168,11 +168,12 @@ def batch_rows(ss: ScoreSums, *, references, predictions=None, text=None,
                                      token_offsets=token_offsets, token_scores=token_scores,
                                      token_overlap=ss.rules.token_overlap)
     preds: Any = predictions
+    stand_in = plan.threshold is None and not plan.has_spans
     if plan.threshold is not None:
         assert si is not None and lengths is not None
         preds = as_predictions(spans_at_threshold(si, lengths, float(plan.threshold),
                                                   inclusive=ss.rules.inclusive), False)
-    elif not plan.has_spans:
+    elif stand_in:  # the references stand in for predictions nobody gave
         preds = ref
     prepared = prepare(ref, preds, text=text, missing=settings.missing, granularity="char",
                        trim_spans=settings.trim_spans, warn_empty=False)
@@ -209,16 +210,20 @@ def batch_rows(ss: ScoreSums, *, references, predictions=None, text=None,
             points.append(_points(RESPONSE, kept_codes, runs.max_score, gold, 1 - gold,
                                   n_groups))
     return _concat([_sum_rows(ss, columns, kept_codes, n_groups), *points,
-                    _empty_rows(prepared, codes)])
+                    _empty_rows(prepared, codes, stand_in)])
 
 
-def _empty_rows(prepared, codes: np.ndarray) -> dict[str, np.ndarray]:
+def _empty_rows(prepared, codes: np.ndarray, stand_in: bool = False
+                ) -> dict[str, np.ndarray]:
     """The batch's EMPTY and EMPTY_AT rows (none when it has no zero-length span), in the
-    group of the first one's example."""
+    group of the first one's example. ``stand_in``: the references stood in for the
+    predictions, none of whose spans is then counted."""
     at = prepared.first_empty
     if at is None:
         return _concat([])
     counts = np.asarray(prepared.empty_spans, dtype=np.int64)
+    if stand_in:
+        counts[1] = 0
     group = np.full(3, codes[at.example], dtype=np.int64)
     return {"group": group, "kind": np.array([EMPTY, EMPTY, EMPTY_AT], np.int8),
             "column": np.array([0, 1, 0 if at.side == "references" else 1], np.int32),

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.aggregate import per_example
+from ..core.pipeline import empty_spans_told
 from ..evaluate import statistics
 
 __all__ = ["explain", "explain_view"]
@@ -133,29 +134,34 @@ def explain(references, predictions, other=None, *, text=None, metric: str = "io
         raise ValueError("Expected either other (a second detector) or metric_b/measure_b "
                          "(a second measure of one detector), got both; fix by explaining "
                          "one difference at a time.")
-    if two_measures:
-        metric_b = metric if metric_b is None else metric_b
-        measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
-                                     average, zero_division, params)
-        measure_b, vb, b, b_wo = _side(references, predictions, text, metric_b, measure_b,
-                                       average, zero_division, params)
-        if (metric, measure) == (metric_b, measure_b):
-            raise ValueError(f"Expected two different measures, got {metric} {measure} "
-                             "twice; fix by choosing another metric_b or measure_b.")
-        quantity = f"{metric} {measure} - {metric_b} {measure_b} ({average})"
-    elif other is not None:
-        measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
-                                     average, zero_division, params)
-        _, vb, b, b_wo = _side(references, other, text, metric, measure, average,
-                               zero_division, params)
-        quantity = f"{metric} {measure} ({average}): a - b"
-    else:
-        measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
-                                     "macro", zero_division, params)
-        _, _, b, b_wo = _side(references, predictions, text, metric, measure, "micro",
-                              zero_division, params)
-        vb = np.full(va.shape, np.nan)
-        quantity = f"{metric} {measure}: macro - micro"
+    # One warning for the call: another detector's predictions count with the first's
+    # (the references once); the same spans read again count once.
+    with empty_spans_told(hold=True) as told:
+        if two_measures:
+            metric_b = metric if metric_b is None else metric_b
+            measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
+                                         average, zero_division, params)
+            measure_b, vb, b, b_wo = _side(references, predictions, text, metric_b,
+                                           measure_b, average, zero_division, params)
+            if (metric, measure) == (metric_b, measure_b):
+                raise ValueError(f"Expected two different measures, got {metric} "
+                                 f"{measure} twice; fix by choosing another metric_b or "
+                                 "measure_b.")
+            quantity = f"{metric} {measure} - {metric_b} {measure_b} ({average})"
+        elif other is not None:
+            measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
+                                         average, zero_division, params)
+            _, vb, b, b_wo = _side(references, other, text, metric, measure, average,
+                                   zero_division, params)
+            quantity = f"{metric} {measure} ({average}): a - b"
+        else:
+            measure, va, a, a_wo = _side(references, predictions, text, metric, measure,
+                                         "macro", zero_division, params)
+            _, _, b, b_wo = _side(references, predictions, text, metric, measure, "micro",
+                                  zero_division, params)
+            vb = np.full(va.shape, np.nan)
+            quantity = f"{metric} {measure}: macro - micro"
+    told.tell(parts="detectors" if other is not None else "first")
     difference = a - b
     if (other is not None or two_measures) and average == "macro":
         method = "share"

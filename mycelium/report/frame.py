@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.pipeline import empty_spans_told
 from ..metrics import METRICS
 from .model import DEFAULT_METRICS, ExampleView, surprises, types_of
 from .segments import parse_spans
@@ -77,15 +78,19 @@ class _Rows:
         out = self.df.mycelium.score(ref_col, col, **options)
         return out.to_pandas() if self.polars else out
 
-    def marked(self, ref_col: str, col: str) -> np.ndarray:
+    def marked(self, ref_col: str, col: str, offsets: str | None = None) -> np.ndarray:
         """Per row, the characters marked on either side (the union of the two masks; a
-        null span list counts as none): what breaks ties between equal scores."""
+        null span list counts as none), the spans read by ``offsets`` as the scores read
+        them: what breaks ties between equal scores."""
         from ..core.inputs import to_spans
-        from ..evaluate import statistics
+        from ..core.pipeline import compute_statistics, prepare
 
         sides = [to_spans(self.df.mycelium._column(c, role))
                  for c, role in ((ref_col, "ref_col"), (col, "pred_col"))]
-        union = statistics(*sides, metrics=["iou"], missing="empty")["iou"]["union"]
+        # the scores told the zero-length spans already
+        prepared = prepare(*sides, missing="empty", offsets=offsets or "half-open",
+                           warn_empty=False)
+        union = compute_statistics(prepared.refs, prepared.preds, ["iou"], {})["iou"]["union"]
         return np.asarray(union, dtype=np.float64)
 
 
@@ -128,15 +133,19 @@ def frame_view(df, ref_col: str, pred_col, *, text: str | None = None,
     names = list(labels) if labels is not None else pred_cols
     wanted = list(dict.fromkeys(list(metrics or ()) + [sort_by.split("_")[0]]))
     wanted = [m for m in wanted if m in METRICS] or ["iou"]
-    scores = [frame.score(ref_col, col, text=text, metrics=wanted, **score_options)
-              for col in pred_cols]
+    # Every detector's zero-length spans told once: the references once, as a comparison
+    # tells them.
+    with empty_spans_told(hold=True) as told:
+        scores = [frame.score(ref_col, col, text=text, metrics=wanted, **score_options)
+                  for col in pred_cols]
+    told.tell(parts="detectors")
+    ties = frame.marked(ref_col, pred_cols[0], score_options.get("offsets"))
     key = sort_column(sort_by, scores[0].columns)
     values = scores[0][key].to_numpy(dtype=np.float64, na_value=np.nan)
     by_names = [] if by is None else [by] if isinstance(by, str) else list(by)
     groups = _group_positions(frame.keys(by_names))
     picked = order_rows(values, [np.arange(frame.height) if pos is None else pos
-                                 for _, pos in groups], n, ascending,
-                        ties=frame.marked(ref_col, pred_cols[0]))
+                                 for _, pos in groups], n, ascending, ties=ties)
     shown = list(metrics or ())
     texts, refs = frame.values(text, "text"), frame.values(ref_col, "ref_col")
     ids = None if id_col is None else frame.values(id_col, "id_col")

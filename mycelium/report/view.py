@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from ..core.pipeline import empty_spans_told
 from .model import (DEFAULT_METRICS, SCORE_METRICS, ExampleView, ViewData, surprises,
                     types_of)
 from .render import page, view_html
@@ -118,25 +119,30 @@ def show(text, references, predictions=None, *, soft_predictions=None, token_off
     _check_lengths(texts, refs_batch, rows)
     names = _names(metrics)
     span_names = [m for m in names if m not in SCORE_METRICS]
-    per_row = [_metrics(refs_batch, preds, texts, span_names) for _, preds in rows]
-    if not rows:
-        _metrics(refs_batch, refs_batch, texts, ["iou"])  # validates the references
-    forms = dict(soft_predictions=soft_predictions, token_offsets=token_offsets,
-                 token_scores=token_scores)
-    softs, score_name = _pieces(texts, single, forms)
-    score_names = ([m for m in names if m in SCORE_METRICS]
-                   or (list(SCORE_METRICS) if metrics is DEFAULT_METRICS else []))
-    per_score = None
-    if softs is not None and score_names:
-        from ..evaluate import evaluate
+    # Zero-length spans told once: the references once, every row's predictions (the
+    # rows, and the scores, are each scored against the same references).
+    with empty_spans_told(hold=True) as told:
+        per_row = [_metrics(refs_batch, preds, texts, span_names) for _, preds in rows]
+        if not rows:  # validates the references
+            _metrics(refs_batch, [[] for _ in refs_batch], texts, ["iou"])
+        forms = dict(soft_predictions=soft_predictions, token_offsets=token_offsets,
+                     token_scores=token_scores)
+        softs, score_name = _pieces(texts, single, forms)
+        score_names = ([m for m in names if m in SCORE_METRICS]
+                       or (list(SCORE_METRICS) if metrics is DEFAULT_METRICS else []))
+        per_score = None
+        if softs is not None and score_names:
+            from ..evaluate import evaluate
 
-        def batch(v):  # one example's scores as a batch of one, like refs_batch
-            return [v] if single and v is not None else v
+            def batch(v):  # one example's scores as a batch of one, like refs_batch
+                return [v] if single and v is not None else v
 
-        per_score = evaluate(
-            refs_batch, text=texts, metrics=score_names, include_per_example=True,
-            soft_predictions=batch(soft_predictions), token_offsets=batch(token_offsets),
-            token_scores=batch(token_scores))["per_example"]
+            per_score = evaluate(
+                refs_batch, text=texts, metrics=score_names, include_per_example=True,
+                soft_predictions=batch(soft_predictions),
+                token_offsets=batch(token_offsets),
+                token_scores=batch(token_scores))["per_example"]
+    told.tell(parts="detectors")
     contexts = _contexts(context, single, len(texts))
     examples = []
     for k, t in enumerate(texts):

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.inputs import text_lengths
-from ..core.pipeline import soft_given
+from ..core.pipeline import empty_spans_told, soft_given
 from ..core.signature import signature_with
 from ..core.score_rules import ScoreRules, rules_of
 from ..core.scores import ScoreInput, score_input, spans_at_threshold
@@ -257,12 +257,16 @@ def evaluate_scores(evaluate_spans, inputs, settings, keys=None) -> dict[str, An
     spans = replace(d, predictions=predictions, soft_predictions=soft_predictions)
     if settings.type_field is None:  # the per-type breakdown reads the raw spans
         spans = replace(spans, references=ref)
-    report, prepared, settings = evaluate_spans(
-        spans, settings.scoring(plan.span_names,
-                                soft=soft_given(d.soft_references, soft_predictions)),
-        keys)
+    with empty_spans_told(hold=True) as told:
+        report, prepared, settings = evaluate_spans(
+            spans, settings.scoring(plan.span_names,
+                                    soft=soft_given(d.soft_references, soft_predictions)),
+            keys)
     if plan.placeholder:
+        # the references stood in for predictions nobody gave: none of them is predicted
         report.pop("iou")
+        report["meta"]["empty_spans"]["predictions"] = 0
+    told.tell(parts="references" if plan.placeholder else "sum")
     stats = pooled_statistics(prepared, pooled_names(plan), {}, settings.params,
                               tokens=plan_tokens(plan, si, ref, prepared, rules,
                                                  trim_spans=settings.trim_spans,

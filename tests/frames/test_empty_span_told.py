@@ -243,3 +243,69 @@ def test_the_command_line_parquet_keeps_the_counts(tmp_path, monkeypatch, capsys
     want = {"references": 1, "predictions": 3}
     assert mycelium.read_parquet(out).attrs["mycelium_empty_spans"] == want
     assert pd.read_parquet(out).attrs["mycelium_empty_spans"] == want
+
+
+def test_scores_alone_count_no_predicted_span_on_every_face(spark):  # noqa: F811
+    """Scores without predicted spans or a threshold: the references stand in for the
+    predictions inside, and none of theirs may be counted as predicted."""
+    offsets, scores = [[[0, 3], [3, 10]]] * 4, [[0.9, 0.1]] * 4
+    want = {"references": 1, "predictions": 0}
+    options = dict(metrics=["char_auroc"])
+    report, seen = _caught(lambda: mycelium.evaluate(
+        REFS, text=[TEXT] * 4, token_offsets=offsets, token_scores=scores, **options))
+    assert report["meta"]["empty_spans"] == want and _counts(seen) == [(1, 0)]
+
+    def accumulated():
+        acc = mycelium.Accumulator(**options)
+        acc.update(REFS, text=[TEXT] * 4, token_offsets=offsets, token_scores=scores)
+        return acc.compute()
+
+    report, seen = _caught(accumulated)
+    assert report["meta"]["empty_spans"] == want and _counts(seen) == [(1, 0)]
+    df = _frame()
+    frame_options = dict(text="text", token_offsets_col="offsets", token_scores_col="scores")
+    out, seen = _caught(lambda: df.mycelium.evaluate("ref", None, **frame_options))
+    assert out.attrs["mycelium_empty_spans"] == want and _counts(seen) == [(1, 0)]
+    _, seen = _caught(lambda: mycelium.show([TEXT] * 4, REFS, token_offsets=offsets,
+                                            token_scores=scores))
+    assert _counts(seen) == [(1, 0)]
+    pytest.importorskip("polars")
+    pdf = pl.from_pandas(df[["ref", "text", "offsets", "scores"]])
+    _, seen = _caught(lambda: pdf.mycelium.evaluate("ref", None, **frame_options))
+    assert _counts(seen) == [(1, 0)]
+    _, seen = _caught(lambda: pdf.lazy().mycelium.evaluate("ref", None, **frame_options)
+                      .collect(engine="streaming"))
+    assert _counts(seen) == [(1, 0)]
+    from mycelium.frames import spark as spark_face
+
+    sdf = spark.createDataFrame(
+        [([{"start": s, "end": e} for s, e in r], TEXT, o, sc)
+         for r, o, sc in zip(REFS, offsets, scores)],
+        "ref array<struct<start: bigint, end: bigint>>, text string, "
+        "offsets array<array<bigint>>, scores array<double>").repartition(2)
+    out, seen = _caught(lambda: spark_face.evaluate(sdf, "ref", None, **frame_options))
+    assert out.attrs["mycelium_empty_spans"] == want and _counts(seen) == [(1, 0)]
+
+
+def test_views_and_explanations_tell_once():
+    df = _frame()
+    for call in (lambda: df.mycelium.show("ref", "pred", text="text"),
+                 lambda: mycelium.show([TEXT] * 4, REFS, PREDS)):
+        _, seen = _caught(call)
+        assert _counts(seen) == [(1, 3)]
+        assert seen[0].filename == __file__
+    for call in (lambda: df.mycelium.show("ref", ["pred", "pred_2"], text="text"),
+                 lambda: mycelium.show([TEXT] * 4, REFS, {"p": PREDS, "q": PREDS_2}),
+                 lambda: mycelium.explain(REFS, PREDS, PREDS_2)):
+        _, seen = _caught(call)
+        assert _counts(seen) == [(1, 5)]
+    for call in (lambda: mycelium.explain(REFS, PREDS),  # macro - micro: read twice
+                 lambda: mycelium.explain(REFS, PREDS, metric_b="character")):
+        _, seen = _caught(call)
+        assert _counts(seen) == [(1, 3)]
+    # read inclusive, nothing to tell, and the ties read them inclusive too
+    _, seen = _caught(lambda: df.mycelium.show("ref", "pred", text="text",
+                                               offsets="inclusive"))
+    assert seen == []
+    _, seen = _caught(lambda: mycelium.show([TEXT] * 4, REFS))
+    assert _counts(seen) == [(1, 0)]
