@@ -190,9 +190,10 @@ class Told:
             counts = (max(p[0] for p in self.parts), 0)
         else:
             raise ValueError(f"internal: parts={parts!r}")
+        if first is None:
+            first = self.first if self.first is not None else "an unknown place"
         if counts[0] or counts[1]:
-            warn_empty_spans(counts, first if first is not None else str(self.first),
-                             within)
+            warn_empty_spans(counts, first, within)
 
 
 #: The zero-length spans told so far in the face call being made (`empty_spans_told`).

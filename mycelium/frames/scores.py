@@ -32,6 +32,7 @@ from ..core.token_input import arrow_column
 from ..errors import SpanValidationError
 from ..core.inputs import Inputs
 from ..core.settings import Settings
+from ..core.pipeline import EmptyAt, empty_spans_told
 from ..evaluate import evaluate_settled
 from ..metrics import fixed_average
 from ..scores.plan import score_form_given
@@ -144,25 +145,23 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, names: Input
                                              "ci_low", "ci_high", "examples", "average",
                                              "profile"]}
     signature = None
-    for g, pos in enumerate(groups.positions()):
-        try:
-            r = _evaluate_rows(columns, pos, names, settings)
-        except SpanValidationError as exc:
-            raise at_row(exc, int(pos[exc.example]) if exc.example is not None else None) \
-                from None
-        meta = r["meta"]
-        signature = meta["signature"]
-        for metric, measures in r.items():
-            if metric in ("meta", "ci", "per_example", "by_type"):
-                continue
-            for measure, value in measures.items():
-                ci = r["ci"][metric][measure] if "ci" in r else {"low": None, "high": None}
-                for c, v in (("group", g), ("metric", metric), ("measure", measure),
-                             ("value", value), ("ci_low", ci["low"]), ("ci_high", ci["high"]),
-                             ("examples", meta["examples"]),
-                             ("average", fixed_average(metric) or meta["average"]),
-                             ("profile", meta["profile"])):
-                    rows[c].append(v)
+    # Each group's zero-length spans, told once for the call, the first by its frame row
+    # (as `prepare` names it: the first reference span if any, else the first predicted).
+    firsts: list[EmptyAt] = []
+    with empty_spans_told(hold=True) as told:
+        for g, pos in enumerate(groups.positions()):
+            before = len(told.parts)
+            try:
+                r = _evaluate_rows(columns, pos, names, settings)
+            except SpanValidationError as exc:
+                raise at_row(exc, int(pos[exc.example]) if exc.example is not None
+                             else None) from None
+            firsts += [at._replace(example=int(pos[at.example]))
+                       for _, _, at in told.parts[before:] if isinstance(at, EmptyAt)]
+            _rows_of(r, g, rows)
+            signature = r["meta"]["signature"]
+    told.tell(min(firsts, key=lambda at: (at.side != "references", at.example, at.span))
+              if firsts else None)
     group = rows.pop("group")
     types = {"value": pa.float64(), "ci_low": pa.float64(), "ci_high": pa.float64(),
              "examples": pa.int64()}
@@ -170,6 +169,22 @@ def evaluate_scores_table(columns: dict[str, list], groups: Groups, names: Input
            if c not in ("ci_low", "ci_high") or settings.bootstrap is not None}
     table = grouped_table(groups, group, out)
     return table.replace_schema_metadata({SIGNATURE_KEY: (signature or "").encode()})
+
+
+def _rows_of(r: dict[str, Any], g: int, rows: dict[str, list]) -> None:
+    """One group's report ``r`` (group ``g``) added to the tidy ``rows``."""
+    meta = r["meta"]
+    for metric, measures in r.items():
+        if metric in ("meta", "ci", "per_example", "by_type"):
+            continue
+        for measure, value in measures.items():
+            ci = r["ci"][metric][measure] if "ci" in r else {"low": None, "high": None}
+            for c, v in (("group", g), ("metric", metric), ("measure", measure),
+                         ("value", value), ("ci_low", ci["low"]), ("ci_high", ci["high"]),
+                         ("examples", meta["examples"]),
+                         ("average", fixed_average(metric) or meta["average"]),
+                         ("profile", meta["profile"])):
+                rows[c].append(v)
 
 
 def at_row(exc: SpanValidationError, row: int | None) -> SpanValidationError:

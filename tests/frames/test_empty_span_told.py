@@ -309,3 +309,28 @@ def test_views_and_explanations_tell_once():
     assert seen == []
     _, seen = _caught(lambda: mycelium.show([TEXT] * 4, REFS))
     assert _counts(seen) == [(1, 0)]
+
+
+def test_grouped_scores_tell_once_by_frame_row():
+    # scored group by group (rows 1, 3 in group "b"): one warning, the first by its row
+    refs = [list(r) for r in REFS]
+    refs[3] = [[2, 2]]
+    df = _frame().assign(g=["a", "b", "a", "b"], ref=refs)
+    for kwargs in ({"threshold": 0.5}, {}):
+        out, seen = _caught(lambda: df.mycelium.evaluate(
+            "ref", None, text="text", by="g", token_offsets_col="offsets",
+            token_scores_col="scores", **kwargs))
+        assert _counts(seen) == [(2, 0)], kwargs
+        assert seen[0].message.first.startswith("references example 0, span 0: [7, 7]")
+        assert out.attrs["mycelium_empty_spans"] == {"references": 2, "predictions": 0}
+    out, seen = _caught(lambda: df.mycelium.evaluate(
+        "ref", "pred", text="text", by="g", token_offsets_col="offsets",
+        token_scores_col="scores"))
+    assert _counts(seen) == [(2, 3)]
+    refs[0] = [[0, 2]]  # the first reference one is now in group "b", row 3
+    df = df.assign(ref=refs)
+    _, seen = _caught(lambda: df.mycelium.evaluate(
+        "ref", "pred", text="text", by="g", token_offsets_col="offsets",
+        token_scores_col="scores"))
+    assert _counts(seen) == [(1, 3)]
+    assert seen[0].message.first.startswith("references example 3, span 0: [2, 2]")
