@@ -51,7 +51,10 @@ def annotator_table(frame: pd.DataFrame, *, annotations: str = "annotations",
         Item columns copied onto every row (e.g. ``["lang"]``).
     past_end : {"error", "clip"}
         A span ending past the text is an error, or clipped to ``len(text)`` (counted in
-        ``attrs["mycelium_annotators"]["clipped"]``).
+        ``attrs["mycelium_annotators"]["clipped"]``). Zero-length spans carry no
+        characters and are dropped, counted in ``attrs["mycelium_annotators"]
+        ["empty_spans"]`` (Mu-SHROOM's released annotations list some), on every
+        result of this module.
 
     Returns
     -------
@@ -76,7 +79,7 @@ def annotator_table(frame: pd.DataFrame, *, annotations: str = "annotations",
     out = v.table.copy()
     out["spans"] = pd.array(_arrow(v.row, v.start, v.end, len(out)),
                             dtype=pd.ArrowDtype(SPAN_TYPE))
-    out.attrs["mycelium_annotators"] = {"clipped": v.clipped}
+    out.attrs["mycelium_annotators"] = v.told
     return out
 
 
@@ -114,8 +117,10 @@ def majority_reference(frame: pd.DataFrame, *, share: float = 0.5, strict: bool 
     k = np.bincount(item, minlength=v.n_items).astype(np.float64)
     maj, _ = _coverage(v, item, v.n_items, k * share, strict)
     row, s, e = maj
-    return pd.Series(pd.array(_arrow(row, s, e, v.n_items), dtype=pd.ArrowDtype(SPAN_TYPE)),
-                     index=frame.index)
+    out = pd.Series(pd.array(_arrow(row, s, e, v.n_items), dtype=pd.ArrowDtype(SPAN_TYPE)),
+                    index=frame.index)
+    out.attrs["mycelium_annotators"] = v.told
+    return out
 
 
 def soft_reference(frame: pd.DataFrame, *, annotations: str = "annotations",
@@ -142,8 +147,10 @@ def soft_reference(frame: pd.DataFrame, *, annotations: str = "annotations",
     k = np.bincount(item, minlength=v.n_items)
     _, (g, s, e, c) = _coverage(v, item, v.n_items, k.astype(np.float64), True)
     prob = c / np.maximum(k[g], 1)
-    return pd.Series(pd.array(_soft_arrow(g, s, e, prob, v.n_items),
-                              dtype=pd.ArrowDtype(SOFT_REFERENCE_TYPE)), index=frame.index)
+    out = pd.Series(pd.array(_soft_arrow(g, s, e, prob, v.n_items),
+                             dtype=pd.ArrowDtype(SOFT_REFERENCE_TYPE)), index=frame.index)
+    out.attrs["mycelium_annotators"] = v.told
+    return out
 
 
 def pairwise_agreement(frame: pd.DataFrame, *, by: str | Sequence[str] | None = None,
@@ -186,7 +193,9 @@ def pairwise_agreement(frame: pd.DataFrame, *, by: str | Sequence[str] | None = 
     long["reference"] = v.table["annotator"].to_numpy()[ref]
     refs, preds = v.lists(ref), v.lists(det)
     cors = _pair_cors(v, ref, det) if soft else None
-    return _tidy(long, refs, preds, v.texts[det], cors, frame, keys, "pairwise", settings)
+    out = _tidy(long, refs, preds, v.texts[det], cors, frame, keys, "pairwise", settings)
+    out.attrs["mycelium_annotators"] = v.told
+    return out
 
 
 def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = True,
@@ -253,8 +262,10 @@ def leave_one_out(frame: pd.DataFrame, *, share: float = 0.5, strict: bool = Tru
         shares = _fill(g, s, e, c / others[g], v.lengths)
         cors = np.array([cor(a, b) if a.size else np.nan
                          for a, b in zip(shares, _binary(v))], dtype=np.float64)
-    return _tidy(v.table, refs, preds, v.texts, cors, frame, keys,
-                 f"leave_one_out:{share!r}:{'gt' if strict else 'ge'}", settings)
+    out = _tidy(v.table, refs, preds, v.texts, cors, frame, keys,
+                f"leave_one_out:{share!r}:{'gt' if strict else 'ge'}", settings)
+    out.attrs["mycelium_annotators"] = v.told
+    return out
 
 
 def _settings(**options: Any) -> Settings:

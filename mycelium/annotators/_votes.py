@@ -34,6 +34,14 @@ class _Votes:
     end: np.ndarray
     n_items: int
     clipped: int
+    #: zero-length spans dropped (SPEC section 2: they carry no characters)
+    empty: int = 0
+
+    @property
+    def told(self) -> dict[str, int]:
+        """``attrs["mycelium_annotators"]`` of a result: the spans clipped at the end of
+        their text and the zero-length spans dropped."""
+        return {"clipped": self.clipped, "empty_spans": self.empty}
 
     def lists(self, rows: np.ndarray) -> list[list[tuple[int, int]]]:
         return _lists(self.row, self.start, self.end, len(self.table), rows)
@@ -92,9 +100,10 @@ def _votes(frame: pd.DataFrame, annotations: str, text: str, keep, past_end: str
     s = flat.field("start").to_numpy(zero_copy_only=False).astype(np.int64)
     e = flat.field("end").to_numpy(zero_copy_only=False).astype(np.int64)
     lens = lengths[item]
+    empty = int((s == e).sum())  # as given, before any clipping
     row, s, e, clipped = _clean(row, s, e, lens, item, past_end)
     return _Votes(table, lens, np.asarray(texts, dtype=object)[item], row, s, e,
-                  len(frame), clipped)
+                  len(frame), clipped, empty)
 
 
 def _entries(column: pd.Series) -> tuple[pa.Array, np.ndarray]:

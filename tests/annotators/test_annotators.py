@@ -109,7 +109,12 @@ def test_table_clips_only_when_asked_and_counts_it():
     assert table.columns.tolist() == ["lang", "item", "annotator", "n_annotators", "spans"]
     assert table["spans"].tolist() == [[{"start": 0, "end": 10}, {"start": 1, "end": 2}],
                                        []]
-    assert table.attrs["mycelium_annotators"] == {"clipped": 1}
+    # (3, 3) carries no characters: dropped, and counted
+    assert table.attrs["mycelium_annotators"] == {"clipped": 1, "empty_spans": 1}
+    for out in (A.majority_reference(frame, past_end="clip"),
+                A.soft_reference(frame, past_end="clip"),
+                A.pairwise_agreement(frame, past_end="clip", metrics=["iou"], soft=False)):
+        assert out.attrs["mycelium_annotators"] == {"clipped": 1, "empty_spans": 1}
 
 
 def test_bad_inputs_say_what_and_where():

@@ -96,3 +96,20 @@ def test_results_name_the_release(items):
     parsed = mycelium.parse_signature(out.attrs["mycelium_signature"])
     assert parsed["dataset"]["name"] == "mu_shroom"
     assert parsed["annotators"] == "leave_one_out:0.5:gt"
+
+
+def test_zero_length_annotator_spans_are_counted(items, mushroom_dir):
+    # The released annotations list zero-length spans ([69, 69]): dropped (they carry no
+    # characters) but counted, as the raw JSON lines hold them.
+    files = sorted({p for pat in PATTERNS for p in mushroom_dir.rglob(pat)})
+    raw = 0
+    for path in files:
+        for line in path.read_text("utf-8").splitlines():
+            if line.strip():
+                for spans in (json.loads(line).get("annotations") or {}).values():
+                    bounds = [(s["start"], s["end"]) if isinstance(s, dict) else tuple(s)
+                              for s in spans or []]
+                    raw += sum(1 for start, end in bounds if start == end)
+    table = A.annotator_table(items, past_end="clip")
+    assert raw > 0
+    assert table.attrs["mycelium_annotators"]["empty_spans"] == raw
