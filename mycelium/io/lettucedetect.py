@@ -23,7 +23,6 @@ half-open overlap test; a span ``[s, s)`` marks nothing.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -94,7 +93,9 @@ def read_lettucedetect(paths, *, name: str | None = None) -> pd.DataFrame:
     >>> df.attrs["mycelium_dataset"]["name"]
     'halueval'
     """
-    files = _files(registered_files(paths, "lettucedetect", "read_lettucedetect") or paths)
+    files = rec.jsonl_files(registered_files(paths, "lettucedetect", "read_lettucedetect")
+                            or paths, ("*.json", "*.jsonl"),
+                            "a .json or .jsonl file of LettuceDetect samples")
     columns: dict[str, list] = {k: [] for k in ("answer", *_STRINGS, "metadata", "file")}
     labels = rec.StructLists(LETTUCEDETECT_LABEL_TYPE)
     for path in files:
@@ -115,26 +116,6 @@ def read_lettucedetect(paths, *, name: str | None = None) -> pd.DataFrame:
     names = {d for d in columns["dataset"] if d}
     label = name or (names.pop() if len(names) == 1 else "lettucedetect")
     return attach_dataset(frame, label, files)
-
-
-def _files(paths) -> list[Path]:
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            found = sorted([*p.rglob("*.json"), *p.rglob("*.jsonl")])
-            if not found:
-                raise FileNotFoundError(f"No *.json or *.jsonl files under {str(p)!r}.")
-            out.extend(found)
-        elif p.exists():
-            out.append(p)
-        else:
-            raise FileNotFoundError(f"{str(p)!r} does not exist; expected a .json or "
-                                    ".jsonl file of LettuceDetect samples.")
-    if not out:
-        raise ValueError("No paths given; pass a .json/.jsonl file, a list or a directory.")
-    return out
 
 
 def _samples(path: Path) -> Iterator[tuple[rec.Where, dict]]:
