@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mycelium
+from _spark_fixture import spark  # noqa: F401  (the session fixture)
 
 HI = 30
 METRICS = ("exact_span", "iou", "character")
@@ -254,22 +255,6 @@ def spark_face(session, refs, preds, average, **kw):
     table = spark_face_module.evaluate(sdf, "ref", "pred", metrics=list(METRICS),
                                        average=average, **kw)
     return _from_tidy(zip(table["metric"], table["measure"], table["value"]))
-
-
-def _spark_fixture():
-    """The Spark tests' session fixture, loaded by path (as tests/frames/_spark_fixture.py
-    loads it: a second module named ``conftest`` would clash)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[1] / "frames" / "spark" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("_exact_spark_conftest", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.spark
-
-
-spark = _spark_fixture()
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))

@@ -24,6 +24,7 @@ from mycelium.io.shroom_visions import read_visions_records
 from mycelium.protocols.shroom_visions import score_files
 
 from test_shroom_visions_cases import CASES, _files
+from _spark_fixture import spark  # noqa: F401  (the session fixture)
 
 #: Scored cases the profile refuses on purpose: a reversed span (start > end), which the
 #: kit skips and mycelium's spans reject (SPEC section 2).
@@ -158,21 +159,6 @@ def _arrow_frame(rows) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- every face, by case
-
-def _spark_fixture():
-    """The Spark session fixture of tests/frames (loaded by path: one module per name)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "frames" / "_spark_fixture.py"
-    spec = importlib.util.spec_from_file_location("_visions_spark_fixture", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.spark
-
-
-spark = _spark_fixture()
 
 
 def all_cases(tmp_path):
