@@ -143,9 +143,6 @@ class Told:
     and where the first one is. A ``hold`` block keeps the warnings of its parts
     (`warn_empty_spans`) for its face to tell once (`Told.tell`)."""
 
-    references: int = 0
-    predictions: int = 0
-    first: EmptyAt | str | None = None
     hold: bool = False
     #: the block this one is inside: its counts include this one's when it closes
     outer: Told | None = None
@@ -153,16 +150,25 @@ class Told:
     parts: list = field(default_factory=list)
 
     @property
+    def references(self) -> int:
+        return sum(p[0] for p in self.parts)
+
+    @property
+    def predictions(self) -> int:
+        return sum(p[1] for p in self.parts)
+
+    @property
+    def first(self) -> EmptyAt | str | None:
+        """Where the first part's first zero-length span is (None before any part)."""
+        return self.parts[0][2] if self.parts else None
+
+    @property
     def holding(self) -> bool:
         """Whether a warning told here is held: this block or one around it holds."""
         return self.hold or (self.outer is not None and self.outer.holding)
 
     def add(self, counts: tuple[int, int], first: EmptyAt | str | None) -> None:
-        self.references += int(counts[0])
-        self.predictions += int(counts[1])
         self.parts.append((int(counts[0]), int(counts[1]), first))
-        if self.first is None:
-            self.first = first
 
     @property
     def counts(self) -> dict[str, int]:

@@ -44,7 +44,9 @@ def with_empty_spans(out: Any, told: Told) -> Any:
     Examples
     --------
     >>> import pandas as pd
-    >>> with_empty_spans(pd.DataFrame({"value": [1.0]}), Told(2, 0)).attrs
+    >>> told = Told()
+    >>> told.add((2, 0), "references example 0, span 0: [7, 7]")
+    >>> with_empty_spans(pd.DataFrame({"value": [1.0]}), told).attrs
     {'mycelium_empty_spans': {'references': 2, 'predictions': 0}}
     """
     attrs = getattr(out, "attrs", None)
