@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..metrics import intervals as iv
 from .spans import SpanBatch
 
 __all__ = ["token_points"]
@@ -89,7 +90,7 @@ def _covered(gs, ge, refs: SpanBatch, base, n):
     ref_ex = refs.example_ids
     rs, re_ = base[ref_ex] + refs.starts, base[ref_ex] + refs.ends
     # The union of each example's spans (sorted by start: canonical), as disjoint runs.
-    reach = np.maximum.accumulate(re_)
+    reach = iv.running_max(re_)
     new = np.ones(rs.size, dtype=bool)
     new[1:] = (rs[1:] > reach[:-1]) | (ref_ex[1:] != ref_ex[:-1])
     first = np.flatnonzero(new)

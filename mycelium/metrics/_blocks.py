@@ -1,7 +1,9 @@
 """Overlapping span pairs as ranges, counted without enumeration and enumerated in blocks.
 
-`mycelium.metrics.intervals.overlap_pairs` finds every overlapping pair as two families
-of contiguous index ranges (b starts inside a; a starts strictly inside b). The number of
+Every overlapping pair of two sides sorted by start falls in exactly one of two
+families of contiguous index ranges of the other side's sorted starts: ``a.start <=
+b.start < a.end`` (b starts inside a) and ``b.start < a.start < b.end`` (a starts
+strictly inside b), so no non-overlapping pair is ever enumerated. The number of
 pairs, and each span's number of partners, follow from the ranges alone. When there are
 more pairs than `MATERIALIZE` (one example with thousands of mutually overlapping spans
 has tens of millions), the pairs are never held at once: `PairRanges.blocks` enumerates
@@ -43,11 +45,11 @@ class PairRanges:
 
     @classmethod
     def of(cls, a_start, a_end, b_start, b_end) -> "PairRanges":
-        """Ranges of `overlap_pairs` for order keys sorted by start on each side."""
-        lo1 = np.searchsorted(b_start, a_start, side="left")
-        hi1 = np.maximum(np.searchsorted(b_start, a_end, side="left"), lo1)
-        lo2 = np.searchsorted(a_start, b_start, side="right")
-        hi2 = np.maximum(np.searchsorted(a_start, b_end, side="left"), lo2)
+        """The two families' ranges, for order keys (`mycelium.metrics.intervals.order_keys`)
+        of non-empty intervals sorted by start on each side."""
+        lo1, lo2 = iv.merged_ranks(a_start, b_start)
+        hi1 = np.maximum(iv.count_below(b_start, a_end), lo1)
+        hi2 = np.maximum(iv.count_below(a_start, b_end), lo2)
         return cls(lo1, hi1, lo2, hi2)
 
     @property
@@ -61,7 +63,7 @@ class PairRanges:
                 self.hi2 - self.lo2 + _covered(self.lo1, self.hi1, n_b))
 
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every pair ``(i, j)`` at once, case 1 then case 2 (`overlap_pairs`)."""
+        """Every pair ``(i, j)`` at once, case 1 then case 2."""
         ia1, jb1 = iv.expand_ranges(self.lo1, self.hi1)
         jb2, ia2 = iv.expand_ranges(self.lo2, self.hi2)
         return np.concatenate([ia1, ia2]), np.concatenate([jb1, jb2])

@@ -197,11 +197,15 @@ class Workspace:
     @cached_property
     def keys(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Order keys (ref starts, ref ends, pred starts, pred ends) in one key space."""
+        return self._keys[0]
+
+    @cached_property
+    def _keys(self):
         r, p = self.refs, self.preds
-        rs, re_, ps, pe = iv.order_keys(
+        (rs, re_, ps, pe), linear = iv.linear_order_keys(
             [r.example_ids, r.example_ids, p.example_ids, p.example_ids],
             [r.starts, r.ends, p.starts, p.ends], self.n, spans=True)
-        return rs, re_, ps, pe
+        return (rs, re_, ps, pe), linear
 
     @cached_property
     def sums_fit(self) -> bool:
@@ -227,14 +231,6 @@ class Workspace:
                 _overlap_sums((rs, re_), r, (ps, pe), p))
 
     @cached_property
-    def merged(self) -> tuple[SpanArrays, SpanArrays, tuple[np.ndarray, ...]]:
-        """Character masks: each side's overlapping and touching spans merged."""
-        rs, re_, ps, pe = self.keys
-        mr, mrs, mre = _merge(self.refs, rs, re_)
-        mp, mps, mpe = _merge(self.preds, ps, pe)
-        return mr, mp, (mrs, mre, mps, mpe)
-
-    @cached_property
     def pairs(self) -> "Pairs":
         """Every overlapping (reference, prediction) pair of the canonical spans."""
         ig, jd = self.pair_ranges.pairs()
@@ -242,36 +238,24 @@ class Workspace:
 
     @cached_property
     def mask_sizes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example."""
-        mr, mp, _ = self.merged
-        return (iv.segment_sum(mr.lengths, mr.offsets), iv.segment_sum(mp.lengths, mp.offsets),
-                self.mask_overlap)
-
-    @cached_property
-    def mask_overlap(self) -> np.ndarray:
-        """``|mask(G) ∩ mask(P)|`` per example: summed overlaps of merged intervals.
-
-        Where merging changed neither side of an example, its merged pairs are its raw
-        pairs; when those are computed anyway, only the changed examples are re-paired.
-        """
-        mr, mp, (mrs, mre, mps, mpe) = self.merged
-        if not self.share_pairs:
-            pairs = Pairs.of(mr, mp, mrs, mre, mps, mpe, disjoint=True)
-            return iv.group_sum(pairs.example, pairs.overlap, self.n)
-        if mr is self.refs and mp is self.preds:
-            return iv.group_sum(self.pairs.example, self.pairs.overlap, self.n)
-        changed = (mr.counts != self.refs.counts) | (mp.counts != self.preds.counts)
-        raw = self.pairs
-        keep = ~changed[raw.example]
-        inter = iv.group_sum(raw.example[keep], raw.overlap[keep], self.n)
-        sub_r, sub_p = mr.take(changed), mp.take(changed)
-        keys = iv.order_keys([sub_r.example_ids, sub_r.example_ids, sub_p.example_ids,
-                              sub_p.example_ids],
-                             [sub_r.starts, sub_r.ends, sub_p.starts, sub_p.ends],
-                             sub_r.n_examples, spans=True)
-        sub = Pairs.of(sub_r, sub_p, *keys, disjoint=True)
-        inter[changed] = iv.group_sum(sub.example, sub.overlap, sub_r.n_examples)
-        return inter
+        """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example, no pair read: each
+        mask's characters are what its spans add in start order (`iv.added_lengths`),
+        and the intersection is ``|mask(G)| + |mask(P)| − |mask(G ∪ P)|``, the union's
+        spans being both sides' in one start order (a merge of two sorted key arrays).
+        Every value is at most the largest offset, so int64 arithmetic (wrapping in
+        ``g + p``) is exact."""
+        r, p = self.refs, self.preds
+        (rs, re_, ps, pe), linear = self._keys
+        values = (lambda side: None if linear else (side.starts, side.ends))  # noqa: E731
+        g = iv.segment_sum(iv.added_lengths(rs, re_, values(r)), r.offsets)
+        q = iv.segment_sum(iv.added_lengths(ps, pe, values(p)), p.offsets)
+        order = np.argsort(np.concatenate([rs, ps]), kind="stable")
+        both = None if linear else (np.concatenate([r.starts, p.starts])[order],
+                                    np.concatenate([r.ends, p.ends])[order])
+        added = iv.added_lengths(np.concatenate([rs, ps])[order],
+                                 np.concatenate([re_, pe])[order], both)
+        union = iv.segment_sum(added, r.offsets + p.offsets)
+        return g, q, g + q - union
 
 
 @dataclass(frozen=True)
@@ -284,13 +268,6 @@ class Pairs:
     overlap: np.ndarray
 
     @classmethod
-    def of(cls, refs: SpanArrays, preds: SpanArrays, rs, re_, ps, pe, *,
-           disjoint: bool = False) -> "Pairs":
-        find = iv.overlap_pairs_disjoint if disjoint else iv.overlap_pairs
-        ig, jd = find(rs, re_, ps, pe)
-        return cls.at(refs, preds, ig, jd)
-
-    @classmethod
     def at(cls, refs: SpanArrays, preds: SpanArrays, ig, jd) -> "Pairs":
         """The pairs ``(refs[ig], preds[jd])`` with their examples and overlaps."""
         ov = (np.minimum(refs.ends[ig], preds.ends[jd])
@@ -298,7 +275,9 @@ class Pairs:
         return cls(ig, jd, refs.example_ids[ig], ov)
 
     def select(self, mask: np.ndarray) -> "Pairs":
-        return Pairs(self.ref[mask], self.pred[mask], self.example[mask], self.overlap[mask])
+        """The pairs where ``mask`` (bool) is True, or at the indices ``mask``."""
+        at = np.flatnonzero(mask) if mask.dtype == bool else mask
+        return Pairs(self.ref[at], self.pred[at], self.example[at], self.overlap[at])
 
 
 class _PairBlocks:
@@ -347,20 +326,3 @@ def _overlap_sums(a_keys, a: SpanArrays, b_keys, b: SpanArrays) -> np.ndarray:
                 + (end_pre[ke] - end_pre[first]))
 
     return F(b_keys[1], b.ends) - F(b_keys[0], b.starts)
-
-
-def _merge(batch: SpanArrays, ks: np.ndarray, ke: np.ndarray):
-    """Merge a canonical side into disjoint runs; return the batch and its order keys."""
-    new, reach = iv.merge_runs(ks, ke)
-    if new.all():
-        return batch, ks, ke
-    runs = np.flatnonzero(new)
-    last = np.empty_like(runs)
-    last[:-1] = runs[1:] - 1
-    last[-1] = batch.n_spans - 1
-    before = np.zeros(batch.n_spans + 1, dtype=np.int64)
-    np.cumsum(new, out=before[1:])
-    merged = type(batch)(before[batch.offsets], batch.starts[runs],
-                       np.maximum.reduceat(batch.ends, runs), True)
-    merged.__dict__["example_ids"] = batch.example_ids[runs]  # prime the cached property
-    return merged, ks[runs], reach[last]

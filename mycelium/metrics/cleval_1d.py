@@ -156,8 +156,8 @@ def _statistics_from_ranges(ws: Workspace, a: float, w: float) -> dict[str, np.n
     # A prediction with one partner: that partner is the reference of largest end among
     # those starting before the prediction ends (the only one reaching past its start).
     single = np.flatnonzero(one)
-    reach = np.maximum.accumulate(re_) if re_.size else re_
-    holder = np.maximum.accumulate(np.where(re_ == reach, np.arange(re_.size), 0))
+    reach = iv.running_max(re_) if re_.size else re_
+    holder = iv.running_max(np.where(re_ == reach, np.arange(re_.size), 0))
     g1 = holder[np.searchsorted(rs, pe[single], side="left") - 1]
     c1 = (np.minimum(refs.ends[g1], preds.ends[single])
           - np.maximum(refs.starts[g1], preds.starts[single]))

@@ -78,7 +78,18 @@ def narrow(values: np.ndarray) -> np.ndarray:
 
 def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
                n_groups: int, *, spans: bool = False) -> list[np.ndarray]:
-    """Map ``(group, value)`` pairs to int64 keys that sort in ``(group, value)`` order.
+    """Map ``(group, value)`` pairs to int64 keys that sort in ``(group, value)`` order
+    (`linear_order_keys`, without its flag)."""
+    return linear_order_keys(groups, values, n_groups, spans=spans)[0]
+
+
+def linear_order_keys(groups: list[np.ndarray], values: list[np.ndarray],
+                      n_groups: int, *, spans: bool = False
+                      ) -> tuple[list[np.ndarray], bool]:
+    """Map ``(group, value)`` pairs to int64 keys that sort in ``(group, value)`` order,
+    and whether the keys are *linear*: each the value plus a constant of its group, so
+    that two keys of one group differ as their values do (False only where some group's
+    values were replaced by their ranks, below).
 
     Keys of different arrays are comparable with each other, so one ``searchsorted`` can
     find, across a whole batch, the spans of the *same* example that satisfy a bound;
@@ -97,7 +108,7 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
     width = vmax + 1
     if n_groups * width <= INT64_MAX:
         w = np.int64(width)
-        return [g.astype(np.int64) * w + v for g, v in zip(groups, values)]
+        return [g.astype(np.int64) * w + v for g, v in zip(groups, values)], True
     runs: dict[int, np.ndarray | None] = {}  # run starts, per group array (often shared)
     if len({id(g) for g in groups}) == 1 and groups[0].size:
         # One sorted group array (a subset of spans): number its runs instead, so that
@@ -134,7 +145,7 @@ def order_keys(groups: list[np.ndarray], values: list[np.ndarray],
             w = wide[g]
             key[w] = base[g[w]] + ranks[k]
         out.append(key)
-    return out
+    return out, ranks is None
 
 
 def _runs(g: np.ndarray) -> np.ndarray | None:
@@ -244,36 +255,40 @@ def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return rows, js
 
 
-def overlap_pairs(a_start: np.ndarray, a_end: np.ndarray,
-                  b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair (i, j) whose intervals ``a[i]`` and ``b[j]`` share at least one position.
-
-    Inputs are order keys (see `order_keys`) of non-empty intervals, each side sorted by
-    start. Two disjoint cases cover all overlaps exactly, so no non-overlapping pair is
-    ever enumerated: ``a.start <= b.start < a.end`` (b starts inside a) and
-    ``b.start < a.start < b.end`` (a starts inside b); each is a contiguous range of the
-    other side's sorted starts.
-    """
-    lo = np.searchsorted(b_start, a_start, side="left")
-    hi = np.searchsorted(b_start, a_end, side="left")
-    ia1, jb1 = expand_ranges(lo, hi)
-    lo = np.searchsorted(a_start, b_start, side="right")
-    hi = np.searchsorted(a_start, b_end, side="left")
-    jb2, ia2 = expand_ranges(lo, hi)
-    return np.concatenate([ia1, ia2]), np.concatenate([jb1, jb2])
+def merged_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For two sorted arrays: ``(#b < a[i] per i, #a <= b[j] per j)``, that is
+    ``np.searchsorted(b, a, "left")`` and ``np.searchsorted(a, b, "right")``, from one
+    stable merge: a stable argsort of two sorted runs is a single linear merge, several
+    times cheaper than a binary search per value."""
+    order = np.argsort(np.concatenate([a, b]), kind="stable")  # ties: a first
+    from_b = order >= a.size
+    b_so_far = np.cumsum(from_b, dtype=np.int64)  # b values at or before each place
+    at_a, at_b = np.flatnonzero(~from_b), np.flatnonzero(from_b)
+    return b_so_far[at_a], at_b + 1 - b_so_far[at_b]
 
 
-def overlap_pairs_disjoint(a_start: np.ndarray, a_end: np.ndarray,
-                           b_start: np.ndarray, b_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`overlap_pairs` for sides whose intervals are disjoint within each group.
+def count_below(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(keys, values, "left")`` (``keys`` sorted, ``values`` in any
+    order) by a stable merge, as `merged_ranks`: cheaper when ``values`` are nearly
+    sorted, as the ends of spans sorted by start are."""
+    order = np.argsort(np.concatenate([values, keys]), kind="stable")  # ties: values first
+    from_keys = order >= values.size
+    keys_so_far = np.cumsum(from_keys, dtype=np.int64)
+    at = np.flatnonzero(~from_keys)
+    out = np.empty(values.size, dtype=np.int64)
+    out[order[at]] = keys_so_far[at]
+    return out
 
-    Disjoint sorted intervals have sorted ends too, so the ``a`` intervals overlapping
-    ``b[j]`` are one contiguous range: ends after its start, starts before its end.
-    """
-    lo = np.searchsorted(a_end, b_start, side="right")
-    hi = np.searchsorted(a_start, b_end, side="left")
-    jb, ia = expand_ranges(lo, hi)
-    return ia, jb
+
+def running_max(values: np.ndarray) -> np.ndarray:
+    """``np.maximum.accumulate``: for integers as ``np.fmax.accumulate``, the same values
+    (``fmax`` differs only for NaN) from a several times cheaper loop."""
+    return (np.fmax if values.dtype.kind in "iub" else np.maximum).accumulate(values)
+
+
+def running_min(values: np.ndarray) -> np.ndarray:
+    """``np.minimum.accumulate``, as `running_max`."""
+    return (np.fmin if values.dtype.kind in "iub" else np.minimum).accumulate(values)
 
 
 def merge_runs(key_start: np.ndarray, key_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -284,11 +299,41 @@ def merge_runs(key_start: np.ndarray, key_end: np.ndarray) -> tuple[np.ndarray, 
     starts one, because keys of different groups never interleave), and the running
     maximum of the end keys.
     """
-    reach = np.maximum.accumulate(key_end) if key_end.size else key_end
+    reach = running_max(key_end) if key_end.size else key_end
     new = np.ones(key_start.size, dtype=bool)
     if key_start.size:
         np.greater(key_start[1:], reach[:-1], out=new[1:])
     return new, reach
+
+
+def added_lengths(key_start: np.ndarray, key_end: np.ndarray,
+                  values: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """Characters each interval adds to the earlier ones of its group, for intervals
+    sorted by (group, start) keys: ``|[start, end) − ∪ earlier|``, whose sums over a
+    group are the characters its intervals cover (every one counted once).
+
+    The earlier intervals reach ``r`` (the running maximum of the end keys; keys of
+    different groups never interleave, so an earlier group's reach lies below every
+    start of the next) and each adds ``max(0, end − max(start, r))``: read off the key
+    differences when the keys are linear (`linear_order_keys`), else off the
+    ``values`` ``(starts, ends)``, with the reach's own end value.
+    """
+    out = np.empty(key_start.size, dtype=np.int64)
+    if key_start.size == 0:
+        return out
+    reach = running_max(key_end)
+    if values is None:
+        np.maximum(key_start[1:], reach[:-1], out=out[1:])
+        out[0] = key_start[0]
+        np.subtract(key_end, out, out=out)
+        return np.maximum(out, 0, out=out)
+    starts, ends = values
+    holder = running_max(np.where(key_end == reach, np.arange(reach.size), 0))
+    base = starts.copy()
+    over = np.flatnonzero(reach[:-1] > key_start[1:]) + 1  # the reach is past its start
+    base[over] = np.maximum(starts[over], ends[holder[over - 1]])
+    np.subtract(ends, base, out=out)
+    return np.maximum(out, 0, out=out)
 
 
 def pair_order(a: np.ndarray, b: np.ndarray, n_b: int) -> np.ndarray:
@@ -315,6 +360,13 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def _reduceat(values, offsets, counts, n):
+    """Per-segment sums: differences of the running sum at the offsets for integers (a
+    running int64 sum wraps modulo 2**64, so each difference is exact where its segment's
+    sum fits; cheaper than ``reduceat``), ``reduceat`` for floats."""
+    if values.dtype.kind == "i":
+        run = np.zeros(values.size + 1, dtype=np.int64)
+        np.cumsum(values, out=run[1:])
+        return np.diff(run[offsets])
     out = np.zeros(n, dtype=values.dtype)
     nonempty = counts > 0
     if values.size:

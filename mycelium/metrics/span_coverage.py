@@ -71,13 +71,13 @@ def _from_order(ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
     if rs.size and ps.size:
         # A prediction is contained iff the references starting at or before it reach
         # its end: prefix maxima of reference ends (keys never mix examples).
-        reach = np.maximum.accumulate(re_)
+        reach = iv.running_max(re_)
         last = np.searchsorted(rs, ps, side="right") - 1
         ok = last >= 0
         contained[ok] = reach[last[ok]] >= pe[ok]
         # A reference is covered iff the predictions starting at or after it end
         # within it: suffix minima of prediction ends.
-        low = np.minimum.accumulate(pe[::-1])[::-1]
+        low = iv.running_min(pe[::-1])[::-1]
         first = np.searchsorted(ps, rs, side="left")
         ok = first < ps.size
         covered[ok] = low[first[ok]] <= re_[ok]

@@ -64,7 +64,7 @@ def label_tokens(n: int, refs: tuple[np.ndarray, np.ndarray, np.ndarray],
     ks, ke, ka, kb = iv.order_keys([rx, rx, tx, tx], [rs, re_, ta, tb], max(n, 1))
     order = np.argsort(ks, kind="stable")
     ks_sorted = ks[order]
-    reach = np.maximum.accumulate(ke[order]) if order.size else ke
+    reach = iv.running_max(ke[order]) if order.size else ke
     before = np.searchsorted(ks_sorted, kb, side="left")  # spans with s < b
     gold = np.zeros(tx.size, dtype=bool)
     has = before > 0

@@ -65,6 +65,7 @@ from ..core.pipeline import prepare
 from ..io.records import json_objects, object_lines
 from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_values,
                               parse_float_hook, resolve_float_parse)
+from ..metrics import intervals as iv
 from ..metrics.soft_runs import cor_runs
 from ..metrics.soft_spearman import cor, soft_arrays, soft_vector
 
@@ -673,7 +674,7 @@ def _covered(ex, s, e, m: int) -> np.ndarray:
         order = np.lexsort((s, ex))
         ex, s, e = ex[order], s[order], e[order]
     ks, ke = ex * width + s, ex * width + e
-    reach = np.maximum.accumulate(ke)
+    reach = iv.running_max(ke)
     head = np.ones(ks.size, dtype=bool)
     head[1:] = ks[1:] > reach[:-1]
     heads = np.flatnonzero(head)
