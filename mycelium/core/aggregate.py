@@ -391,6 +391,8 @@ def _needs_exact(ratios, limit: int = _FLOAT_EXACT) -> np.ndarray | None:
     for num, den in ratios.values():
         for arr in (num, den):
             if arr.size and (arr.dtype.kind in "iu" or arr.dtype == object):
+                if arr.dtype != object and -limit < arr.min() and arr.max() < limit:
+                    continue  # no row: bounds instead of a mask
                 mask = (np.abs(arr) >= limit).astype(bool)
                 big = mask if big is None else big | mask
     return big if big is not None and big.any() else None

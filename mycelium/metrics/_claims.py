@@ -108,14 +108,15 @@ def _round(pairs, undecided, out: Claims, length, threshold):
     b, o, ov, ok = pairs
     alive = undecided[b] & ~out.claimed[o]
     if not alive.all():
-        b, o, ov, ok = b[alive], o[alive], ov[alive], ok[alive]
+        at = np.flatnonzero(alive)
+        b, o, ov, ok = b[at], o[at], ov[at], ok[at]
     n_by = length.size
     visited = np.zeros(n_by, dtype=bool)
     visited[b] = True
     n_cand = iv.count(b, n_by)
     would = _would(n_cand, iv.count(b[ok], n_by), iv.group_sum(b, ov, n_by), length,
                    threshold)
-    want = would[b]
+    want = np.flatnonzero(would[b])
     bw, ow = b[want], o[want]
     first = np.full(out.claimed.size, n_by, dtype=np.int64)
     np.minimum.at(first, ow, bw)
@@ -167,10 +168,9 @@ def _would(n_cand, n_single, sum_ov, length, threshold) -> np.ndarray:
 
 def _record(out: Claims, ready: np.ndarray, n_cand: np.ndarray) -> None:
     """Mark the ``ready`` spans as claiming their ``n_cand`` candidates."""
-    out.matched[ready] = True
-    out.single[ready & (n_cand == 1)] = True
-    multi = ready & (n_cand >= 2)
-    out.members[multi] = n_cand[multi]
+    np.logical_or(out.matched, ready, out=out.matched)
+    np.logical_or(out.single, ready & (n_cand == 1), out=out.single)
+    np.copyto(out.members, n_cand, where=ready & (n_cand >= 2))
 
 
 def _compact(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -237,6 +237,14 @@ class Workspace:
         return Pairs.at(self.refs, self.preds, ig, jd)
 
     @cached_property
+    def pair_lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """The lengths of each held pair's reference and prediction (`pairs`): with the
+        overlap they decide equality (``c == len g == len d``), containment and the
+        area tests of the pair metrics."""
+        pairs = self.pairs
+        return self.refs.lengths[pairs.ref], self.preds.lengths[pairs.pred]
+
+    @cached_property
     def mask_sizes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example, no pair read: each
         mask's characters are what its spans add in start order (`iv.added_lengths`),

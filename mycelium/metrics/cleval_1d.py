@@ -94,11 +94,10 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     tp_chars = np.zeros(n, dtype=np.int64)
     for pr in blocks:
         m = pr.select(_match(pr, preds.lengths, merge_d, single, a))
-        block_m_g = iv.count(m.ref, refs.n_spans)  # complete: the block has all of g's pairs
-        m_g += block_m_g
+        m_g += iv.count(m.ref, refs.n_spans)
         n_d += iv.count(m.pred, preds.n_spans)
         matched_det = iv.exact_add(matched_det, iv.group_sum(m.example, m.overlap, n))
-        tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m, block_m_g))
+        tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m))  # g's pairs: one block
     return _finish(ws, w, m_g, n_d, matched_det, tp_chars)
 
 
@@ -231,30 +230,34 @@ def _match(pairs: Pairs, lengths: np.ndarray, merge_d: np.ndarray, single: np.nd
     return matched
 
 
-def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
-    """Σ_g |∪_{d matched to g} (g ∩ d)| per example, each character counted once."""
-    single = m_g[m.ref] == 1
-    tp = iv.group_sum(m.example[single], m.overlap[single], ws.n)
-    multi = m.select(~single)
-    if multi.ref.size == 0:
-        return tp
-    # Sorted by (reference, prediction), each reference's pieces g ∩ d are sorted by
-    # start, because predictions are sorted by start and the piece starts at max(g, d).
-    multi = multi.select(iv.pair_order(multi.ref, multi.pred, ws.preds.n_spans))
-    g = multi.ref
-    # Pieces from their reference's start lie within [0, its length]: the packed
-    # (reference, offset) key then fits in int64 for long offsets too (references times
-    # the longest reference, not times the largest offset), with no per-group pass.
-    g_start = ws.refs.starts[g]
-    lo = np.maximum(g_start, ws.preds.starts[multi.pred])
-    lo -= g_start
-    hi = np.minimum(ws.refs.ends[g], ws.preds.ends[multi.pred])
+def _covered_chars(ws: Workspace, m: Pairs) -> np.ndarray:
+    """Σ_g |∪_{d matched to g} (g ∩ d)| per example, each character counted once.
+
+    Each piece ``g ∩ d`` is read from g's start (offsets in ``[0, len g]``, so the
+    (reference, offset) keys pack for long offsets too, with no per-group pass). The
+    pieces of predictions starting before g cover a prefix ``[0, P)`` of g. The others
+    start where d starts, and `mycelium.metrics._blocks` gives the pairs where d starts
+    inside g in (g, d) order (checked), so they come in (g, start) order; clipped to
+    start at ``P`` they stay in it, and each adds what it covers beyond the earlier ones
+    (`iv.added_lengths`): g's covered characters are ``P`` plus those.
+    """
+    refs, preds = ws.refs, ws.preds
+    g = m.ref
+    g_start, d_start = refs.starts[g], preds.starts[m.pred]
+    hi = np.minimum(refs.ends[g], preds.ends[m.pred])
     hi -= g_start
-    del g_start
-    ks, ke = iv.order_keys([g, g], [lo, hi], ws.refs.n_spans)
-    runs = np.flatnonzero(iv.merge_runs(ks, ke)[0])
-    run_len = np.maximum.reduceat(hi, runs) - lo[runs]
-    return iv.exact_add(tp, iv.group_sum(ws.refs.example_ids[g[runs]], run_len, ws.n))
+    before = np.flatnonzero(d_start < g_start)
+    prefix = np.zeros(refs.n_spans, dtype=np.int64)
+    np.maximum.at(prefix, g[before], hi[before])
+    rest = np.flatnonzero(d_start >= g_start)
+    g, ex, hi = g[rest], m.example[rest], hi[rest]
+    lo = np.maximum(d_start[rest] - g_start[rest], prefix[g])
+    np.maximum(hi, lo, out=hi)
+    (ks, ke), linear = iv.linear_order_keys([g, g], [lo, hi], refs.n_spans)
+    if ks.size > 1 and not (ks[1:] >= ks[:-1]).all():
+        raise RuntimeError("internal: pairs of a reference out of their predictions' order")
+    added = iv.added_lengths(ks, ke, None if linear else (lo, hi))
+    return iv.exact_add(iv.segment_sum(prefix, refs.offsets), iv.group_sum(ex, added, ws.n))
 
 
 def _numerator(tp: np.ndarray, gran: np.ndarray, w: float) -> np.ndarray:

@@ -100,7 +100,8 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     alone = lambda g, d: (cnt_g[g] == 1) & (cnt_d[d] == 1)  # noqa: E731
     oo = out["n_one_to_one"]
     if not ws.dense:  # pairs held: each threshold test once for all three passes
-        held, ok_r, ok_p = ws.pairs, r_ok(ws.pairs), p_ok(ws.pairs)
+        held, (lg, ld) = ws.pairs, ws.pair_lengths
+        ok_r, ok_p = iv.passes(held.overlap, lg, tr), iv.passes(held.overlap, ld, tp)
         one = held.select(alone(held.ref, held.pred) & ok_r & ok_p)
         m_g[one.ref] = True
         m_d[one.pred] = True

@@ -36,16 +36,17 @@ from .base import Metric, Workspace, prf_ratios
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     refs, preds = ws.refs, ws.preds
-    if ws.share_pairs:
-        ig, jp = ws.pairs.ref, ws.pairs.pred
+    if ws.share_pairs:  # equal spans: an overlap as long as both
+        pairs, (lg, ld) = ws.pairs, ws.pair_lengths
+        tp = iv.count(pairs.example[(pairs.overlap == lg) & (lg == ld)], ws.n)
     else:
         # Candidates share the start: a contiguous run of the sorted reference starts.
         rs, _, ps, _ = ws.keys
         lo = np.searchsorted(rs, ps, side="left")
         hi = np.searchsorted(rs, ps, side="right")
         jp, ig = iv.expand_ranges(lo, hi)
-    same = (refs.starts[ig] == preds.starts[jp]) & (refs.ends[ig] == preds.ends[jp])
-    tp = iv.count(preds.example_ids[jp[same]], ws.n)
+        same = (refs.starts[ig] == preds.starts[jp]) & (refs.ends[ig] == preds.ends[jp])
+        tp = iv.count(preds.example_ids[jp[same]], ws.n)
     return {"tp": tp, "n_pred": ws.preds.counts.copy(), "n_ref": ws.refs.counts.copy()}
 
 

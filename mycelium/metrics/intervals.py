@@ -336,13 +336,6 @@ def added_lengths(key_start: np.ndarray, key_end: np.ndarray,
     return np.maximum(out, 0, out=out)
 
 
-def pair_order(a: np.ndarray, b: np.ndarray, n_b: int) -> np.ndarray:
-    """Stable order of index pairs by (a, b): one packed int64 key when it fits."""
-    if a.size and (int(a.max()) + 1) * max(n_b, 1) <= INT64_MAX:
-        return np.argsort(a * np.int64(max(n_b, 1)) + b, kind="stable")
-    return np.lexsort((b, a))
-
-
 def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Exact per-segment sums of ``values`` for segments ``offsets[k]:offsets[k+1]``
     (int64, or Python ints when a sum leaves int64; see the module docstring)."""

@@ -54,8 +54,7 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
 def _from_pairs(ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
     """Containment among the overlapping pairs (when they are computed anyway)."""
     pairs, refs, preds = ws.pairs, ws.refs, ws.preds
-    inside = ((refs.starts[pairs.ref] <= preds.starts[pairs.pred])
-              & (preds.ends[pairs.pred] <= refs.ends[pairs.ref]))
+    inside = np.flatnonzero(pairs.overlap == ws.pair_lengths[1])  # all of d inside g
     contained = np.zeros(preds.n_spans, dtype=bool)
     contained[pairs.pred[inside]] = True
     covered = np.zeros(refs.n_spans, dtype=bool)
