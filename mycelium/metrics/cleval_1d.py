@@ -94,20 +94,20 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     tp_chars = np.zeros(n, dtype=np.int64)
     for pr in blocks:
         m = pr.select(_match(pr, preds.lengths, merge_d, single, a))
-        m_g += iv.count(m.ref, refs.n_spans)
+        block_m_g = iv.count(m.ref, refs.n_spans)  # complete: the block has all of g's pairs
+        m_g += block_m_g
         n_d += iv.count(m.pred, preds.n_spans)
         matched_det = iv.exact_add(matched_det, iv.group_sum(m.example, m.overlap, n))
-        tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m))  # g's pairs: one block
+        tp_chars = iv.exact_add(tp_chars, _covered_chars(ws, m, block_m_g))
     return _finish(ws, w, m_g, n_d, matched_det, tp_chars)
 
 
 def _finish(ws: Workspace, w: float, m_g, n_d, matched_det, tp_chars) -> dict[str, np.ndarray]:
     """The statistics from the matched pairs' counts per span and sums per example."""
-    refs, preds, n = ws.refs, ws.preds, ws.n
-    gran_r = iv.group_sum(refs.example_ids, np.maximum(m_g - 1, 0), n)
-    gran_p = iv.group_sum(preds.example_ids, np.maximum(n_d - 1, 0), n)
-    unmatched = n_d == 0
-    fp = iv.group_sum(preds.example_ids[unmatched], preds.lengths[unmatched], n)
+    refs, preds = ws.refs, ws.preds
+    gran_r = iv.segment_sum(np.maximum(m_g - 1, 0), refs.offsets)
+    gran_p = iv.segment_sum(np.maximum(n_d - 1, 0), preds.offsets)
+    fp = iv.segment_sum(np.where(n_d == 0, preds.lengths, 0), preds.offsets)
     return {
         "recall_num": _numerator(tp_chars, gran_r, w),
         "gt_chars": iv.segment_sum(refs.lengths, refs.offsets),
@@ -118,8 +118,8 @@ def _finish(ws: Workspace, w: float, m_g, n_d, matched_det, tp_chars) -> dict[st
         "n_gran_precision": gran_p,
         "matched_det_chars": matched_det,
         "fp_chars": fp,
-        "n_split_refs": iv.count(refs.example_ids[m_g >= 2], n),
-        "n_merge_preds": iv.count(preds.example_ids[n_d >= 2], n),
+        "n_split_refs": iv.segment_count(m_g >= 2, refs.offsets),
+        "n_merge_preds": iv.segment_count(n_d >= 2, preds.offsets),
     }
 
 
@@ -230,10 +230,10 @@ def _match(pairs: Pairs, lengths: np.ndarray, merge_d: np.ndarray, single: np.nd
     return matched
 
 
-def _covered_chars(ws: Workspace, m: Pairs) -> np.ndarray:
+def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
     """Σ_g |∪_{d matched to g} (g ∩ d)| per example, each character counted once.
 
-    Each piece ``g ∩ d`` is read from g's start (offsets in ``[0, len g]``, so the
+    A reference matched once covers its one overlap. For the others, each piece ``g ∩ d`` is read from g's start (offsets in ``[0, len g]``, so the
     (reference, offset) keys pack for long offsets too, with no per-group pass). The
     pieces of predictions starting before g cover a prefix ``[0, P)`` of g. The others
     start where d starts, and `mycelium.metrics._blocks` gives the pairs where d starts
@@ -242,22 +242,29 @@ def _covered_chars(ws: Workspace, m: Pairs) -> np.ndarray:
     (`iv.added_lengths`): g's covered characters are ``P`` plus those.
     """
     refs, preds = ws.refs, ws.preds
-    g = m.ref
-    g_start, d_start = refs.starts[g], preds.starts[m.pred]
-    hi = np.minimum(refs.ends[g], preds.ends[m.pred])
+    once = m_g[m.ref] == 1
+    at = np.flatnonzero(once)
+    tp = iv.group_sum(m.example[at], m.overlap[at], ws.n)
+    at = np.flatnonzero(~once)
+    if at.size == 0:
+        return tp
+    g, d = m.ref[at], m.pred[at]
+    g_start, d_start = refs.starts[g], preds.starts[d]
+    hi = np.minimum(refs.ends[g], preds.ends[d])
     hi -= g_start
     before = np.flatnonzero(d_start < g_start)
     prefix = np.zeros(refs.n_spans, dtype=np.int64)
     np.maximum.at(prefix, g[before], hi[before])
     rest = np.flatnonzero(d_start >= g_start)
-    g, ex, hi = g[rest], m.example[rest], hi[rest]
+    g, ex, hi = g[rest], m.example[at[rest]], hi[rest]
     lo = np.maximum(d_start[rest] - g_start[rest], prefix[g])
     np.maximum(hi, lo, out=hi)
     (ks, ke), linear = iv.linear_order_keys([g, g], [lo, hi], refs.n_spans)
     if ks.size > 1 and not (ks[1:] >= ks[:-1]).all():
         raise RuntimeError("internal: pairs of a reference out of their predictions' order")
     added = iv.added_lengths(ks, ke, None if linear else (lo, hi))
-    return iv.exact_add(iv.segment_sum(prefix, refs.offsets), iv.group_sum(ex, added, ws.n))
+    tp = iv.exact_add(tp, iv.segment_sum(prefix, refs.offsets))
+    return iv.exact_add(tp, iv.group_sum(ex, added, ws.n))
 
 
 def _numerator(tp: np.ndarray, gran: np.ndarray, w: float) -> np.ndarray:

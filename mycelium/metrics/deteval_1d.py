@@ -135,7 +135,7 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
     res = claim_pass(candidates("ref", rows, m_d, p_ok, r_ok), rows=rows, taken=m_d,
                      length=refs.lengths, threshold=tr)
     m_g |= res.matched
-    _credit(out, res, refs.example_ids, ws.n, "n_split_refs", "n_split_preds")
+    _credit(out, res, refs.offsets, "n_split_refs", "n_split_preds")
 
     # Pass 3: several references merged into one prediction.
     rows = (cnt_d >= 2) & ~m_d
@@ -143,7 +143,7 @@ def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
         rows &= ~hopeless[1]
     res = claim_pass(candidates("pred", rows, m_g, r_ok, p_ok), rows=rows, taken=m_g,
                      length=preds.lengths, threshold=tp)
-    _credit(out, res, preds.example_ids, ws.n, "n_merge_preds", "n_merge_refs")
+    _credit(out, res, preds.offsets, "n_merge_preds", "n_merge_refs")
     return out
 
 
@@ -188,12 +188,13 @@ def _tested_blocks(blocks, side: str, test, single_test):
         yield by, other, pr.overlap, single_test(pr)
 
 
-def _credit(out, res: Claims, example_ids, n: int, groups_name: str, members_name: str):
-    """Add a claim pass's one-to-one matches, groups and group members per example."""
-    groups = res.matched & ~res.single
-    out["n_one_to_one"] += iv.count(example_ids[res.single], n)
-    out[groups_name] = iv.count(example_ids[groups], n)
-    out[members_name] = iv.group_sum(example_ids[groups], res.members[groups], n)
+def _credit(out, res: Claims, offsets, groups_name: str, members_name: str):
+    """Add a claim pass's one-to-one matches, groups and group members per example
+    (``offsets``: the examples' spans of the side the pass is by; a span's ``members``
+    are 0 unless it claimed as a group)."""
+    out["n_one_to_one"] += iv.segment_count(res.single, offsets)
+    out[groups_name] = iv.segment_count(res.matched & ~res.single, offsets)
+    out[members_name] = iv.segment_sum(res.members, offsets)
 
 
 def ratios(st, params):

@@ -352,6 +352,14 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return group_sum(np.repeat(np.arange(n, dtype=np.int64), counts), values, n)
 
 
+def segment_count(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """How many of each segment's ``mask`` values are True (segments as `segment_sum`):
+    differences of a running count, int64."""
+    run = np.zeros(mask.size + 1, dtype=np.int64)
+    np.cumsum(mask, out=run[1:])
+    return np.diff(run[offsets])
+
+
 def _reduceat(values, offsets, counts, n):
     """Per-segment sums: differences of the running sum at the offsets for integers (a
     running int64 sum wraps modulo 2**64, so each difference is exact where its segment's

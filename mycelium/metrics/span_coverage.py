@@ -38,15 +38,14 @@ from .base import Metric, Workspace, prf_ratios
 
 
 def statistics(ws: Workspace, params) -> dict[str, np.ndarray]:
-    n = ws.n
     if ws.share_pairs:
         contained, covered = _from_pairs(ws)
     else:
         contained, covered = _from_order(ws)
     return {
-        "n_pred_contained": iv.count(ws.preds.example_ids[contained], n),
+        "n_pred_contained": iv.segment_count(contained, ws.preds.offsets),
         "n_pred": ws.preds.counts.copy(),
-        "n_ref_covered": iv.count(ws.refs.example_ids[covered], n),
+        "n_ref_covered": iv.segment_count(covered, ws.refs.offsets),
         "n_ref": ws.refs.counts.copy(),
     }
 
