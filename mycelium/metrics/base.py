@@ -179,8 +179,13 @@ class Workspace:
 
     @cached_property
     def pair_counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """Overlapping partners of each reference span and of each predicted span."""
-        return self.pair_ranges.counts()
+        """Overlapping partners of each reference span and of each predicted span: from
+        the ranges (no pair enumerated) when `dense`, else from the held pairs, which
+        every metric reading these counts then holds anyway."""
+        if self.dense:
+            return self.pair_ranges.counts()
+        pairs = self.pairs
+        return iv.count(pairs.ref, self.refs.n_spans), iv.count(pairs.pred, self.preds.n_spans)
 
     def pair_blocks(self, by: str = "ref", *, rows=None, dead=None, keep=None):
         """The overlapping pairs as an iterable of `Pairs` blocks, each holding every
