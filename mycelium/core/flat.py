@@ -84,12 +84,14 @@ def flat_numbers(rows):
 # hash order) and a numpy bool among integers as 0 or 1; SPEC section 2 refuses both, so
 # these tell the caller to let its checked path name them.
 
-def set_in_spans(examples) -> bool:
+def set_in_spans(examples, *, sequences: bool = False) -> bool:
     """Whether a span of ``examples`` (a list of span lists) is a set or frozenset (one
-    pass over the span types)."""
+    pass over the span types). ``sequences``: every example is known to be a collection
+    of spans (Arrow read each as a list, none as a null), so the examples' own types
+    need no pass first."""
     if not isinstance(examples, (list, tuple)):
         return False
-    rows = examples if set(map(type, examples)) <= _SEQ else [
+    rows = examples if sequences or set(map(type, examples)) <= _SEQ else [
         e for e in examples if isinstance(e, (list, tuple))]
     return any(issubclass(t, AbstractSet) for t in set(map(type, chain.from_iterable(rows))))
 
@@ -97,8 +99,8 @@ def set_in_spans(examples) -> bool:
 def numpy_bool_in(examples, offsets: np.ndarray, starts: np.ndarray, ends: np.ndarray
                   ) -> bool:
     """Whether a span read as ``starts``/``ends`` (per example ``offsets``) was written
-    with a ``numpy.bool_``: only the spans with an offset of 0 or 1 are looked at (what a
-    bool becomes)."""
+    with a ``numpy.bool_`` or a Python bool: only the spans with an offset of 0 or 1 are
+    looked at (what a bool becomes)."""
     suspects = np.flatnonzero(((starts >= 0) & (starts <= 1)) | ((ends >= 0) & (ends <= 1)))
     if not suspects.size:
         return False
@@ -106,6 +108,6 @@ def numpy_bool_in(examples, offsets: np.ndarray, starts: np.ndarray, ends: np.nd
     for i, k in zip(suspects.tolist(), examples_of.tolist()):
         span = examples[k][i - int(offsets[k])]
         values = (span.get("start"), span.get("end")) if isinstance(span, Mapping) else span
-        if any(isinstance(v, np.bool_) for v in values):
+        if any(isinstance(v, (bool, np.bool_)) for v in values):
             return True
     return False

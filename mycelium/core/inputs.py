@@ -229,11 +229,29 @@ _SEQ = {list, tuple}
 _START, _END = itemgetter("start"), itemgetter("end")
 
 
+#: Pairs converted at a given type skip Arrow's type inference, a pass over every value
+#: (half the conversion). float64, not int64: at int64 Arrow truncates 1.5 to 1 silently,
+#: at float64 it keeps 1.5 (refused by `from_arrow`, as NaN is) and refuses an integer it
+#: cannot hold exactly, so every value it returns is the one an inferred int64 column
+#: holds; a Python bool reads as 0 or 1 there (`numpy_bool_in` finds it). Whatever this
+#: cannot read goes the inferring way, so no result or message depends on it.
+_PAIRS = pa.list_(pa.list_(pa.float64()))
+
+
 def _via_arrow(examples, side: str):
-    # Arrow reads a set as a list (its offsets in hash order) and a numpy bool among
-    # integers as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
+    """Arrow's C converter, at `_PAIRS` first, then inferring the type."""
+    for type_ in (_PAIRS, None):
+        read = _arrow_read(examples, side, type_)
+        if read is not None:
+            return read
+    return None
+
+
+def _arrow_read(examples, side: str, type_):
+    # Arrow reads a set as a list (its offsets in hash order) and a bool among numbers
+    # as 0 or 1; SPEC section 2 refuses both, so the checked loop decides.
     try:
-        arr = pa.array(examples)
+        arr = pa.array(examples, type=type_)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
     t = arr.type
@@ -243,7 +261,8 @@ def _via_arrow(examples, side: str):
     if pa.types.is_list(child):
         if not (pa.types.is_integer(child.value_type) or pa.types.is_floating(child.value_type)):
             return None
-        if set_in_spans(examples):  # a set span reads as a list: only here can one hide
+        # a set span reads as a list: only here can one hide
+        if set_in_spans(examples, sequences=arr.null_count == 0):
             return None
     elif not pa.types.is_struct(child):
         # Spans read as structs were all mappings: Arrow refuses a set (or any list)
