@@ -229,18 +229,21 @@ _SEQ = {list, tuple}
 _START, _END = itemgetter("start"), itemgetter("end")
 
 
-#: Pairs converted at a given type skip Arrow's type inference, a pass over every value
+#: Spans converted at a given type skip Arrow's type inference, a pass over every value
 #: (half the conversion). float64, not int64: at int64 Arrow truncates 1.5 to 1 silently,
-#: at float64 it keeps 1.5 (refused by `from_arrow`, as NaN is) and refuses an integer it
-#: cannot hold exactly, so every value it returns is the one an inferred int64 column
-#: holds; a Python bool reads as 0 or 1 there (`numpy_bool_in` finds it). Whatever this
-#: cannot read goes the inferring way, so no result or message depends on it.
-_PAIRS = pa.list_(pa.list_(pa.float64()))
+#: at float64 it keeps 1.5 (refused by `from_arrow`, as NaN and a missing field are) and
+#: refuses an integer it cannot hold exactly, so every value it returns is the one an
+#: inferred int64 column holds; a Python bool reads as 0 or 1 there (`numpy_bool_in`
+#: finds it). Whatever these cannot read goes the inferring way, so no result or message
+#: depends on them. Pairs first, then ``{start, end}`` mappings (other keys ignored, as
+#: the inferred struct's other fields are).
+_TYPED = (pa.list_(pa.list_(pa.float64())),
+          pa.list_(pa.struct([("start", pa.float64()), ("end", pa.float64())])))
 
 
 def _via_arrow(examples, side: str):
-    """Arrow's C converter, at `_PAIRS` first, then inferring the type."""
-    for type_ in (_PAIRS, None):
+    """Arrow's C converter, at each `_TYPED` type, then inferring the type."""
+    for type_ in (*_TYPED, None):
         read = _arrow_read(examples, side, type_)
         if read is not None:
             return read
