@@ -180,12 +180,12 @@ def _is_batch(obj: Sequence) -> bool:
 def from_python(examples, side: str, *, single: bool = False) -> tuple[SpanBatch, np.ndarray]:
     """Convert a sequence of span sets (Python objects) into a raw `SpanBatch`.
 
-    Well-formed lists take Arrow's C converter (several times faster than a Python
-    loop; 0.11 s against the flat reader's 0.13 s for 1.2M tuples, 0.14 s against
-    0.19 s for dicts, benchmarks/README.md "Entry paths"), then the flat reader for what
-    Arrow cannot type (only empty examples, ...); anything else, or any bad value, goes
-    through the checked Python loop, whose errors name the side, example and span
-    precisely.
+    Well-formed lists take Arrow's C converter at a given type (`_TYPED`; about half
+    the time of letting it infer the type, which was already several times faster than
+    a Python loop: benchmarks/README.md, "Entry paths" and "Round five"), then inferring
+    the type, then the flat reader for what Arrow cannot type (only empty examples,
+    ...); anything else, or any bad value, goes through the checked Python loop, whose
+    errors name the side, example and span precisely.
     """
     fast = _via_arrow(examples, side)
     if fast is None:
