@@ -139,7 +139,7 @@ def prf_ratios(p_num, p_den, r_num, r_den) -> Ratios:
 class Workspace:
     """The two canonical sides of a batch and the interval products metrics share.
 
-    Products (order keys, merged masks, overlapping pairs) are computed on first use and
+    Products (order keys, mask sizes, overlapping pairs) are computed on first use and
     reused by every metric of the same call, so asking for six metrics costs much less
     than six separate calls.
     """
@@ -262,11 +262,11 @@ class Workspace:
         values = (lambda side: None if linear else (side.starts, side.ends))  # noqa: E731
         g = iv.segment_sum(iv.added_lengths(rs, re_, values(r)), r.offsets)
         q = iv.segment_sum(iv.added_lengths(ps, pe, values(p)), p.offsets)
-        order = np.argsort(np.concatenate([rs, ps]), kind="stable")
+        starts = np.concatenate([rs, ps])
+        order = np.argsort(starts, kind="stable")
         both = None if linear else (np.concatenate([r.starts, p.starts])[order],
                                     np.concatenate([r.ends, p.ends])[order])
-        added = iv.added_lengths(np.concatenate([rs, ps])[order],
-                                 np.concatenate([re_, pe])[order], both)
+        added = iv.added_lengths(starts[order], np.concatenate([re_, pe])[order], both)
         union = iv.segment_sum(added, r.offsets + p.offsets)
         return g, q, g + q - union
 
