@@ -233,10 +233,11 @@ def _match(pairs: Pairs, lengths: np.ndarray, merge_d: np.ndarray, single: np.nd
 def _covered_chars(ws: Workspace, m: Pairs, m_g: np.ndarray) -> np.ndarray:
     """Σ_g |∪_{d matched to g} (g ∩ d)| per example, each character counted once.
 
-    A reference matched once covers its one overlap. For the others, each piece ``g ∩ d`` is read from g's start (offsets in ``[0, len g]``, so the
-    (reference, offset) keys pack for long offsets too, with no per-group pass). The
-    pieces of predictions starting before g cover a prefix ``[0, P)`` of g. The others
-    start where d starts, and `mycelium.metrics._blocks` gives the pairs where d starts
+    A reference matched once covers its one overlap. For the others, each piece
+    ``g ∩ d`` is read from g's start (offsets in ``[0, len g]``, so the (reference,
+    offset) keys pack for long offsets too, with no per-group pass). The pieces of
+    predictions starting before g cover a prefix ``[0, P)`` of g. The others start
+    where d starts, and `mycelium.metrics._blocks` gives the pairs where d starts
     inside g in (g, d) order (checked), so they come in (g, start) order; clipped to
     start at ``P`` they stay in it, and each adds what it covers beyond the earlier ones
     (`iv.added_lengths`): g's covered characters are ``P`` plus those.
