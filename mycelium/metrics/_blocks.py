@@ -44,10 +44,11 @@ class PairRanges:
     hi2: np.ndarray
 
     @classmethod
-    def of(cls, a_start, a_end, b_start, b_end) -> "PairRanges":
+    def of(cls, a_start, a_end, b_start, b_end, start_order=None) -> "PairRanges":
         """The two families' ranges, for order keys (`mycelium.metrics.intervals.order_keys`)
-        of non-empty intervals sorted by start on each side."""
-        lo1, lo2 = iv.merged_ranks(a_start, b_start)
+        of non-empty intervals sorted by start on each side (``start_order``: the
+        starts' `mycelium.metrics.intervals.merge_order`, when already known)."""
+        lo1, lo2 = iv.merged_ranks(a_start, b_start, start_order)
         hi1 = np.maximum(iv.count_below(b_start, a_end), lo1)
         hi2 = np.maximum(iv.count_below(a_start, b_end), lo2)
         return cls(lo1, hi1, lo2, hi2)

@@ -170,7 +170,7 @@ class Workspace:
     def pair_ranges(self) -> PairRanges:
         """The overlapping pairs as index ranges (`mycelium.metrics._blocks`)."""
         rs, re_, ps, pe = self.keys
-        return PairRanges.of(rs, re_, ps, pe)
+        return PairRanges.of(rs, re_, ps, pe, self.start_order)
 
     @cached_property
     def dense(self) -> bool:
@@ -211,6 +211,13 @@ class Workspace:
             [r.example_ids, r.example_ids, p.example_ids, p.example_ids],
             [r.starts, r.ends, p.starts, p.ends], self.n, spans=True)
         return (rs, re_, ps, pe), linear
+
+    @cached_property
+    def start_order(self) -> np.ndarray:
+        """Both sides' start keys, references' then predictions', in one stable order
+        (`iv.merge_order`): read by the pair ranges and by the masks' union."""
+        rs, _, ps, _ = self.keys
+        return iv.merge_order(rs, ps)
 
     @cached_property
     def sums_fit(self) -> bool:
@@ -254,7 +261,7 @@ class Workspace:
         """(|mask(G)|, |mask(P)|, |mask(G) ∩ mask(P)|) per example, no pair read: each
         mask's characters are what its spans add in start order (`iv.added_lengths`),
         and the intersection is ``|mask(G)| + |mask(P)| − |mask(G ∪ P)|``, the union's
-        spans being both sides' in one start order (a merge of two sorted key arrays).
+        spans being both sides' in one start order (`start_order`).
         Every value is at most the largest offset, so int64 arithmetic (wrapping in
         ``g + p``) is exact."""
         r, p = self.refs, self.preds
@@ -262,11 +269,11 @@ class Workspace:
         values = (lambda side: None if linear else (side.starts, side.ends))  # noqa: E731
         g = iv.segment_sum(iv.added_lengths(rs, re_, values(r)), r.offsets)
         q = iv.segment_sum(iv.added_lengths(ps, pe, values(p)), p.offsets)
-        starts = np.concatenate([rs, ps])
-        order = np.argsort(starts, kind="stable")
+        order = self.start_order
         both = None if linear else (np.concatenate([r.starts, p.starts])[order],
                                     np.concatenate([r.ends, p.ends])[order])
-        added = iv.added_lengths(starts[order], np.concatenate([re_, pe])[order], both)
+        added = iv.added_lengths(np.concatenate([rs, ps])[order],
+                                 np.concatenate([re_, pe])[order], both)
         union = iv.segment_sum(added, r.offsets + p.offsets)
         return g, q, g + q - union
 

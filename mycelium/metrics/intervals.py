@@ -255,29 +255,42 @@ def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return rows, js
 
 
-def merged_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def merge_order(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The stable order of ``first`` then ``second`` concatenated (ties: ``first``
+    first); for two sorted arrays a single linear merge, several times cheaper than a
+    binary search per value."""
+    return np.argsort(np.concatenate([first, second]), kind="stable")
+
+
+def merged_ranks(a: np.ndarray, b: np.ndarray, order: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """For two sorted arrays: ``(#b < a[i] per i, #a <= b[j] per j)``, that is
-    ``np.searchsorted(b, a, "left")`` and ``np.searchsorted(a, b, "right")``, from one
-    stable merge: a stable argsort of two sorted runs is a single linear merge, several
-    times cheaper than a binary search per value."""
-    order = np.argsort(np.concatenate([a, b]), kind="stable")  # ties: a first
-    from_b = order >= a.size
-    b_so_far = np.cumsum(from_b, dtype=np.int64)  # b values at or before each place
+    ``np.searchsorted(b, a, "left")`` and ``np.searchsorted(a, b, "right")``, from their
+    `merge_order` (given, or computed)."""
+    if order is None:
+        order = merge_order(a, b)
+    from_b, b_so_far = _so_far(order, a.size)
     at_a, at_b = np.flatnonzero(~from_b), np.flatnonzero(from_b)
     return b_so_far[at_a], at_b + 1 - b_so_far[at_b]
 
 
 def count_below(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``np.searchsorted(keys, values, "left")`` (``keys`` sorted, ``values`` in any
-    order) by a stable merge, as `merged_ranks`: cheaper when ``values`` are nearly
+    order) by a `merge_order`: cheaper than binary searches when ``values`` are nearly
     sorted, as the ends of spans sorted by start are."""
-    order = np.argsort(np.concatenate([values, keys]), kind="stable")  # ties: values first
-    from_keys = order >= values.size
-    keys_so_far = np.cumsum(from_keys, dtype=np.int64)
+    order = merge_order(values, keys)
+    from_keys, keys_so_far = _so_far(order, values.size)
     at = np.flatnonzero(~from_keys)
     out = np.empty(values.size, dtype=np.int64)
     out[order[at]] = keys_so_far[at]
     return out
+
+
+def _so_far(order: np.ndarray, n_first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Of a `merge_order`: whether each place holds a value of the second array, and
+    how many of the second array's values lie at or before it."""
+    second = order >= n_first
+    return second, np.cumsum(second, dtype=np.int64)
 
 
 def running_max(values: np.ndarray) -> np.ndarray:
@@ -353,21 +366,24 @@ def segment_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def segment_count(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """How many of each segment's ``mask`` values are True (segments as `segment_sum`):
-    differences of a running count, int64."""
-    run = np.zeros(mask.size + 1, dtype=np.int64)
-    np.cumsum(mask, out=run[1:])
+    """How many of each segment's ``mask`` values are True (segments as `segment_sum`),
+    int64."""
+    return _running_differences(mask, offsets)
+
+
+def _running_differences(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per-segment sums of integers (or bools) as differences of their running int64 sum
+    at the offsets: the running sum wraps modulo 2**64, so each difference is exact
+    where its segment's sum fits; cheaper than ``reduceat`` or ``bincount``."""
+    run = np.zeros(values.size + 1, dtype=np.int64)
+    np.cumsum(values, out=run[1:])
     return np.diff(run[offsets])
 
 
 def _reduceat(values, offsets, counts, n):
-    """Per-segment sums: differences of the running sum at the offsets for integers (a
-    running int64 sum wraps modulo 2**64, so each difference is exact where its segment's
-    sum fits; cheaper than ``reduceat``), ``reduceat`` for floats."""
+    """Per-segment sums: `_running_differences` for integers, ``reduceat`` for floats."""
     if values.dtype.kind == "i":
-        run = np.zeros(values.size + 1, dtype=np.int64)
-        np.cumsum(values, out=run[1:])
-        return np.diff(run[offsets])
+        return _running_differences(values, offsets)
     out = np.zeros(n, dtype=values.dtype)
     nonempty = counts > 0
     if values.size:
