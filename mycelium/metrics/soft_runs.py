@@ -13,18 +13,17 @@ Texts longer than `EXACT_CHARS` (where the per-character float sums could round)
 examples whose spans overlap (last writer wins: their runs come from the vector) take
 the per-character path of one example.
 
-Every sort here is of keys that ascend by example (``example * width + offset``), made
-of a few runs that are sorted already (one per side and kind of bound) or of short
+The sorts of bounds are of keys that ascend by example (``example * width + offset``),
+made of a few runs that are sorted already (one per side and kind of bound) or of short
 unsorted stretches within each example: numpy's stable sort (timsort) merges such runs
 in about linear time, where its default quicksort does not see them (5-10x slower on
-these keys). The order of equal keys is the stable one either way.
+these keys). The order of equal keys is the stable one either way. Ranks sort only the
+values an example can take (each run's, and 0.0 for its gaps), not its segments.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-from .order import codes_in_order
 
 __all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs",
            "round8"]
@@ -223,13 +222,18 @@ def _cor_fast(lengths, fast, runs_a, runs_b, constant: str = "mu_shroom") -> np.
     seg_start = bounds[:-1][inside]
     seg_len = (bounds[1:] - bounds[:-1])[inside]
     seg_ex = seg_ex[inside]
-    # Segments are grouped by example (in example order): where each example's begin.
+    # Segments are grouped by example (in example order): where each example's begin,
+    # and each segment's example as its position among ``examples``.
     first = np.searchsorted(seg_ex, examples)
-    va = _values(ra, width, seg_start)
-    vb = _values(rb, width, seg_start)
-    twice_a, const_a, zero_a = _twice_ranks(va, seg_ex, seg_len, first)
-    twice_b, const_b, zero_b = _twice_ranks(vb, seg_ex, seg_len, first)
-    centre = np.repeat(n + 1, np.diff(np.append(first, seg_ex.size)))
+    seg_pos = np.repeat(np.arange(examples.size, dtype=np.int64),
+                        np.diff(np.append(first, seg_ex.size)))
+    pos_of = np.zeros(lengths.size, dtype=np.int64)
+    pos_of[examples] = np.arange(examples.size)
+    twice_a, const_a, zero_a = _twice_ranks(pos_of[ra[0]], ra[3], _run_of(ra, width, seg_start),
+                                            seg_pos, seg_len)
+    twice_b, const_b, zero_b = _twice_ranks(pos_of[rb[0]], rb[3], _run_of(rb, width, seg_start),
+                                            seg_pos, seg_len)
+    centre = (n + 1)[seg_pos]
     da, db = twice_a - centre, twice_b - centre
     # Sums of products of centred ranks, times 4: exact integers.
     s_ab = np.add.reduceat(seg_len * da * db, first).astype(np.float64) / 4.0
@@ -260,16 +264,16 @@ def _cor_fast(lengths, fast, runs_a, runs_b, constant: str = "mu_shroom") -> np.
     return np.where(either, both.astype(np.float64), rho)
 
 
-def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
-    """The probability of the run covering each segment's start (0.0 in a gap).
+def _run_of(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
+    """The run covering each segment's start: its index among ``runs``, -1 in a gap.
 
     Every run's bounds are segment bounds, so run j covers the segments
     ``lo_j:hi_j`` (two binary searches per run, not one per segment); the runs do not
     overlap, so a running sum of +j at ``lo_j`` and -j at ``hi_j`` numbers each
-    segment's run (0 in a gap)."""
-    ex, s, e, p = runs
+    segment's run (0 in a gap, counting runs from 1)."""
+    ex, s, e, _ = runs
     if s.size == 0:
-        return np.zeros(seg_start.size)
+        return np.full(seg_start.size, -1, dtype=np.int64)
     lo = np.searchsorted(seg_start, ex * width + s)
     hi = np.searchsorted(seg_start, ex * width + e)
     run = np.arange(1, s.size + 1, dtype=np.int64)
@@ -277,41 +281,57 @@ def _values(runs, width: int, seg_start: np.ndarray) -> np.ndarray:
     mark[lo] = run   # the starts are distinct, and so are the ends
     mark[hi] -= run  # an end may be the next run's start: -j after +(j + 1)
     which = np.cumsum(mark[:-1])
-    return np.where(which > 0, p[which - 1], 0.0)
+    which -= 1
+    return which
 
 
-def _twice_ranks(values, seg_ex, seg_len, first):
+def _twice_ranks(run_pos, run_p, which, seg_pos, seg_len):
     """Twice the average rank of every segment's value within its example (an int64),
     whether each example's vector is constant after Python ``round(x, 8)``, and whether
-    it is all zero after that rounding."""
-    values = values + 0.0  # -0.0 is 0.0 (equal for ranks and for round)
-    vid, uniq = codes_in_order(values)
-    key = seg_ex * uniq.size + vid
-    order = np.argsort(key, kind="stable")  # any order of equal keys gives the same sums
-    skey, slen = key[order], seg_len[order]
-    head = np.ones(skey.size, dtype=bool)
-    head[1:] = skey[1:] != skey[:-1]
+    it is all zero after that rounding.
+
+    ``run_pos`` and ``run_p``: each run's example (numbered ``0..m-1``, as ``seg_pos``
+    numbers each segment's) and value; ``which``: each segment's run, -1 in a gap. An
+    example's values are its runs' and, in its gaps, 0.0: a few per example, so they are
+    ranked as *entries* (each run, and one 0.0 per example), not segment by segment.
+    Entries of one example and equal value form a group; a group's count is the
+    characters of its segments, and twice its average rank is ``2 * before + count + 1``
+    (``before``: the characters of the example's smaller values). A group of no
+    character (an example without gaps has an empty 0.0 entry) shifts no rank.
+    Values are not NaN (validated probabilities, or their sums)."""
+    m = int(seg_pos[-1]) + 1 if seg_pos.size else 0
+    values = np.concatenate([run_p, np.zeros(m)]) + 0.0  # -0.0 is 0.0 (equal for ranks and round)
+    owner = np.concatenate([run_pos, np.arange(m, dtype=np.int64)])
+    distinct_values, code = np.unique(values, return_inverse=True)
+    key = owner * distinct_values.size + code.reshape(-1)
+    order = np.argsort(key)  # equal keys in any order: one group
+    key = key[order]
+    head = np.ones(key.size, dtype=bool)
+    head[1:] = key[1:] != key[:-1]
+    in_order = np.cumsum(head) - 1
+    group = np.empty(key.size, dtype=np.int64)
+    group[order] = in_order  # each entry's group; groups in (example, value) order
+    seg_group = group[np.where(which >= 0, which, run_p.size + seg_pos)]
+    # Per-group characters: float sums of lengths, exact (an example has at most
+    # EXACT_CHARS characters).
+    count = np.bincount(seg_group, weights=seg_len, minlength=int(in_order[-1]) + 1
+                        if key.size else 0).astype(np.int64)
     heads = np.flatnonzero(head)
-    count = np.add.reduceat(slen, heads)
-    before_all = np.concatenate(([0], np.cumsum(slen)[:-1]))
-    ex_of_group = seg_ex[order][heads]
-    start_of_ex = np.zeros(int(seg_ex[-1]) + 1 if seg_ex.size else 0, dtype=np.int64)
-    start_of_ex[seg_ex[first]] = before_all[first]  # `first` is the same in sorted order
-    before = before_all[heads] - start_of_ex[ex_of_group]
-    twice = np.empty(skey.size, dtype=np.int64)
-    twice[order] = np.repeat(2 * before + count + 1, np.diff(np.append(heads, skey.size)))
-    if np.isfinite(values).all():
-        # round(x, 8) never decreases as x grows, so an example's values all round
-        # alike iff its least and greatest do, and all to 0.0 iff those two do.
-        low = round8(np.minimum.reduceat(values, first))
-        high = round8(np.maximum.reduceat(values, first))
-        return twice, low == high, (low == 0.0) & (high == 0.0)
-    rounded = np.array([round(x, 8) for x in uniq.tolist()], dtype=np.float64)
-    cls = np.searchsorted(distinct(np.sort(rounded)), rounded)[vid]
-    const = np.minimum.reduceat(cls, first) == np.maximum.reduceat(cls, first)
-    nonzero = (rounded != 0.0)[vid]
-    zero = ~np.logical_or.reduceat(nonzero, first)
-    return twice, const, zero
+    group_owner = owner[order[heads]]
+    group_value = values[order[heads]]
+    before = np.cumsum(count) - count
+    ex_first = np.flatnonzero(np.diff(group_owner, prepend=-1))  # every example has a group
+    before -= before[ex_first][group_owner]
+    twice = (2 * before + count + 1)[seg_group]
+    # round(x, 8) never decreases as x grows, so an example's values all round alike iff
+    # its least and greatest do, and all to 0.0 iff those two do: the first and last
+    # group of each example that holds characters.
+    held = np.flatnonzero(count > 0)
+    held_owner = group_owner[held]
+    cut = np.flatnonzero(np.diff(held_owner, prepend=-1))
+    low = round8(group_value[held[cut]])
+    high = round8(group_value[held[np.append(cut[1:], held.size) - 1]])
+    return twice, low == high, (low == 0.0) & (high == 0.0)
 
 
 def round8(values: np.ndarray) -> np.ndarray:

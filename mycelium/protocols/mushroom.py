@@ -62,7 +62,7 @@ from ..core.spans import validate
 from ..errors import MyceliumError, SpanValidationError
 from ..io.mushroom import checker_rule
 from ..core.pipeline import prepare
-from ..io.records import json_objects, object_lines
+from ..io.records import json_objects, object_lines, primitive_values
 from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_values,
                               parse_float_hook, resolve_float_parse)
 from ..metrics import intervals as iv
@@ -497,7 +497,7 @@ def _fast_probs(data: bytes, column) -> np.ndarray:
     field = inner.field("prob")
     if inner.null_count or field.null_count:
         raise _Decline
-    exact = field.to_numpy(zero_copy_only=False).astype(np.float64)
+    exact = primitive_values(field).astype(np.float64)
     starts = key_value_starts(data, "prob")
     if starts.size != exact.size:
         raise _Decline  # a "prob" key elsewhere, or one Arrow reads that is spelt otherwise
@@ -532,7 +532,7 @@ def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
     # Read in the reference file's order, the predictions' spans brought to it (a
     # gather of their flat arrays, none when the files share an order); then both
     # sides are put in the official order (again none when the file is in it).
-    n = pc.utf8_length(refs.column("model_output_text")).to_numpy().astype(np.int64)
+    n = primitive_values(pc.utf8_length(refs.column("model_output_text"))).astype(np.int64)
     n_pred = np.empty_like(n)
     n_pred[to_ref] = n
     ref_hard = _pairs(refs.column("hard_labels"), n)
@@ -571,13 +571,13 @@ def _paired_ids(ref_col, pred_col) -> tuple[list, np.ndarray, np.ndarray]:
     found = pc.index_in(ref_col, value_set=pred_col)
     if found.null_count:  # an id of one file is not in the other
         raise _Decline
-    to_ref = found.to_numpy().astype(np.int64)
+    to_ref = primitive_values(found).astype(np.int64)
     ref_ids = ref_col.to_pylist()
     if ref_ids and all(_is_int(i) for i in ref_ids):
         ids = _official_order(ref_ids)
         ref_at = {k: i for i, k in enumerate(ref_ids)}
         return ids, to_ref, np.array([ref_at[i] for i in ids], dtype=np.int64)
-    official = pc.sort_indices(ref_col).to_numpy().astype(np.int64)
+    official = primitive_values(pc.sort_indices(ref_col)).astype(np.int64)
     return [ref_ids[k] for k in official.tolist()], to_ref, official
 
 
@@ -595,7 +595,7 @@ def _take_rows(flat: tuple, rows: np.ndarray) -> tuple:
 
 def _list_offsets(column) -> tuple[pa.Array, np.ndarray]:
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    counts = pc.list_value_length(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    counts = primitive_values(pc.list_value_length(arr)).astype(np.int64)
     offsets = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     return arr.flatten(), offsets
@@ -610,7 +610,7 @@ def _pairs(column, n) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = inner.flatten()
     if values.null_count:
         raise _Decline
-    flat = values.to_numpy().reshape(-1, 2)
+    flat = primitive_values(values).reshape(-1, 2)
     s, e = flat[:, 0].copy(), flat[:, 1].copy()
     _check(offsets, s, e, n)
     return offsets, s, e
@@ -625,7 +625,7 @@ def _soft(column, n, probs: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     fields = [inner.field(f) for f in ("start", "end", "prob")]
     if any(f.null_count for f in fields):
         raise _Decline
-    s, e, p = (f.to_numpy(zero_copy_only=False) for f in fields)
+    s, e, p = (primitive_values(f) for f in fields)
     if probs is not None:
         p = probs
     _check(offsets, s, e, n)

@@ -73,3 +73,25 @@ def test_each_subcommand_is_built_when_named():
         assert _arguments(full, name), name
         others = [n for n in COMMANDS if n != name]
         assert all(_arguments(build_parser(name, full=False), n) == [] for n in others)
+
+
+def test_the_mushroom_drop_in_scores_without_pandas(tmp_path):
+    # pyarrow's to_numpy imports pandas when installed (its converters' set-up); the
+    # drop-in reads Arrow's buffers instead and ranks Cor without pandas.factorize.
+    ref = tmp_path / "ref.jsonl"
+    pred = tmp_path / "pred.jsonl"
+    ref.write_text('{"id": "a", "model_output_text": "Paris is in Italy.", "hard_labels": '
+                   '[[12, 17]], "soft_labels": [{"start": 12, "end": 17, "prob": 0.6667}]}\n'
+                   '{"id": "b", "model_output_text": "Blue sky.", "hard_labels": [], '
+                   '"soft_labels": []}\n', encoding="utf-8")
+    pred.write_text('{"id": "b", "soft_labels": [{"start": 0, "end": 4, "prob": 0.2}]}\n'
+                    '{"id": "a", "soft_labels": [{"start": 9, "end": 12, "prob": 0.4}, '
+                    '{"start": 12, "end": 17, "prob": 0.9}]}\n', encoding="utf-8")
+    code = ("from mycelium.cli.app import main\n"
+            "assert main() == 0\n"
+            "sys.stdout.write('@@ ')")
+    done = _loaded_after(code, "mushroom", str(ref), str(pred))
+    # a: hard labels from prob > 0.5 equal the reference's, Cor 0.8660254; b: both empty,
+    # the reference all zero and the prediction not, Cor 0.0
+    assert done[:4] == ["IoU:", "1.00000000", "Cor:", "0.43301270"], done
+    assert "pandas" not in done[done.index("@@") + 1:]
