@@ -10,7 +10,9 @@ the baseline disagree):
   fresh process too); the printed output must be byte-identical. Default 100,000 examples.
   With ``--scorer PATH`` (default: ``$MYCELIUM_MUSHROOM_SCORER``), a copy of the official
   ``participant_kit/scorer.py`` itself is the baseline, run as ``python scorer.py REF PRED
-  OUT``, and both commands write OUT.
+  OUT``, and both commands write OUT. With ``--before DIR`` (an earlier revision's
+  ``mycelium`` package, from ``git archive``) that revision's command runs in the same
+  alternating rounds, and its median is printed beside today's.
 - ``lists``: ``mycelium.evaluate(refs, preds, metrics=["iou", "character"])`` from Python
   lists of (start, end) tuples and of dicts against a per-example Python index-set loop,
   and the conversion alone (`mycelium.core.inputs.from_python`). Default 200,000.
@@ -127,7 +129,7 @@ def _run(argv, **kw) -> tuple[float, str, int, float]:
     return elapsed, done.stdout, rss, cpu
 
 
-def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "") -> bool:
+def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "", before: str = "") -> bool:
     refs, preds = data.mushroom_records(n)
     ref = data.write_jsonl(tmp / "mushroom.xx-tst.v1.jsonl", refs)
     pred = data.write_jsonl(tmp / "pred.xx.jsonl", preds)
@@ -143,8 +145,8 @@ def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "") -> bool:
     if scorer:
         command.append(str(out))
 
-    def run(argv):
-        result = _run(argv)
+    def run(argv, **kw):
+        result = _run(argv, **kw)
         if scorer:
             result = (result[0], out.read_text(encoding="utf-8"), *result[2:])
             out.unlink()
@@ -152,12 +154,17 @@ def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "") -> bool:
 
     floor = tmp / "floor.py"
     floor.write_text(FLOOR, encoding="utf-8")
+    # An earlier revision's package (``--before DIR``), first on the path of the same
+    # command, from a directory that holds no other ``mycelium``.
+    earlier = dict(os.environ, PYTHONPATH=before) if before else None
     # Alternating, so that the machine's load hits all alike; the median of each.
-    offs, mys, floors = [], [], []
+    offs, mys, floors, befores = [], [], [], []
     for _ in range(repeat):
         offs.append(run(baseline))
         mys.append(run(command))
         floors.append(_run([sys.executable, str(floor), str(ref), str(pred)]))
+        if before:
+            befores.append(run(command, env=earlier, cwd=tmp))
     t_off, out_off, rss_off, c_off = _median(offs)
     t_my, out_my, rss_my, c_my = _median(mys)
     t_fl, _, rss_fl, c_fl = _median(floors)
@@ -170,7 +177,12 @@ def bench_mushroom(n: int, tmp: Path, repeat: int, scorer: str = "") -> bool:
           f"{t_off / t_my:6.1f}x faster (cpu {c_off / c_my:.1f}x)")
     print(f"  floor: start + pyarrow.json read {t_fl:8.2f} s {c_fl:7.2f} s {rss_fl:6d} MiB   "
           f"{t_off / t_fl:6.1f}x the official (mycelium at {t_my / t_fl:.2f}x the floor)")
-    same = all(r[1] == out_off for r in offs + mys)
+    if before:
+        t_b, _, rss_b, c_b = _median(befores)
+        print(f"  before ({before}) {t_b:8.2f} s {c_b:7.2f} s {rss_b:6d} MiB   "
+              f"{t_off / t_b:6.1f}x faster (cpu {c_off / c_b:.1f}x); after/before "
+              f"{t_my / t_b:.2f} wall, {c_my / c_b:.2f} cpu (medians of {repeat})")
+    same = all(r[1] == out_off for r in offs + mys + befores)
     print(f"  output identical: {same}  ({out_my.strip()!r})")
     return same
 
@@ -186,6 +198,10 @@ def main(argv=None) -> int:
     p.add_argument("--n", type=int, default=None, help="examples (default per part)")
     p.add_argument("--big", type=int, default=0, help="rows of the big CLI file (0: none)")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--before", default="",
+                   help="mushroom: a directory holding an earlier revision's mycelium package "
+                        "(git archive REV mycelium | tar -x -C DIR), timed in the same "
+                        "alternating runs")
     p.add_argument("--scorer", default=os.environ.get("MYCELIUM_MUSHROOM_SCORER", ""),
                    help="a copy of the official participant_kit/scorer.py to time as the "
                         "baseline (default: $MYCELIUM_MUSHROOM_SCORER; unset: the procedure "
@@ -195,7 +211,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if args.part in ("all", "mushroom"):
-            ok &= bench_mushroom(args.n or 100_000, tmp, args.repeat, args.scorer)
+            ok &= bench_mushroom(args.n or 100_000, tmp, args.repeat, args.scorer, args.before)
         if args.part in ("all", "lists"):
             import bench_paths_lists
             ok &= bench_paths_lists.bench_lists(args.n or 200_000, args.repeat)
