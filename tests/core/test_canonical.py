@@ -65,3 +65,19 @@ def test_many_unsorted_examples_take_the_whole_batch_order_and_few_sort_in_place
     for case in (few, many):
         assert canonicalize(_batch(case)).to_lists() == _want(case)[0]
     assert sorted_sizes == [4, 800]  # one example's spans; then all of them
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(span, max_size=5), min_size=1, max_size=12),
+       st.sampled_from([0, 20, 40, 50, 58]))
+def test_the_whole_batch_order_with_long_offsets(examples, shift):
+    # Offsets times 2**shift: (example, start, end) pack into one key up to some shift,
+    # then no longer fit 62 bits and _lex_order takes its other ways.
+    examples = [[(a << shift, b << shift) for a, b in x] for x in examples]
+    many = [list(reversed(sorted(x))) for x in examples]
+    got = canonicalize(_batch(many))
+    spans, mult = _want(many)
+    assert got.to_lists() == spans
+    assert got.starts.dtype == got.ends.dtype == np.int64
+    assert (got.multiplicity is None and all(m == 1 for m in mult)) or \
+        got.multiplicity.tolist() == mult
