@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import MyceliumError
-from .records import json_objects, list_array, show, to_pandas
+from .records import json_objects, list_array, primitive_values, show, to_pandas
 from .float_parse import FloatParseError, key_value_starts, pandas_fast_values, parse_float_hook
 from .provenance import attach_dataset
 
@@ -230,7 +230,7 @@ def _arrow_side(data: bytes, *, role: str, names: list[str] | None) -> VisionsSi
     spans_of = table.column("labels").combine_chunks()
     if spans_of.null_count or not pa.types.is_list(spans_of.type):
         return None
-    bounds = spans_of.offsets.to_numpy().astype(np.int64)
+    bounds = primitive_values(spans_of.offsets).astype(np.int64)
     offsets = bounds - bounds[0]
     total = int(offsets[-1])
     flat = spans_of.flatten()
@@ -254,8 +254,8 @@ def _arrow_side(data: bytes, *, role: str, names: list[str] | None) -> VisionsSi
         if read is None:
             return None
         probs = read
-        starts = child["start"].to_numpy()
-        ends = child["end"].to_numpy()
+        starts = primitive_values(child["start"])
+        ends = primitive_values(child["end"])
         names_now = names if names is not None else list(VISIONS_LABELS)
         labelled = _label_codes(child["label"], names_now, gold)
         if labelled is None:
@@ -266,21 +266,23 @@ def _arrow_side(data: bytes, *, role: str, names: list[str] | None) -> VisionsSi
         texts = table.column("response").combine_chunks()
         if texts.null_count or not pa.types.is_string(texts.type):
             return None
-        lengths = pc.utf8_length(texts).to_numpy().astype(np.int64)
+        lengths = primitive_values(pc.utf8_length(texts)).astype(np.int64)
         if "raw_annots" in columns:
             annotated = _annotated(table.column("raw_annots").combine_chunks())
             if annotated is None:
                 return None
     id_list = ids.to_pylist()
+    id_array = ids
     if pa.types.is_string(ids.type) and pc.all(pc.match_substring_regex(
             ids, _INT_ID_RE2)).as_py():
         # Quirk of the kit, as in `visions_side`: integer-looking ids are read as ints.
         id_list = [int(i) for i in id_list]
+        id_array = None
     names = names if names is not None else list(VISIONS_LABELS)
     names.extend(new_labels)
     return VisionsSide(id_list, lines, offsets, starts.astype(np.int64, copy=False),
                        ends.astype(np.int64, copy=False), probs, codes, names,
-                       text_lengths=lengths, annotated=annotated)
+                       text_lengths=lengths, annotated=annotated, id_array=id_array)
 
 
 def _line_numbers(data: bytes) -> list[int]:
@@ -333,7 +335,7 @@ def _fast_probs_of(data: bytes, exact: pa.Array, *, floats_only: bool) -> np.nda
         values, ends = pandas_fast_values(buffer, at)
     except FloatParseError:
         return None
-    reference = exact.to_numpy(zero_copy_only=False).astype(np.float64)
+    reference = primitive_values(exact).astype(np.float64)
     if not np.allclose(values, reference, rtol=1e-14, atol=1e-14, equal_nan=True):
         return None
     if floats_only and values.size:
@@ -353,7 +355,7 @@ def _label_codes(labels: pa.Array, names: list[str], gold: bool
     order of first appearance, as `visions_side` numbers them); None when a predicted
     label is not one of `VISIONS_LABELS`."""
     encoded = labels.dictionary_encode()
-    index = encoded.indices.to_numpy().astype(np.int64)
+    index = primitive_values(encoded.indices).astype(np.int64)
     seen = encoded.dictionary.to_pylist()
     first = np.full(len(seen), index.size, dtype=np.int64)
     np.minimum.at(first, index, np.arange(index.size, dtype=np.int64))
@@ -383,7 +385,7 @@ def _annotated(raw: pa.Array) -> np.ndarray | None:
         return None
     marked = np.zeros(len(raw), dtype=np.int64)
     for v in values:
-        marked += pc.not_equal(v, "|").to_numpy(zero_copy_only=False)
+        marked += primitive_values(pc.cast(pc.not_equal(v, "|"), pa.int64()))
     return marked > len(values) / 2
 
 
@@ -407,6 +409,10 @@ class VisionsSide:
     #: Per record, whether more than half of its ``raw_annots`` annotators marked
     #: something, when the ``raw_annots`` themselves were not kept.
     annotated: np.ndarray | None = None
+    #: ``ids`` as the Arrow array they were read from (strings or int64), when the file
+    #: was read column-wise and the ids kept as written: paired without converting them
+    #: back (``pa.array`` of Python objects loads pandas).
+    id_array: pa.Array | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def spans(self) -> tuple[np.ndarray, ...]:
         """``(offsets, starts, ends, probs, labels)``."""

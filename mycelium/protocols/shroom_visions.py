@@ -42,6 +42,7 @@ from ..core.exactsum import exact_mean
 from ..core.provenance import Dataset
 from ..core.signature import protocol_signature, signature_with
 from ..io.provenance import dataset_provenance
+from ..io.records import primitive_values
 from ..io.shroom_visions import (VisionsInputError, VisionsSide, read_visions_side,
                                  visions_side)
 from ..metrics.typed_soft import TypedScores, typed_soft_scores
@@ -274,24 +275,28 @@ def _scored(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str,
 
 def _pairs(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str):
     """The predicted ids in the kit's order and the positions of each on both sides."""
-    fast = _arrow_pairs(gold.ids, pred.ids)
+    fast = _arrow_pairs(gold.ids, pred.ids, gold.id_array, pred.id_array)
     if fast is not None:
         return fast
     return _checked_pairs(gold, pred, ref_name, pred_name)
 
 
-def _arrow_pairs(gold_ids: list, pred_ids: list):
+def _arrow_pairs(gold_ids: list, pred_ids: list, gold_array=None, pred_array=None):
     """`_pairs` by pyarrow's hashing and sorting, when the ids of both sides are all
     strings or all integers of 64 bits, unique, and the predicted ones all in the gold;
     None otherwise (then `_checked_pairs` says what is wrong). Strings sort as their
-    UTF-8 bytes, which is the order of their code points, Python's order."""
+    UTF-8 bytes, which is the order of their code points, Python's order. The ids' Arrow
+    arrays (`VisionsSide.id_array`) are used when both sides have them."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    try:
-        g, p = pa.array(gold_ids), pa.array(pred_ids)
-    except (pa.ArrowException, ValueError, TypeError, OverflowError):
-        return None
+    if gold_array is not None and pred_array is not None:
+        g, p = gold_array, pred_array
+    else:
+        try:
+            g, p = pa.array(gold_ids), pa.array(pred_ids)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            return None
     if g.type != p.type or not (pa.types.is_string(g.type) or pa.types.is_int64(g.type)):
         return None
     if pc.count_distinct(g).as_py() != len(g) or pc.count_distinct(p).as_py() != len(p):
@@ -299,9 +304,9 @@ def _arrow_pairs(gold_ids: list, pred_ids: list):
     where = pc.index_in(p, value_set=g)
     if where.null_count:
         return None
-    order = pc.sort_indices(p).to_numpy().astype(np.int64)
+    order = primitive_values(pc.sort_indices(p)).astype(np.int64)
     ids = [pred_ids[k] for k in order.tolist()]
-    return ids, where.to_numpy().astype(np.int64)[order], order
+    return ids, primitive_values(where).astype(np.int64)[order], order
 
 
 def _checked_pairs(gold: VisionsSide, pred: VisionsSide, ref_name: str, pred_name: str):

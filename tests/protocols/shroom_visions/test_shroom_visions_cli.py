@@ -51,3 +51,26 @@ def test_labels_ignore_case_is_opt_in_and_recorded(tmp_path, capsys):
     assert lines[:3] == ["Cor    : 0.50000000", "IoU    : 0.50000000",
                          "Cor lbl: 0.50000000"]
     assert "labels:closed-ignore-case" in lines[-1] and lines[-1].startswith("signature: ")
+
+
+@pytest.mark.parametrize("name", ["basic", "near_tie", "partial_submission"])
+def test_the_drop_in_scores_without_pandas_in_a_fresh_interpreter(name, tmp_path):
+    # pyarrow loads pandas for any to_numpy or pa.array of Python objects; the column-wise
+    # reader views Arrow's buffers and pairs the ids as read, so files it reads never do
+    # (a side the record reader reads has its ids paired through pa.array).
+    import subprocess
+    import sys
+
+    case = CASES[name]
+    ref, pred, out = _files(tmp_path, case)
+    probe = ("import sys\nfrom mycelium.cli.app import main\n"
+             "assert main(sys.argv[1:]) == 0\n"
+             "print('pandas loaded:', 'pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe, "shroom-visions", ref, pred, out],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    kit = [x for x in case["kit"]["stdout"].splitlines() if x.startswith(KIT_NUMBERS)]
+    assert [x for x in lines if x.startswith(KIT_NUMBERS)] == kit
+    assert lines[-1] == "pandas loaded: False"
+    assert Path(out).read_bytes() == case["kit"]["out"].encode("utf-8")
