@@ -344,7 +344,7 @@ def primitive_values(array) -> np.ndarray:
     values buffer (read-only, no copy); other arrays as ``to_numpy`` converts them.
 
     Any ``to_numpy`` (or ``np.asarray``) of an Arrow array first initialises pyarrow's
-    pandas converters, which imports pandas when it is installed: about 0.2 s of CPU in a
+    pandas converters, which imports pandas when it is installed: about 0.3 s of CPU in a
     fresh process that never needs pandas (the `mycelium.protocols.mushroom` drop-in).
 
     Examples
