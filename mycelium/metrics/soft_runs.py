@@ -308,17 +308,14 @@ def _twice_ranks(run_pos, run_p, which, seg_pos, seg_len):
     key = key[order]
     head = np.ones(key.size, dtype=bool)
     head[1:] = key[1:] != key[:-1]
-    in_order = np.cumsum(head) - 1
+    heads = np.flatnonzero(head)
     group = np.empty(key.size, dtype=np.int64)
-    group[order] = in_order  # each entry's group; groups in (example, value) order
+    group[order] = np.cumsum(head) - 1  # each entry's group; groups in (example, value) order
     seg_group = group[np.where(which >= 0, which, run_p.size + seg_pos)]
     # Per-group characters: float sums of lengths, exact (an example has at most
     # EXACT_CHARS characters).
-    count = np.bincount(seg_group, weights=seg_len, minlength=int(in_order[-1]) + 1
-                        if key.size else 0).astype(np.int64)
-    heads = np.flatnonzero(head)
-    group_owner = owner[order[heads]]
-    group_value = values[order[heads]]
+    count = np.bincount(seg_group, weights=seg_len, minlength=heads.size).astype(np.int64)
+    group_owner, group_value = owner[order[heads]], values[order[heads]]
     before = np.cumsum(count) - count
     ex_first = np.flatnonzero(np.diff(group_owner, prepend=-1))  # every example has a group
     before -= before[ex_first][group_owner]
