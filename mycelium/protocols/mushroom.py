@@ -47,7 +47,6 @@ task's format checker a span breaks — where the bare scorer crashes or scores 
 from __future__ import annotations
 
 from dataclasses import dataclass
-import io
 import os
 from pathlib import Path
 from typing import Any
@@ -57,17 +56,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from ..core.inputs import from_python
-from ..core.spans import validate
 from ..errors import MyceliumError, SpanValidationError
-from ..io.mushroom import checker_rule
-from ..core.pipeline import prepare
-from ..io.records import json_objects, object_lines, primitive_values
+from ..io.records import json_objects, mapped_bytes, object_lines, primitive_values
 from ..io.float_parse import (FloatParseError, key_value_starts, pandas_fast_values,
                               parse_float_hook, resolve_float_parse)
 from ..metrics import intervals as iv
 from ..metrics.soft_runs import cor_runs
-from ..metrics.soft_spearman import cor, soft_arrays, soft_vector
+from ..metrics.soft_spearman import cor
 
 __all__ = ["MushroomResult", "MushroomInputError", "score_files", "score_records",
            "derive_hard_labels", "derive_soft_labels", "format_scores"]
@@ -340,6 +335,10 @@ def _record_flats(refs: list[dict], preds: list[dict], ref_name: str, pred_name:
                   ) -> _Flats:
     """`_Flats` of records, each checked as the submission platform checked it; errors
     name the file (and, with the records' line numbers, the line), the id and the field."""
+    # The record path's modules load when it runs: the columnar path needs none of them.
+    from ..core.pipeline import prepare
+    from ..metrics.soft_spearman import soft_arrays
+
     _check_references(refs, ref_name)
     hard, soft = _label_fields(preds, pred_name)
     ref_by_id = _by_id(refs, ref_name)
@@ -462,9 +461,9 @@ def _read(path: Path, fields: tuple[str, ...], float_parse: str
           ) -> tuple[pa.Table, dict[str, bool], np.ndarray | None]:
     """The table of ``fields``, which of them the file has, and (pandas-fast) the
     probabilities of the soft labels as the official reader reads them."""
-    data = path.read_bytes()
+    data = mapped_bytes(path)
     schema = pa.schema([(f, _FIELDS[f]) for f in fields])
-    table = pj.read_json(io.BytesIO(data), parse_options=pj.ParseOptions(
+    table = pj.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=pj.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"))
     # The record reader decodes whole lines: bad UTF-8 in a skipped field is its error.
     _check_utf8(data)
@@ -476,7 +475,7 @@ def _read(path: Path, fields: tuple[str, ...], float_parse: str
         nulls = table.column(f).null_count
         if nulls == 0:  # a value on every line (a repeated key is an Arrow error)
             present[f] = True
-        elif nulls == rows and b'"' + f.encode() + b'"' not in data:
+        elif nulls == rows and data.find(b'"' + f.encode() + b'"') < 0:
             present[f] = False  # never written (not merely null)
         else:
             raise _Decline
@@ -776,6 +775,9 @@ def _integer_pairs(record: dict, name: str) -> None:
 
 def _checked_hard(p: dict, text_len: int, name: str) -> list[list[int]]:
     """The prediction's hard labels as int pairs, validated against the text."""
+    from ..core.inputs import from_python
+    from ..core.spans import validate
+
     labels = _listed_hard(p, name)
     _integer_pairs(p, name)
     try:
@@ -788,6 +790,8 @@ def _checked_hard(p: dict, text_len: int, name: str) -> list[list[int]]:
 
 def _checked_soft(p: dict, text_len: int, name: str) -> list[dict]:
     """The prediction's soft labels, validated (types, bounds, probabilities)."""
+    from ..metrics.soft_spearman import soft_vector
+
     labels = _listed_soft(p, name)
     try:
         soft_vector(labels, text_len, "soft_predictions", 0)
@@ -800,6 +804,8 @@ def _span_error(exc: SpanValidationError, name: str, record: dict, field: str,
                 text_len: int) -> str:
     """``<file>[:<line>]: id '<id>', field '<field>', span <j>: <problem>`` and the
     format-checker rule the span breaks."""
+    from ..io.mushroom import checker_rule
+
     at = f"{name}: id {record['id']!r}, field '{field}'"
     rule = ""
     if exc.span is not None:

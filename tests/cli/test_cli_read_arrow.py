@@ -98,3 +98,21 @@ def test_object_lines_counts_the_non_blank_lines(tmp_path_factory, data, chunk):
     path = tmp_path_factory.mktemp("lines") / "f.jsonl"
     path.write_bytes(data)
     assert object_lines(data) == object_lines_in(path, chunk) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"{", b"}", b"a", b" ", b"\t", b"\r", b"\n", b"\n"]),
+                max_size=40).map(b"".join), st.integers(1, 8), st.booleans())
+def test_line_scan_in_blocks_is_the_whole_scan(data, scan, first):
+    """The newline scan compares ``scan`` bytes at a time: a line whose first byte
+    lies in the next block is checked all the same."""
+    import numpy as np
+
+    from mycelium.io.records import _plain_lines
+
+    raw = np.frombuffer(data, dtype=np.uint8)
+    heads = [i + 1 for i, byte in enumerate(data) if byte == 10 and i + 1 < len(data)]
+    heads += [0] if first and data else []
+    may_be_blank = any(data[i] in b" \t\r\n" for i in heads)
+    want = None if may_be_blank else data.count(b"\n")
+    assert _plain_lines(raw, first=first, scan=scan) == want

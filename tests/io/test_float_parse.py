@@ -173,6 +173,27 @@ def test_key_value_starts():
     assert key_value_starts(b'{"prob"', "prob").size == 0
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b'"', b"prob", b"b", b":", b" ", b"\t", b"\n", b"0.5",
+                                 b"\\", b"pr", b"ob", b"x"]), max_size=40).map(b"".join),
+       st.integers(1, 9))
+def test_key_value_starts_is_the_obvious_search(data, scan):
+    """Every ``"prob"`` followed (after JSON whitespace) by a colon, whitespace after the
+    colon skipped: a regular expression finds the same, and the pair search finds the
+    same pairs a chunk of any size at a time."""
+    import re
+
+    from mycelium.io.float_parse import _where_pair
+
+    want = [m.end() for m in re.finditer(rb'(?="prob"[ \t\r\n]*:[ \t\r\n]*)'
+                                         rb'"prob"[ \t\r\n]*:[ \t\r\n]*', data)]
+    assert key_value_starts(data, "prob").tolist() == want
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    pairs = [i for i in range(len(data) - 2) if data[i:i + 2] == b'b"']
+    assert _where_pair(buffer, ord("b"), ord('"'), 0, max(len(data) - 2, 0),
+                       scan).tolist() == pairs
+
+
 def test_rule_names():
     assert resolve_float_parse(None) == "pandas-fast"
     assert check_float_parse("exact") == "exact"
