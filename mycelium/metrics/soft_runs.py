@@ -18,7 +18,8 @@ made of a few runs that are sorted already (one per side and kind of bound) or o
 unsorted stretches within each example: numpy's stable sort (timsort) merges such runs
 in about linear time, where its default quicksort does not see them (5-10x slower on
 these keys). The order of equal keys is the stable one either way. Ranks sort only the
-values an example can take (each run's, and 0.0 for its gaps), not its segments.
+values an example can take (each run's, and 0.0 for its gaps), not its segments, and
+sort them by one float key that such runs keep nearly in order (`_by_owner_and_value`).
 """
 
 from __future__ import annotations
@@ -302,20 +303,18 @@ def _twice_ranks(run_pos, run_p, which, seg_pos, seg_len):
     m = int(seg_pos[-1]) + 1 if seg_pos.size else 0
     values = np.concatenate([run_p, np.zeros(m)]) + 0.0  # -0.0 is 0.0 (equal for ranks and round)
     owner = np.concatenate([run_pos, np.arange(m, dtype=np.int64)])
-    distinct_values, code = np.unique(values, return_inverse=True)
-    key = owner * distinct_values.size + code.reshape(-1)
-    order = np.argsort(key)  # equal keys in any order: one group
-    key = key[order]
-    head = np.ones(key.size, dtype=bool)
-    head[1:] = key[1:] != key[:-1]
+    order = _by_owner_and_value(owner, values)
+    sorted_owner, sorted_value = owner[order], values[order]
+    head = np.ones(order.size, dtype=bool)
+    head[1:] = (sorted_owner[1:] != sorted_owner[:-1]) | (sorted_value[1:] != sorted_value[:-1])
     heads = np.flatnonzero(head)
-    group = np.empty(key.size, dtype=np.int64)
+    group = np.empty(order.size, dtype=np.int64)
     group[order] = np.cumsum(head) - 1  # each entry's group; groups in (example, value) order
     seg_group = group[np.where(which >= 0, which, run_p.size + seg_pos)]
     # Per-group characters: float sums of lengths, exact (an example has at most
     # EXACT_CHARS characters).
     count = np.bincount(seg_group, weights=seg_len, minlength=heads.size).astype(np.int64)
-    group_owner, group_value = owner[order[heads]], values[order[heads]]
+    group_owner, group_value = sorted_owner[heads], sorted_value[heads]
     before = np.cumsum(count) - count
     ex_first = np.flatnonzero(np.diff(group_owner, prepend=-1))  # every example has a group
     before -= before[ex_first][group_owner]
@@ -329,6 +328,33 @@ def _twice_ranks(run_pos, run_p, which, seg_pos, seg_len):
     low = round8(group_value[held[cut]])
     high = round8(group_value[held[np.append(cut[1:], held.size) - 1]])
     return twice, low == high, (low == 0.0) & (high == 0.0)
+
+
+def _by_owner_and_value(owner: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """An order of entries by (owner, value), both ascending; entries of one owner and
+    value in any order among themselves.
+
+    One stable sort of the float key ``owner + value / 2``: entries that arrive grouped
+    by owner (runs are sorted by example) make a key of a few long ascending stretches,
+    which numpy's timsort merges in about linear time, several times faster than a sort
+    of (owner, value) pairs. The key cannot tell apart values closer than its precision
+    (about 2**-35 for 100,000 owners) nor order values outside [0, 1]; the order it gives
+    is checked, and where it is not one by (owner, value) the exact `numpy.lexsort` is
+    taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _by_owner_and_value(np.array([0, 0, 1, 0]), np.array([0.5, 0.2, 0.0, 0.0])).tolist()
+    [3, 1, 0, 2]
+    """
+    owner = np.asarray(owner, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(owner + values * 0.5, kind="stable")
+    o, v = owner[order], values[order]
+    if ((o[1:] > o[:-1]) | ((o[1:] == o[:-1]) & (v[1:] >= v[:-1]))).all():
+        return order
+    return np.lexsort((values, owner))
 
 
 def round8(values: np.ndarray) -> np.ndarray:

@@ -144,13 +144,17 @@ def test_declined_but_valid_files_score_as_the_reference(tmp_path):
     assert result.ids == ["0", "1"] and result.iou == [5 / 7, 0.0]
 
 
-def _random_side(rng, n):
+def _random_side(rng, n, close=True):
+    """Random soft spans; ``close``: among their values some closer than the float key
+    of Cor's sort can tell apart (0.3 and the next double), so that it takes its exact
+    fallback; without them it takes its fast path."""
     spans = []
     for _ in range(rng.randint(0, 6)):
         s = rng.randint(0, n)
         e = rng.randint(s, n)
         spans.append({"start": s, "end": e, "prob": rng.choice(
-            [0.0, 1 / 3, 0.5, 1.0, 0.3, 0.30000000000000004, rng.random(), 1e-9, 2e-8])})
+            [0.0, 1 / 3, 0.5, 1.0, 0.3, 0.30000000000000004 if close else 0.7,
+             rng.random(), 1e-9, 2e-8])})
     return spans
 
 
@@ -167,13 +171,14 @@ def _flat(sides):
 @pytest.mark.parametrize("exact_chars", [soft_runs.EXACT_CHARS, 20])
 # 8 and 64: overlapping examples in chunks, and some written one by one as vectors
 @pytest.mark.parametrize("pairs", [soft_runs._PAIRS, 64, 8])
-def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs):
+@pytest.mark.parametrize("close", [True, False])
+def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs, close):
     monkeypatch.setattr(soft_runs, "EXACT_CHARS", exact_chars)
     monkeypatch.setattr(soft_runs, "_PAIRS", pairs)
     rng = random.Random(7)
     lengths = [rng.choice([0, 1, 2, 3, 5, 10, 50, 300]) for _ in range(3000)]
-    refs = [_random_side(rng, n) for n in lengths]
-    preds = [_random_side(rng, n) for n in lengths]
+    refs = [_random_side(rng, n, close) for n in lengths]
+    preds = [_random_side(rng, n, close) for n in lengths]
     got = soft_runs.cor_runs(np.array(lengths), _flat(refs), _flat(preds), slow=cor)
     want = [cor(soft_vector(a, n, "a", 0), soft_vector(b, n, "b", 0))
             for a, b, n in zip(refs, preds, lengths)]
@@ -225,6 +230,19 @@ def test_the_arrow_reader_pairs_and_orders_ids_as_the_record_reader(tmp_path, id
     result = _both_paths(*_files(tmp_path, refs, preds))
     key = int if all(i.lstrip("-").replace("_", "").isdigit() for i in ids) else None
     assert result.ids == sorted(ids, key=key)
+
+
+@pytest.mark.parametrize("ref_ids, pred_ids", [(["a", "a"], ["a", "b"]),
+                                               (["a", "a"], ["a", "a"]),
+                                               (["b", "a", "b"], ["a", "b", "c"])])
+def test_repeated_reference_ids_leave_it_to_the_record_reader(tmp_path, ref_ids, pred_ids):
+    """Every reference id found among as many predictions pairs the files only when no
+    reference id repeats; the record reader then names the repeated id."""
+    refs = [dict(REFS[k % 2], id=i) for k, i in enumerate(ref_ids)]
+    ref, pred = _files(tmp_path, refs, [{"id": i, "hard_labels": []} for i in pred_ids])
+    assert _declined(ref, pred)
+    with pytest.raises(MushroomInputError, match="repeated|duplicate|twice|more than once"):
+        score_files(ref, pred)
 
 
 @pytest.mark.parametrize("pred_ids", [["a", "b", "c"], ["a"], ["a", "a"], ["a", "c"]])
