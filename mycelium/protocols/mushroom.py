@@ -46,6 +46,7 @@ task's format checker a span breaks — where the bare scorer crashes or scores 
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import os
 from pathlib import Path
@@ -519,12 +520,17 @@ def _check_utf8(data: bytes) -> None:
 
 
 def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
-    refs, have, ref_probs = _read(ref_path, ("id", "model_output_text", "hard_labels",
-                                             "soft_labels"), float_parse)
+    # The prediction file is read in a second thread while this one reads the
+    # references: Arrow's parser and numpy's scans of the bytes release the GIL, and
+    # the scans of one file fill the cores the other's parse leaves idle.
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(_read, pred_path, ("id", "hard_labels", "soft_labels"),
+                              float_parse)
+        refs, have, ref_probs = _read(ref_path, ("id", "model_output_text", "hard_labels",
+                                                 "soft_labels"), float_parse)
+        preds, pred_have, pred_probs = pending.result()
     if not all(have.values()):
         raise _Decline
-    preds, pred_have, pred_probs = _read(pred_path, ("id", "hard_labels", "soft_labels"),
-                                         float_parse)
     if not pred_have["id"] or not (pred_have["hard_labels"] or pred_have["soft_labels"]):
         raise _Decline
     ids, to_ref, official = _paired_ids(refs.column("id"), preds.column("id"))
