@@ -172,9 +172,13 @@ def _flat(sides):
 # 8 and 64: overlapping examples in chunks, and some written one by one as vectors
 @pytest.mark.parametrize("pairs", [soft_runs._PAIRS, 64, 8])
 @pytest.mark.parametrize("close", [True, False])
-def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs, close):
+# 5: chunks of one or two examples; 300: some dozens
+@pytest.mark.parametrize("chunk", [soft_runs.CHUNK_RUNS, 300, 5])
+def test_cor_runs_is_cor_of_the_vectors_to_the_bit(monkeypatch, exact_chars, pairs, close,
+                                                   chunk):
     monkeypatch.setattr(soft_runs, "EXACT_CHARS", exact_chars)
     monkeypatch.setattr(soft_runs, "_PAIRS", pairs)
+    monkeypatch.setattr(soft_runs, "CHUNK_RUNS", chunk)
     rng = random.Random(7)
     lengths = [rng.choice([0, 1, 2, 3, 5, 10, 50, 300]) for _ in range(3000)]
     refs = [_random_side(rng, n, close) for n in lengths]
