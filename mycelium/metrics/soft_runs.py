@@ -49,7 +49,19 @@ def cor_runs(lengths: np.ndarray, ref: tuple, pred: tuple, *, slow=None) -> np.n
     ``slow(a, b)`` scores two per-character vectors (`soft_spearman.cor`).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    return cor_of_runs(lengths, _runs(lengths, *ref), _runs(lengths, *pred), slow=slow)
+    ref_off, pred_off = (np.asarray(side[0], dtype=np.int64) for side in (ref, pred))
+    scores = np.empty(lengths.size)
+    for lo, hi in _chunks(np.diff(ref_off) + np.diff(pred_off)):
+        part = lengths[lo:hi]
+        scores[lo:hi] = cor_of_runs(part, _runs(part, *_spans_of(ref, ref_off, lo, hi)),
+                                    _runs(part, *_spans_of(pred, pred_off, lo, hi)), slow=slow)
+    return scores
+
+
+def _spans_of(flat, offsets, lo: int, hi: int):
+    """Flat spans ``(offsets, *columns)`` of examples ``lo..hi-1``, offsets from 0."""
+    a, b = int(offsets[lo]), int(offsets[hi])
+    return (offsets[lo:hi + 1] - a, *(np.asarray(c)[a:b] for c in flat[1:]))
 
 
 def last_writer_runs(lengths, offsets, starts, ends, probs):
@@ -75,7 +87,9 @@ def cor_of_runs(lengths, runs_a, runs_b, *, slow=None, constant: str = "mu_shroo
     fast = (lengths > 0) & (lengths <= EXACT_CHARS)
     if not fast.any():
         return scores
-    for lo, hi in _example_chunks(lengths.size, runs_a[0], runs_b[0]):
+    per_example = np.bincount(runs_a[0], minlength=lengths.size) \
+        + np.bincount(runs_b[0], minlength=lengths.size)
+    for lo, hi in _chunks(per_example):
         # Runs are sorted by example: a chunk's are a slice, its examples numbered anew.
         part_a, part_b = (_rows_of(runs, lo, hi) for runs in (runs_a, runs_b))
         mine = fast[lo:hi]
@@ -90,14 +104,15 @@ def cor_of_runs(lengths, runs_a, runs_b, *, slow=None, constant: str = "mu_shroo
 CHUNK_RUNS = 1 << 16
 
 
-def _example_chunks(m: int, ex_a: np.ndarray, ex_b: np.ndarray) -> list[tuple[int, int]]:
-    """Consecutive example ranges ``[lo, hi)`` covering ``0..m-1``, each of about
-    `CHUNK_RUNS` runs (an example is never split)."""
-    per = np.bincount(ex_a, minlength=m) + np.bincount(ex_b, minlength=m) + 1
-    ends = np.cumsum(per)
+def _chunks(runs: np.ndarray) -> list[tuple[int, int]]:
+    """Consecutive example ranges ``[lo, hi)`` covering every example, each of about
+    `CHUNK_RUNS` runs or spans (``runs``: per example; one is never split)."""
+    if runs.size == 0:
+        return []
+    ends = np.cumsum(runs + 1)
     cuts = np.searchsorted(ends, np.arange(CHUNK_RUNS, int(ends[-1]), CHUNK_RUNS),
                            side="right")
-    bounds = np.unique(np.concatenate([[0], cuts, [m]]))
+    bounds = np.unique(np.concatenate([[0], cuts, [runs.size]]))
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
