@@ -311,17 +311,23 @@ def score_records(refs: list[dict[str, Any]], preds: list[dict[str, Any]], *,
     return _scores(*_record_flats(refs, preds, ref_name, pred_name))
 
 
-#: Both sides of a file pair for `_scores`: the ids in the official order, and per
-#: example in that order the text length, the hard labels ``(offsets, starts, ends)`` and
-#: the soft labels ``(offsets, starts, ends, probs)`` of the reference and the prediction.
+#: Both sides of a file pair for `_scores`: the ids in the official order; ``order``,
+#: the row of each of them in the arrays that follow (None: the arrays are in the
+#: official order); and per example, by row, the text length, the hard labels
+#: ``(offsets, starts, ends)`` and the soft labels ``(offsets, starts, ends, probs)`` of
+#: the reference and the prediction.
 _Flats = tuple
 
 
-def _scores(ids: list, n: np.ndarray, ref_hard: tuple, pred_hard: tuple, ref_soft: tuple,
-            pred_soft: tuple) -> MushroomResult:
-    """The official scores of validated flat spans (`_Flats`), every example at once."""
-    iou = _iou(ref_hard, pred_hard, n.size).tolist()
-    cors = cor_runs(n, ref_soft, pred_soft, slow=cor).tolist()
+def _scores(ids: list, order: np.ndarray | None, n: np.ndarray, ref_hard: tuple,
+            pred_hard: tuple, ref_soft: tuple, pred_soft: tuple) -> MushroomResult:
+    """The official scores of validated flat spans (`_Flats`), every example at once;
+    the scores are put in the official order, not the spans."""
+    iou = _iou(ref_hard, pred_hard, n.size)
+    cors = cor_runs(n, ref_soft, pred_soft, slow=cor)
+    if order is not None:
+        iou, cors = iou[order], cors[order]
+    iou, cors = iou.tolist(), cors.tolist()
     # Quirk of the official Mu-SHROOM scorer: the file score is numpy's mean over the
     # examples in id order. mycelium's own macro means are exact; here the official
     # summation is kept so that the means, not only their printed digits, are the
@@ -376,7 +382,7 @@ def _record_flats(refs: list[dict], preds: list[dict], ref_name: str, pred_name:
         raise _located(exc, pairs, (ref_name, pred_name), (ref_name_of, pred_name_of)) \
             from None
     spans = [(b.offsets, b.starts, b.ends) for b in (prepared.refs, prepared.preds)]
-    return ids, text_lengths, spans[0], spans[1], ref_soft, pred_soft_flat
+    return ids, None, text_lengths, spans[0], spans[1], ref_soft, pred_soft_flat
 
 
 def _hard_batch(pairs: list, lengths: list[int]) -> tuple[int, list | None]:
@@ -534,9 +540,9 @@ def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
     if not pred_have["id"] or not (pred_have["hard_labels"] or pred_have["soft_labels"]):
         raise _Decline
     ids, to_ref, official = _paired_ids(refs.column("id"), preds.column("id"))
-    # Read in the reference file's order, the predictions' spans brought to it (a
-    # gather of their flat arrays, none when the files share an order); then both
-    # sides are put in the official order (again none when the file is in it).
+    # Scored in the reference file's order, the predictions' spans brought to it (a
+    # gather of their flat arrays, none when the files share an order); the scores
+    # are then put in the official order.
     n = primitive_values(pc.utf8_length(refs.column("model_output_text"))).astype(np.int64)
     n_pred = np.empty_like(n)
     n_pred[to_ref] = n
@@ -557,8 +563,7 @@ def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
     if not pred_have["soft_labels"]:
         off, s, e = pred_hard
         pred_soft = (off, s, e, np.ones(s.size))
-    return (ids, n[official], *(_take_rows(side, official)
-                                for side in (ref_hard, pred_hard, ref_soft, pred_soft)))
+    return ids, official, n, ref_hard, pred_hard, ref_soft, pred_soft
 
 
 def _paired_ids(ref_col, pred_col) -> tuple[list, np.ndarray, np.ndarray]:
@@ -655,8 +660,30 @@ def _kept_offsets(offsets, kept) -> np.ndarray:
     return out
 
 
+#: Examples whose IoU is computed together: a block's temporaries stay in the cache and
+#: their memory is reused (arrays over 100,000 examples are each fresh memory).
+_IOU_BLOCK = 1 << 14
+
+
 def _iou(ref, pred, m: int) -> np.ndarray:
-    """Per-example IoU of the index sets of two span batches (1.0 when both are empty)."""
+    """Per-example IoU of the index sets of two span batches (1.0 when both are empty),
+    `_IOU_BLOCK` examples at a time."""
+    if m <= _IOU_BLOCK:
+        return _iou_block(ref, pred, m)
+    return np.concatenate([_iou_block(_span_rows(ref, lo, min(lo + _IOU_BLOCK, m)),
+                                      _span_rows(pred, lo, min(lo + _IOU_BLOCK, m)),
+                                      min(_IOU_BLOCK, m - lo))
+                           for lo in range(0, m, _IOU_BLOCK)])
+
+
+def _span_rows(flat: tuple, lo: int, hi: int) -> tuple:
+    """Flat spans ``(offsets, starts, ends)`` of examples ``lo..hi-1`` (views)."""
+    offsets, s, e = flat
+    a, b = int(offsets[lo]), int(offsets[hi])
+    return offsets[lo:hi + 1] - a, s[a:b], e[a:b]
+
+
+def _iou_block(ref, pred, m: int) -> np.ndarray:
     ea, eb = (np.repeat(np.arange(m, dtype=np.int64), np.diff(o)) for o in (ref[0], pred[0]))
     a = _covered(ea, ref[1], ref[2], m)
     b = _covered(eb, pred[1], pred[2], m)

@@ -117,6 +117,31 @@ def test_arrow_reader_serves_soft_only_overlapping_and_constant_examples(tmp_pat
     assert result.iou == [5 / 8, 1.0] and result.cor[1] == 1.0
 
 
+@pytest.mark.parametrize("blocks", [(1 << 14, soft_runs.CHUNK_RUNS), (7, 40), (1, 1)])
+@pytest.mark.parametrize("fields", [("id", "hard_labels", "soft_labels"), ("id", "soft_labels"),
+                                    ("id", "hard_labels")])
+def test_blocks_of_examples_score_as_the_reference(tmp_path, monkeypatch, blocks, fields):
+    """IoU and Cor are computed a block of examples at a time, in the reference file's
+    order, and put in the official order after: with blocks of one example, of a few
+    and of all, files in shuffled order score as the per-record reference."""
+    import mycelium.protocols.mushroom as mushroom
+
+    monkeypatch.setattr(mushroom, "_IOU_BLOCK", blocks[0])
+    monkeypatch.setattr(soft_runs, "CHUNK_RUNS", blocks[1])
+    rng = random.Random(11)
+    texts = ["Paris is in Italy.", "The sky", "", "x" * 40, "Nobel prize, 1850"]
+    refs = []
+    for k in range(60):
+        text = texts[k % len(texts)]
+        soft = _random_side(rng, len(text), close=k % 2 == 0)
+        refs.append({"id": f"r-{rng.randint(0, 10**6)}-{k}", "model_output_text": text,
+                     "hard_labels": [[x["start"], x["end"]] for x in soft if x["prob"] > 0.5],
+                     "soft_labels": soft})
+    rng.shuffle(refs)
+    preds = _predictions(refs, rng, fields)
+    _both_paths(*_files(tmp_path, refs, preds))
+
+
 @pytest.mark.parametrize("pred_b, message", [
     ('{"id": "b", "hard_labels": []} {"id": "c", "hard_labels": []}', "line 2: not valid JSON"),
     ('{"id": "b", "hard_labels": null}', "id 'b', field 'hard_labels': expected a list"),
