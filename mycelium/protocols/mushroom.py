@@ -464,18 +464,19 @@ def _arrow_flats(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats | 
         return None
 
 
-def _read(path: Path, fields: tuple[str, ...], float_parse: str
+def _read(path: Path, fields: tuple[str, ...], float_parse: str, pool: ThreadPoolExecutor
           ) -> tuple[pa.Table, dict[str, bool], np.ndarray | None]:
     """The table of ``fields``, which of them the file has, and (pandas-fast) the
-    probabilities of the soft labels as the official reader reads them."""
+    probabilities of the soft labels as the official reader reads them. The file's bytes
+    are checked and searched in ``pool`` while Arrow parses them."""
     data = mapped_bytes(path)
+    scanned = pool.submit(_scan, data, float_parse)
     schema = pa.schema([(f, _FIELDS[f]) for f in fields])
     table = pj.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=pj.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"))
-    # The record reader decodes whole lines: bad UTF-8 in a skipped field is its error.
-    _check_utf8(data)
+    lines, found = scanned.result()
     rows = table.num_rows
-    if rows == 0 or rows != object_lines(data):
+    if rows == 0 or rows != lines:
         raise _Decline
     present = {}
     for f in fields:
@@ -488,32 +489,50 @@ def _read(path: Path, fields: tuple[str, ...], float_parse: str
             raise _Decline
     probs = None
     if float_parse == "pandas-fast" and present.get("soft_labels"):
-        probs = _fast_probs(data, table.column("soft_labels"))
+        probs = _fast_probs(found, table.column("soft_labels"))
     return table, present, probs
 
 
-def _fast_probs(data: bytes, column) -> np.ndarray:
-    """The soft spans' probabilities as pandas' fast parser reads them, in Arrow's order.
+def _scan(data, float_parse: str) -> tuple[int, np.ndarray | FloatParseError | None]:
+    """What the bytes alone tell: their lines (`_Decline`-worthy problems raise: bad
+    UTF-8, which the record reader reports, even in a field Arrow skips), and under
+    ``"pandas-fast"`` the value of every ``"prob":`` key as pandas' fast parser reads
+    it (or its error, which matters only if the file has soft labels)."""
+    _check_utf8(data)
+    lines = object_lines(data)
+    if float_parse != "pandas-fast":
+        return lines, None
+    try:
+        found, _ = pandas_fast_values(np.frombuffer(data, dtype=np.uint8),
+                                      key_value_starts(data, "prob"))
+    except FloatParseError as exc:
+        return lines, exc
+    return lines, found
+
+
+def _fast_probs(found: np.ndarray | FloatParseError | None, column) -> np.ndarray:
+    """The soft spans' probabilities as pandas' fast parser reads them, in Arrow's order
+    (``found``: `_scan`'s values of the ``"prob"`` keys).
 
     Quirk of the official Mu-SHROOM scorer: it reads with ``pandas.read_json``, whose
     default parser keeps 15 fraction digits and rounds on the way (see
     `mycelium.io.float_parse`); the values are found in the bytes, since Arrow's are
     correctly rounded and cannot be turned back into the text."""
+    if isinstance(found, FloatParseError):
+        raise found
     inner, _ = _list_offsets(column)
     field = inner.field("prob")
     if inner.null_count or field.null_count:
         raise _Decline
     exact = primitive_values(field).astype(np.float64)
-    starts = key_value_starts(data, "prob")
-    if starts.size != exact.size:
+    if found is None or found.size != exact.size:
         raise _Decline  # a "prob" key elsewhere, or one Arrow reads that is spelt otherwise
-    values, _ = pandas_fast_values(np.frombuffer(data, dtype=np.uint8), starts)
     # The values found must be the ones Arrow read, one by one: the fast reading is
     # within 1e-14 (relative, and absolute below 1) of the exact one unless the text has
     # more than 15 fraction digits that matter, which the record reader then reads.
-    if not np.allclose(values, exact, rtol=1e-14, atol=1e-14, equal_nan=True):
+    if not np.allclose(found, exact, rtol=1e-14, atol=1e-14, equal_nan=True):
         raise _Decline
-    return values
+    return found
 
 
 def _check_utf8(data: bytes) -> None:
@@ -527,13 +546,14 @@ def _check_utf8(data: bytes) -> None:
 
 def _arrow_read(ref_path: Path, pred_path: Path, float_parse: str) -> _Flats:
     # The prediction file is read in a second thread while this one reads the
-    # references: Arrow's parser and numpy's scans of the bytes release the GIL, and
-    # the scans of one file fill the cores the other's parse leaves idle.
-    with ThreadPoolExecutor(1) as pool:
+    # references, and each file's bytes are scanned in a third and fourth while Arrow
+    # parses them: Arrow's parser and numpy's scans release the GIL, and the scans fill
+    # the cores the parses leave idle.
+    with ThreadPoolExecutor(3) as pool:
         pending = pool.submit(_read, pred_path, ("id", "hard_labels", "soft_labels"),
-                              float_parse)
+                              float_parse, pool)
         refs, have, ref_probs = _read(ref_path, ("id", "model_output_text", "hard_labels",
-                                                 "soft_labels"), float_parse)
+                                                 "soft_labels"), float_parse, pool)
         preds, pred_have, pred_probs = pending.result()
     if not all(have.values()):
         raise _Decline

@@ -142,6 +142,20 @@ def test_blocks_of_examples_score_as_the_reference(tmp_path, monkeypatch, blocks
     _both_paths(*_files(tmp_path, refs, preds))
 
 
+def test_a_prob_key_elsewhere_in_a_hard_only_file_is_no_error(tmp_path):
+    """The bytes are searched for ``"prob":`` values while Arrow parses them; a value
+    that is no number (in a field the scorer ignores) matters only to soft labels."""
+    preds = ['{"id": "a", "hard_labels": [[12, 17]], "meta": {"prob": "n/a"}}',
+             '{"id": "b", "hard_labels": [], "meta": {"prob": "n/a"}}']
+    ref, pred = _files(tmp_path, REFS, preds)
+    assert not _declined(ref, pred)
+    assert score_files(ref, pred).iou == [1.0, 1.0]
+    preds = [p.replace('"hard_labels"', '"soft_labels": [], "hard_labels"') for p in preds]
+    ref, pred = _files(tmp_path, REFS, preds)
+    assert _declined(ref, pred)  # the record reader decides
+    assert score_files(ref, pred).iou == [1.0, 1.0]
+
+
 @pytest.mark.parametrize("pred_b, message", [
     ('{"id": "b", "hard_labels": []} {"id": "c", "hard_labels": []}', "line 2: not valid JSON"),
     ('{"id": "b", "hard_labels": null}', "id 'b', field 'hard_labels': expected a list"),
