@@ -723,12 +723,13 @@ def _covered(ex, s, e, m: int) -> np.ndarray:
     if s.size == 0:
         return out
     width = int(e.max()) + 1
-    if ((ex[1:] > ex[:-1]) | ((ex[1:] == ex[:-1]) & (s[1:] >= s[:-1]))).all():
-        pass  # already in (example, start) order, as span lists usually are
-    else:
-        order = np.lexsort((s, ex))
-        ex, s, e = ex[order], s[order], e[order]
-    ks, ke = ex * width + s, ex * width + e
+    ks = ex * width + s  # (example, start) packed: in that order as span lists usually are
+    if (ks[1:] < ks[:-1]).any():
+        # A union's two sides are each in that order: one stable sort of the packed
+        # keys merges the two runs in about linear time.
+        order = np.argsort(ks, kind="stable")
+        ex, ks, e = ex[order], ks[order], e[order]
+    ke = ex * width + e
     reach = iv.running_max(ke)
     head = np.ones(ks.size, dtype=bool)
     head[1:] = ks[1:] > reach[:-1]
