@@ -591,9 +591,10 @@ def _paired_ids(ref_col, pred_col) -> tuple[list, np.ndarray, np.ndarray]:
     the reference rows in the official order; `_Decline` unless both files hold the
     same ids, each once (no id is null: `_read` checked every line has one).
 
-    Matched and ordered by Arrow's kernels, without a Python dict of 2 x 100,000 ids:
-    string ids sort by their UTF-8 bytes, which is the code-point order of Python's
-    ``sorted``; ids that all look like integers take `_official_order`."""
+    Matched and ordered by Arrow's kernels, without a Python dict of 2 x 100,000 ids
+    (only a set of the reference ids, to find a repeated one): string ids sort by their
+    UTF-8 bytes, which is the code-point order of Python's ``sorted``; ids that all look
+    like integers take `_official_order`."""
     rows = len(ref_col)
     if len(pred_col) != rows:
         raise _Decline
