@@ -255,6 +255,43 @@ def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return rows, js
 
 
+def example_blocks(items: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """Consecutive example ranges ``[lo, hi)`` covering every example, each of about
+    ``size`` items (``items``: per example, each example counting one more), an example
+    never split: blocks whose temporaries stay in the cache and reuse their memory.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> example_blocks(np.array([3, 0, 5, 1]), 4)
+    [(0, 1), (1, 2), (2, 3), (3, 4)]
+    >>> example_blocks(np.array([3, 0, 5, 1]), 100)
+    [(0, 4)]
+    """
+    if items.size == 0:
+        return []
+    ends = np.cumsum(items + 1)
+    cuts = np.searchsorted(ends, np.arange(size, int(ends[-1]), size), side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [items.size]]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def span_rows(flat: tuple, lo: int, hi: int) -> tuple:
+    """Flat per-example spans ``(offsets, *columns)`` of examples ``lo..hi-1``: their
+    offsets counted from 0, views of the columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> off, s = span_rows((np.array([0, 2, 3, 5]), np.array([1, 4, 7, 8, 9])), 1, 3)
+    >>> off.tolist(), s.tolist()
+    ([0, 1, 3], [7, 8, 9])
+    """
+    offsets, *columns = flat
+    a, b = int(offsets[lo]), int(offsets[hi])
+    return (offsets[lo:hi + 1] - a, *(c[a:b] for c in columns))
+
+
 def merge_order(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """The stable order of ``first`` then ``second`` concatenated (ties: ``first``
     first); for two sorted arrays a single linear merge, several times cheaper than a

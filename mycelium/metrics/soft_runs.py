@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import intervals as iv
+
 __all__ = ["EXACT_CHARS", "CONSTANT_RULES", "cor_runs", "cor_of_runs", "last_writer_runs",
            "round8"]
 
@@ -49,19 +51,14 @@ def cor_runs(lengths: np.ndarray, ref: tuple, pred: tuple, *, slow=None) -> np.n
     ``slow(a, b)`` scores two per-character vectors (`soft_spearman.cor`).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
-    ref_off, pred_off = (np.asarray(side[0], dtype=np.int64) for side in (ref, pred))
+    ref, pred = ((np.asarray(side[0], dtype=np.int64), *map(np.asarray, side[1:]))
+                 for side in (ref, pred))
     scores = np.empty(lengths.size)
-    for lo, hi in _chunks(np.diff(ref_off) + np.diff(pred_off)):
+    for lo, hi in iv.example_blocks(np.diff(ref[0]) + np.diff(pred[0]), CHUNK_RUNS):
         part = lengths[lo:hi]
-        scores[lo:hi] = cor_of_runs(part, _runs(part, *_spans_of(ref, ref_off, lo, hi)),
-                                    _runs(part, *_spans_of(pred, pred_off, lo, hi)), slow=slow)
+        scores[lo:hi] = cor_of_runs(part, _runs(part, *iv.span_rows(ref, lo, hi)),
+                                    _runs(part, *iv.span_rows(pred, lo, hi)), slow=slow)
     return scores
-
-
-def _spans_of(flat, offsets, lo: int, hi: int):
-    """Flat spans ``(offsets, *columns)`` of examples ``lo..hi-1``, offsets from 0."""
-    a, b = int(offsets[lo]), int(offsets[hi])
-    return (offsets[lo:hi + 1] - a, *(np.asarray(c)[a:b] for c in flat[1:]))
 
 
 def last_writer_runs(lengths, offsets, starts, ends, probs):
@@ -89,7 +86,7 @@ def cor_of_runs(lengths, runs_a, runs_b, *, slow=None, constant: str = "mu_shroo
         return scores
     per_example = np.bincount(runs_a[0], minlength=lengths.size) \
         + np.bincount(runs_b[0], minlength=lengths.size)
-    for lo, hi in _chunks(per_example):
+    for lo, hi in iv.example_blocks(per_example, CHUNK_RUNS):
         # Runs are sorted by example: a chunk's are a slice, its examples numbered anew.
         part_a, part_b = (_rows_of(runs, lo, hi) for runs in (runs_a, runs_b))
         mine = fast[lo:hi]
@@ -102,18 +99,6 @@ def cor_of_runs(lengths, runs_a, runs_b, *, slow=None, constant: str = "mu_shroo
 #: their memory is reused, where arrays over 100,000 examples at once are each fresh
 #: memory in a fresh process (page faults cost more than the arithmetic).
 CHUNK_RUNS = 1 << 16
-
-
-def _chunks(runs: np.ndarray) -> list[tuple[int, int]]:
-    """Consecutive example ranges ``[lo, hi)`` covering every example, each of about
-    `CHUNK_RUNS` runs or spans (``runs``: per example; one is never split)."""
-    if runs.size == 0:
-        return []
-    ends = np.cumsum(runs + 1)
-    cuts = np.searchsorted(ends, np.arange(CHUNK_RUNS, int(ends[-1]), CHUNK_RUNS),
-                           side="right")
-    bounds = np.unique(np.concatenate([[0], cuts, [runs.size]]))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
 def _rows_of(runs, lo: int, hi: int):

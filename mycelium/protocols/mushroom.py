@@ -681,27 +681,20 @@ def _kept_offsets(offsets, kept) -> np.ndarray:
     return out
 
 
-#: Examples whose IoU is computed together: a block's temporaries stay in the cache and
-#: their memory is reused (arrays over 100,000 examples are each fresh memory).
-_IOU_BLOCK = 1 << 14
+#: Spans (of both sides) whose IoU is computed together: a block's temporaries stay in
+#: the cache and their memory is reused (arrays over 100,000 examples are each fresh
+#: memory).
+_IOU_BLOCK = 1 << 16
 
 
 def _iou(ref, pred, m: int) -> np.ndarray:
     """Per-example IoU of the index sets of two span batches (1.0 when both are empty),
-    `_IOU_BLOCK` examples at a time."""
-    if m <= _IOU_BLOCK:
+    a block of about `_IOU_BLOCK` spans at a time."""
+    blocks = iv.example_blocks(np.diff(ref[0]) + np.diff(pred[0]), _IOU_BLOCK)
+    if len(blocks) <= 1:
         return _iou_block(ref, pred, m)
-    return np.concatenate([_iou_block(_span_rows(ref, lo, min(lo + _IOU_BLOCK, m)),
-                                      _span_rows(pred, lo, min(lo + _IOU_BLOCK, m)),
-                                      min(_IOU_BLOCK, m - lo))
-                           for lo in range(0, m, _IOU_BLOCK)])
-
-
-def _span_rows(flat: tuple, lo: int, hi: int) -> tuple:
-    """Flat spans ``(offsets, starts, ends)`` of examples ``lo..hi-1`` (views)."""
-    offsets, s, e = flat
-    a, b = int(offsets[lo]), int(offsets[hi])
-    return offsets[lo:hi + 1] - a, s[a:b], e[a:b]
+    return np.concatenate([_iou_block(iv.span_rows(ref, lo, hi), iv.span_rows(pred, lo, hi),
+                                      hi - lo) for lo, hi in blocks])
 
 
 def _iou_block(ref, pred, m: int) -> np.ndarray:
