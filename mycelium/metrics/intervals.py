@@ -272,8 +272,9 @@ def example_blocks(items: np.ndarray, size: int) -> list[tuple[int, int]]:
         return []
     ends = np.cumsum(items + 1)
     cuts = np.searchsorted(ends, np.arange(size, int(ends[-1]), size), side="right")
-    bounds = np.unique(np.concatenate([[0], cuts, [items.size]]))
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+    bounds = np.concatenate([[0], cuts, [items.size]])  # sorted; repeated cuts are empty
+    kept = np.flatnonzero(bounds[1:] > bounds[:-1])
+    return list(zip(bounds[kept].tolist(), bounds[kept + 1].tolist()))
 
 
 def span_rows(flat: tuple, lo: int, hi: int) -> tuple:
